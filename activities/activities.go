@@ -1,0 +1,322 @@
+// Package activities holds every side effect of the pipeline: fetching the
+// status page, the checkpoint, subscriber paging, the ledger and Telegram.
+package activities
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/internal/message"
+	"github.com/openai-status-bot/statusbot/internal/statuspage"
+	"github.com/openai-status-bot/statusbot/internal/store"
+	"github.com/openai-status-bot/statusbot/internal/telegram"
+)
+
+// Error types the workflows branch on.
+const (
+	ErrTypeRateLimited      = "RateLimited"
+	ErrTypePermanentMessage = "PermanentMessageError"
+	ErrTypeTransient        = "TransientSendError"
+)
+
+// Activities holds the dependencies; register one instance per worker.
+type Activities struct {
+	Store    *store.Store
+	Page     *statuspage.Client
+	Telegram *telegram.Sender
+	// Temporal lets a delivery wait for its predecessor.
+	Temporal client.Client
+	Now      func() time.Time
+
+	msgMu    sync.Mutex
+	messages map[string]string
+}
+
+func (a *Activities) now() time.Time {
+	if a.Now != nil {
+		return a.Now()
+	}
+	return time.Now()
+}
+
+// Detection is what one poll found.
+type Detection struct {
+	Baseline      bool          `json:"baseline,omitempty"`
+	Events        []event.Event `json:"events,omitempty"`
+	Prune         []string      `json:"prune,omitempty"`
+	ComponentsErr string        `json:"components_err,omitempty"`
+	IncidentsErr  string        `json:"incidents_err,omitempty"`
+	BytesFetched  int64         `json:"bytes_fetched"`
+}
+
+// DetectEvents fetches the page, stores it as the latest snapshot, and
+// diffs it against the checkpoint. An idle poll costs two MongoDB round
+// trips (snapshot write, checkpoint read).
+func (a *Activities) DetectEvents(ctx context.Context) (*Detection, error) {
+	page, n, err := a.Page.Fetch(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("fetch status page: %w", err)
+	}
+	d := &Detection{ComponentsErr: page.ComponentsErr, IncidentsErr: page.IncidentsErr, BytesFetched: n}
+	if page.ComponentsErr == "" {
+		if err := a.Store.SaveSnapshot(ctx, page, a.now()); err != nil {
+			return nil, err
+		}
+	}
+	cp, err := a.Store.LoadCheckpoint(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res := event.Diff(cp, page)
+	if res.Baseline != nil {
+		if err := a.Store.SaveBaseline(ctx, res.Baseline); err != nil {
+			return nil, err
+		}
+		d.Baseline = true
+		return d, nil
+	}
+	d.Events, d.Prune = res.Events, res.Prune
+	return d, nil
+}
+
+// CommitInput lists events whose delivery has durably started.
+type CommitInput struct {
+	Events []event.Event `json:"events"`
+	Prune  []string      `json:"prune,omitempty"`
+}
+
+// CommitCheckpoint records handed-over events so no later poll finds them again.
+func (a *Activities) CommitCheckpoint(ctx context.Context, in CommitInput) error {
+	return a.Store.CommitEvents(ctx, in.Events, in.Prune, a.now())
+}
+
+// PrepareMessage formats the event once and stores the text, so that send
+// activities carry only the event key and the history stays small.
+func (a *Activities) PrepareMessage(ctx context.Context, e event.Event) (int, error) {
+	text := message.Notification(e)
+	if err := a.Store.SaveMessage(ctx, e.Key, text, a.now()); err != nil {
+		return 0, err
+	}
+	a.cacheMessage(e.Key, text)
+	return len(text), nil
+}
+
+func (a *Activities) cacheMessage(key, text string) {
+	a.msgMu.Lock()
+	defer a.msgMu.Unlock()
+	if a.messages == nil || len(a.messages) > 256 {
+		a.messages = map[string]string{}
+	}
+	a.messages[key] = text
+}
+
+func (a *Activities) message(ctx context.Context, key string) (string, error) {
+	a.msgMu.Lock()
+	text, ok := a.messages[key]
+	a.msgMu.Unlock()
+	if ok {
+		return text, nil
+	}
+	text, err := a.Store.Message(ctx, key)
+	if err != nil {
+		return "", err
+	}
+	a.cacheMessage(key, text)
+	return text, nil
+}
+
+// Recipient is a subscriber reference as the delivery workflow keeps it.
+type Recipient struct {
+	Key      string `json:"key"`
+	ChatID   int64  `json:"chat_id"`
+	ThreadID int    `json:"thread_id,omitempty"`
+}
+
+// PageInput asks for the next page of recipients of an event.
+type PageInput struct {
+	Event  event.Event `json:"event"`
+	Cursor string      `json:"cursor,omitempty"`
+	Limit  int         `json:"limit"`
+}
+
+// RecipientPage is one page of subscribers that want the event and have
+// not got it yet.
+type RecipientPage struct {
+	Recipients []Recipient `json:"recipients,omitempty"`
+	// AlreadyDelivered counts subscribers the ledger says got the event.
+	AlreadyDelivered int    `json:"already_delivered,omitempty"`
+	Next             string `json:"next,omitempty"`
+}
+
+// Recipients pages subscribers: two round trips per page (subscribers,
+// ledger), however large the page.
+func (a *Activities) Recipients(ctx context.Context, in PageInput) (*RecipientPage, error) {
+	subs, next, err := a.Store.ListSubscribers(ctx, in.Cursor, in.Limit)
+	if err != nil {
+		return nil, err
+	}
+	var keys []string
+	var wanted []store.Subscriber
+	for _, s := range subs {
+		if in.Event.Accepts(s.Kinds, s.Components) {
+			wanted = append(wanted, s)
+			keys = append(keys, s.Key)
+		}
+	}
+	done, err := a.Store.Delivered(ctx, in.Event.Key, keys)
+	if err != nil {
+		return nil, err
+	}
+	out := &RecipientPage{Next: next}
+	for _, s := range wanted {
+		if done[s.Key] {
+			out.AlreadyDelivered++
+			continue
+		}
+		out.Recipients = append(out.Recipients, Recipient{Key: s.Key, ChatID: s.ChatID, ThreadID: s.ThreadID})
+	}
+	return out, nil
+}
+
+// SendInput is one message to one subscriber.
+type SendInput struct {
+	EventKey  string    `json:"event_key"`
+	Recipient Recipient `json:"recipient"`
+}
+
+// SendResult says what happened; failures that need a retry are errors.
+type SendResult struct {
+	// Removed: Telegram says the chat is gone; the subscription was deleted.
+	Removed bool `json:"removed,omitempty"`
+	// MigratedTo: the group became this supergroup; delivered there.
+	MigratedTo int64  `json:"migrated_to,omitempty"`
+	Detail     string `json:"detail,omitempty"`
+}
+
+// Send delivers the event's message to one subscriber.
+//
+// 429 fails with NextRetryDelay = retry_after; terminal errors remove the
+// subscriber; a group upgraded to a supergroup is moved and delivered to;
+// errors about the message itself fail without retry.
+func (a *Activities) Send(ctx context.Context, in SendInput) (*SendResult, error) {
+	text, err := a.message(ctx, in.EventKey)
+	if err != nil {
+		return nil, err
+	}
+	r := in.Recipient
+	err = a.Telegram.Send(ctx, r.ChatID, r.ThreadID, text)
+	var se *telegram.SendError
+	if err != nil && errors.As(err, &se) && se.Outcome == telegram.Migrated {
+		if err := a.Store.MigrateChat(ctx, r.ChatID, se.MigrateTo); err != nil {
+			return nil, err
+		}
+		// The moved subscription may come up again in a later page.
+		newKey := store.SubscriberKey(se.MigrateTo, r.ThreadID)
+		if err := a.Store.RecordDelivered(ctx, in.EventKey, []string{newKey}, a.now()); err != nil {
+			return nil, err
+		}
+		activity.GetLogger(ctx).Info("subscriber migrated to supergroup", "subscriber", r.Key)
+		err = a.Telegram.Send(ctx, se.MigrateTo, r.ThreadID, text)
+		if err == nil {
+			return &SendResult{MigratedTo: se.MigrateTo}, nil
+		}
+	}
+	if err == nil {
+		return &SendResult{}, nil
+	}
+	if !errors.As(err, &se) {
+		return nil, temporal.NewApplicationError(err.Error(), ErrTypeTransient)
+	}
+	switch se.Outcome {
+	case telegram.Terminal:
+		if err := a.Store.Unsubscribe(ctx, r.Key); err != nil && !errors.Is(err, store.ErrNotSubscribed) {
+			return nil, err
+		}
+		return &SendResult{Removed: true, Detail: se.Description}, nil
+	case telegram.RateLimited:
+		return nil, temporal.NewApplicationErrorWithOptions(se.Description, ErrTypeRateLimited,
+			temporal.ApplicationErrorOptions{NextRetryDelay: se.RetryAfter})
+	case telegram.Permanent, telegram.Migrated:
+		return nil, temporal.NewApplicationErrorWithOptions(se.Description, ErrTypePermanentMessage,
+			temporal.ApplicationErrorOptions{NonRetryable: true})
+	default:
+		return nil, temporal.NewApplicationError(se.Description, ErrTypeTransient)
+	}
+}
+
+// RecordInput lists subscribers an event was delivered to.
+type RecordInput struct {
+	EventKey string   `json:"event_key"`
+	Keys     []string `json:"keys"`
+}
+
+// RecordDelivered writes the ledger for a window of sends: one round trip.
+func (a *Activities) RecordDelivered(ctx context.Context, in RecordInput) error {
+	return a.Store.RecordDelivered(ctx, in.EventKey, in.Keys, a.now())
+}
+
+// PredecessorState is what a delivery must wait for.
+type PredecessorState struct {
+	// Closed: the predecessor has finished (or is gone): nothing to wait for.
+	Closed bool `json:"closed"`
+	// FirstPassDone: it has tried every subscriber once.
+	FirstPassDone bool `json:"first_pass_done"`
+	// Pending lists subscribers it has not delivered to yet.
+	Pending []string `json:"pending,omitempty"`
+}
+
+// ProgressQuery is the query name every delivery answers.
+const ProgressQuery = "progress"
+
+// PredecessorProgress reports where the previous delivery of the same
+// incident or component stands. With Wait it heartbeats until that one has
+// tried everyone once, so per-subscriber order holds.
+func (a *Activities) PredecessorProgress(ctx context.Context, workflowID string, wait bool) (*PredecessorState, error) {
+	for {
+		st, err := a.predecessor(ctx, workflowID)
+		if err != nil || !wait || st.Closed || st.FirstPassDone {
+			return st, err
+		}
+		activity.RecordHeartbeat(ctx)
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+func (a *Activities) predecessor(ctx context.Context, workflowID string) (*PredecessorState, error) {
+	desc, err := a.Temporal.DescribeWorkflowExecution(ctx, workflowID, "")
+	var nf *serviceerror.NotFound
+	if errors.As(err, &nf) {
+		return &PredecessorState{Closed: true}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if desc.GetWorkflowExecutionInfo().GetCloseTime() != nil {
+		return &PredecessorState{Closed: true}, nil
+	}
+	v, err := a.Temporal.QueryWorkflow(ctx, workflowID, "", ProgressQuery)
+	if err != nil {
+		return nil, err
+	}
+	var p struct {
+		FirstPassDone bool     `json:"first_pass_done"`
+		PendingKeys   []string `json:"pending_keys"`
+	}
+	if err := v.Get(&p); err != nil {
+		return nil, err
+	}
+	return &PredecessorState{FirstPassDone: p.FirstPassDone, Pending: p.PendingKeys}, nil
+}

@@ -1,0 +1,195 @@
+package fakes
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Statuspage is a fake Atlassian Statuspage serving /api/v2/summary.json and
+// /api/v2/incidents.json in the real shapes.
+type Statuspage struct {
+	Server *httptest.Server
+
+	mu         sync.Mutex
+	components []map[string]any
+	incidents  []map[string]any
+	faults     map[string]func(w http.ResponseWriter, r *http.Request) bool
+	requests   map[string]int
+	clock      time.Time
+}
+
+// NewStatuspage starts a page with two components, both operational.
+func NewStatuspage() *Statuspage {
+	s := &Statuspage{faults: map[string]func(http.ResponseWriter, *http.Request) bool{}, requests: map[string]int{},
+		clock: time.Date(2026, 3, 8, 1, 0, 0, 0, time.FixedZone("PST", -8*3600))}
+	s.SetComponent("api0000001", "API", "operational")
+	s.SetComponent("chatgpt001", "ChatGPT", "operational")
+	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
+	return s
+}
+
+// URL is the value for STATUSPAGE_URL.
+func (s *Statuspage) URL() string { return s.Server.URL }
+
+// Close stops the server.
+func (s *Statuspage) Close() { s.Server.Close() }
+
+func (s *Statuspage) tick() string {
+	s.clock = s.clock.Add(time.Minute)
+	return s.clock.Format("2006-01-02T15:04:05.000-07:00")
+}
+
+// SetComponent adds a component or changes its status.
+func (s *Statuspage) SetComponent(id, name, status string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.tick()
+	for _, c := range s.components {
+		if c["id"] == id {
+			c["status"], c["updated_at"] = status, now
+			return
+		}
+	}
+	s.components = append(s.components, map[string]any{
+		"id": id, "name": name, "status": status, "created_at": now, "updated_at": now,
+		"position": len(s.components) + 1, "description": nil, "showcase": true, "start_date": nil,
+		"group_id": nil, "page_id": "page00001", "group": false, "only_show_if_degraded": false,
+	})
+}
+
+// AddIncidentUpdate adds an update to an incident, creating the incident.
+func (s *Statuspage) AddIncidentUpdate(incidentID, name, status, impact, updateID, body string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.tick()
+	var inc map[string]any
+	for _, i := range s.incidents {
+		if i["id"] == incidentID {
+			inc = i
+		}
+	}
+	if inc == nil {
+		inc = map[string]any{"id": incidentID, "name": name, "impact": impact, "created_at": now,
+			"shortlink": "https://stspg.io/" + incidentID, "page_id": "page00001", "monitoring_at": nil,
+			"resolved_at": nil, "started_at": now, "components": []any{}, "incident_updates": []any{}}
+		s.incidents = append([]map[string]any{inc}, s.incidents...)
+	}
+	inc["status"], inc["updated_at"] = status, now
+	u := map[string]any{"id": updateID, "incident_id": incidentID, "status": status, "body": body,
+		"created_at": now, "updated_at": now, "display_at": now, "affected_components": nil}
+	inc["incident_updates"] = append([]any{u}, inc["incident_updates"].([]any)...)
+}
+
+// Fault makes requests whose path contains pathPart go to f while it
+// returns true ("" matches every path); nil removes it.
+func (s *Statuspage) Fault(pathPart string, f func(w http.ResponseWriter, r *http.Request) bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if f == nil {
+		delete(s.faults, pathPart)
+		return
+	}
+	s.faults[pathPart] = f
+}
+
+// Requests counts requests per path.
+func (s *Statuspage) Requests(path string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.requests[path]
+}
+
+func (s *Statuspage) serve(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	s.requests[r.URL.Path]++
+	var fault func(http.ResponseWriter, *http.Request) bool
+	for part, f := range s.faults {
+		if strings.Contains(r.URL.Path, part) {
+			fault = f
+		}
+	}
+	s.mu.Unlock()
+	if fault != nil && fault(w, r) {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	page := map[string]any{"id": "page00001", "name": "OpenAI", "url": s.Server.URL, "time_zone": "America/Los_Angeles", "updated_at": s.clock.Format(time.RFC3339)}
+	switch r.URL.Path {
+	case "/api/v2/summary.json":
+		indicator, desc := "none", "All Systems Operational"
+		for _, c := range s.components {
+			if c["status"] != "operational" {
+				indicator, desc = "minor", "Partially Degraded Service"
+			}
+		}
+		var unresolved []any
+		for _, i := range s.incidents {
+			if i["status"] != "resolved" {
+				unresolved = append(unresolved, i)
+			}
+		}
+		writeJSON(w, 200, map[string]any{"page": page, "status": map[string]any{"indicator": indicator, "description": desc},
+			"components": s.components, "incidents": nonNil(unresolved), "scheduled_maintenances": []any{}})
+	case "/api/v2/incidents.json":
+		writeJSON(w, 200, map[string]any{"page": page, "incidents": nonNil(anySlice(s.incidents))})
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+func anySlice(m []map[string]any) []any {
+	out := make([]any, len(m))
+	for i := range m {
+		out[i] = m[i]
+	}
+	return out
+}
+
+func nonNil(a []any) []any {
+	if a == nil {
+		return []any{}
+	}
+	return a
+}
+
+// ServerError answers 500 with an HTML body, like a failing CDN.
+func ServerError(w http.ResponseWriter, _ *http.Request) bool {
+	w.Header().Set("Content-Type", "text/html")
+	w.WriteHeader(500)
+	_, _ = w.Write([]byte("<html><body>500 Internal Server Error</body></html>"))
+	return true
+}
+
+// MalformedJSON answers 200 with broken JSON.
+func MalformedJSON(w http.ResponseWriter, _ *http.Request) bool {
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write([]byte(`{"page":{"id":"x"},"components":[{"id":`))
+	return true
+}
+
+// Hang never answers until the client gives up.
+func Hang(_ http.ResponseWriter, r *http.Request) bool {
+	<-r.Context().Done()
+	return true
+}
+
+// Huge answers a valid-looking JSON body of n bytes.
+func Huge(n int) func(http.ResponseWriter, *http.Request) bool {
+	return func(w http.ResponseWriter, _ *http.Request) bool {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"components":[],"pad":"`))
+		chunk := []byte(strings.Repeat("x", 64<<10))
+		for written := 0; written < n; written += len(chunk) {
+			if _, err := w.Write(chunk); err != nil {
+				return true
+			}
+		}
+		_, _ = w.Write([]byte(`"}`))
+		return true
+	}
+}
+

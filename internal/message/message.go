@@ -1,0 +1,164 @@
+// Package message renders the Telegram notifications (parse_mode HTML) for
+// status events. Everything here is pure: no I/O.
+//
+// Every message is bounded: at most MaxLength UTF-16 code units of visible
+// text (Telegram's limit after entity parsing) and at most MaxLength Unicode
+// characters of raw HTML. Dynamic text is escaped first and truncated after,
+// on token boundaries, so entities and tags are never split.
+package message
+
+import (
+	"strings"
+
+	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/internal/statuspage"
+)
+
+// NoBody stands in for an update without text.
+const NoBody = "No update message provided."
+
+// Caps applied to the short fields only when a message is over the limit.
+const (
+	maxNameLen  = 512 // incident name, component label
+	maxLabelLen = 128 // status and impact labels
+	// minBody is the body length worth keeping before the short fields
+	// are capped.
+	minBody = 1024
+)
+
+// Notification returns the Telegram HTML for an event.
+func Notification(e event.Event) string {
+	switch e.Kind {
+	case event.KindComponent:
+		return componentNotice(e)
+	case event.KindMaintenance:
+		return incidentNotice(e, "🛠 <b>Scheduled maintenance</b>")
+	default:
+		header := "🚨 <b>Incident update</b>"
+		if e.UpdateStatus == "resolved" || e.UpdateStatus == "postmortem" {
+			header = "✅ <b>Incident update</b>"
+		}
+		return incidentNotice(e, header)
+	}
+}
+
+func componentNotice(e event.Event) string {
+	label := firstNonEmpty(e.ComponentLabel, e.ComponentName, e.ComponentID, "Unknown component")
+	segs := []segment{
+		static("🔔 <b>Component status changed</b>\n\n<b>"),
+		short(Escape(label), maxNameLen),
+		static("</b>\n"),
+	}
+	if strings.TrimSpace(e.OldStatus) == "" {
+		segs = append(segs, static("New component, status: "), short(Escape(statuspage.Label(e.NewStatus)), maxLabelLen))
+	} else {
+		segs = append(segs,
+			short(Escape(statuspage.Label(e.OldStatus)), maxLabelLen),
+			static(" -&gt; "),
+			short(Escape(statuspage.Label(e.NewStatus)), maxLabelLen))
+	}
+	if l := Link(e.PageURL, "Open status page"); l != "" {
+		segs = append(segs, static("\n\n"+l))
+	}
+	return assemble(segs)
+}
+
+func incidentNotice(e event.Event, header string) string {
+	name := firstNonEmpty(e.IncidentName, "Untitled incident")
+	body := Escape(strings.TrimSpace(e.Body))
+	if body == "" {
+		body = "<i>" + NoBody + "</i>"
+	}
+	segs := []segment{
+		static(header + "\n\n<b>"),
+		short(Escape(name), maxNameLen),
+		static("</b>\nStatus: "),
+		short(Escape(statuspage.Label(e.UpdateStatus)), maxLabelLen),
+		static("\nImpact: "),
+		short(Escape(statuspage.Label(e.Impact)), maxLabelLen),
+		static("\n\n"),
+		{html: body, body: true},
+	}
+	if l := Link(e.URL, "View incident"); l != "" {
+		segs = append(segs, static("\n\n"+l))
+	}
+	return assemble(segs)
+}
+
+// segment is one piece of a message: trusted static HTML, a short escaped
+// field with a cap, or the escaped body, which takes the remaining budget.
+type segment struct {
+	html string
+	cap  int // > 0: a short field capped when the message is too long
+	body bool
+}
+
+func static(html string) segment       { return segment{html: html} }
+func short(html string, n int) segment { return segment{html: html, cap: n} }
+
+// assemble joins the segments, shortening the body first and then the short
+// fields when the message would exceed MaxLength.
+func assemble(segs []segment) string {
+	join := func() string {
+		var b strings.Builder
+		for _, s := range segs {
+			b.WriteString(s.html)
+		}
+		return b.String()
+	}
+	out := join()
+	if fits(out) {
+		return out
+	}
+	bi := -1
+	for i, s := range segs {
+		if s.body {
+			bi = i
+		}
+	}
+	// budget is what the body may use once everything else is counted.
+	budget := func() (vis, raw int) {
+		vis, raw = MaxLength, MaxLength
+		for i, s := range segs {
+			if i != bi {
+				vis -= VisibleLength(s.html)
+				raw -= len([]rune(s.html))
+			}
+		}
+		return vis, raw
+	}
+	if bi >= 0 {
+		vis, raw := budget()
+		if min(vis, raw) < minBody {
+			// The short fields are too long: cap them before the body.
+			for i := range segs {
+				if segs[i].cap > 0 {
+					segs[i].html = Truncate(segs[i].html, segs[i].cap)
+				}
+			}
+			vis, raw = budget()
+		}
+		segs[bi].html = truncate(segs[bi].html, vis, raw)
+	} else {
+		for i := range segs {
+			if segs[i].cap > 0 {
+				segs[i].html = Truncate(segs[i].html, segs[i].cap)
+			}
+		}
+	}
+	out = join()
+	if !fits(out) {
+		// Cannot happen with the caps above; never send an oversized message.
+		out = Truncate(out, MaxLength)
+	}
+	return out
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if strings.TrimSpace(v) != "" {
+			return v
+		}
+	}
+	return ""
+}

@@ -1,0 +1,186 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/internal/statuspage"
+)
+
+// Snapshot is the latest page the poll workflow fetched; commands answer
+// from it instead of fetching the page themselves.
+type Snapshot struct {
+	Page      statuspage.Page `bson:"page"`
+	FetchedAt time.Time       `bson:"fetched_at"`
+}
+
+// LoadCheckpoint reads the checkpoint: one round trip.
+func (s *Store) LoadCheckpoint(ctx context.Context) (event.Checkpoint, error) {
+	var cp event.Checkpoint
+	err := s.db.Collection(colCheckpoints).FindOne(ctx, bson.D{{Key: "_id", Value: checkpointID}}).Decode(&cp)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return event.Checkpoint{}, nil
+	}
+	if err != nil {
+		return cp, fmt.Errorf("mongodb: load checkpoint: %w", err)
+	}
+	return cp, nil
+}
+
+// SaveBaseline records the first successful poll.
+func (s *Store) SaveBaseline(ctx context.Context, cp *event.Checkpoint) error {
+	_, err := s.db.Collection(colCheckpoints).ReplaceOne(ctx, bson.D{{Key: "_id", Value: checkpointID}}, cp, options.Replace().SetUpsert(true))
+	if err != nil {
+		return fmt.Errorf("mongodb: save baseline: %w", err)
+	}
+	return nil
+}
+
+// SaveSnapshot stores the page as the latest one: one round trip.
+func (s *Store) SaveSnapshot(ctx context.Context, p *statuspage.Page, at time.Time) error {
+	_, err := s.db.Collection(colSnapshots).ReplaceOne(ctx, bson.D{{Key: "_id", Value: snapshotID}},
+		Snapshot{Page: *p, FetchedAt: at}, options.Replace().SetUpsert(true))
+	if err != nil {
+		return fmt.Errorf("mongodb: save snapshot: %w", err)
+	}
+	return nil
+}
+
+// LatestSnapshot returns nil, nil when no poll has stored one yet.
+func (s *Store) LatestSnapshot(ctx context.Context) (*Snapshot, error) {
+	var snap Snapshot
+	err := s.db.Collection(colSnapshots).FindOne(ctx, bson.D{{Key: "_id", Value: snapshotID}}).Decode(&snap)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("mongodb: load snapshot: %w", err)
+	}
+	return &snap, nil
+}
+
+// CommitEvents records handed-over events in the checkpoint (one update),
+// appends component changes to the history (one insert) and prunes marks of
+// incidents that left the feed and ledger entries past retention.
+func (s *Store) CommitEvents(ctx context.Context, evs []event.Event, prune []string, now time.Time) error {
+	set := bson.D{}
+	unset := bson.D{}
+	var hist []any
+	for _, e := range evs {
+		if e.Kind == event.KindComponent {
+			set = append(set,
+				bson.E{Key: "components." + e.ComponentID + ".status", Value: e.NewStatus},
+				bson.E{Key: "components." + e.ComponentID + ".updated_at", Value: e.StatusSince})
+			if e.Notify {
+				set = append(set, bson.E{Key: "components." + e.ComponentID + ".last_event", Value: e.Key})
+			}
+			hist = append(hist, HistoryEntry{ComponentID: e.ComponentID, Status: e.NewStatus, At: e.StatusSince})
+			continue
+		}
+		set = append(set,
+			bson.E{Key: "incidents." + e.IncidentID + ".updates." + e.UpdateID, Value: e.Version},
+			bson.E{Key: "incidents." + e.IncidentID + ".last_event", Value: e.Key})
+	}
+	for _, id := range prune {
+		unset = append(unset, bson.E{Key: "incidents." + id, Value: ""})
+	}
+	upd := bson.D{}
+	if len(set) > 0 {
+		upd = append(upd, bson.E{Key: "$set", Value: dedupe(set)})
+	}
+	if len(unset) > 0 {
+		upd = append(upd, bson.E{Key: "$unset", Value: unset})
+	}
+	if len(upd) > 0 {
+		if _, err := s.db.Collection(colCheckpoints).UpdateOne(ctx, bson.D{{Key: "_id", Value: checkpointID}}, upd, options.UpdateOne().SetUpsert(true)); err != nil {
+			return fmt.Errorf("mongodb: commit checkpoint: %w", err)
+		}
+	}
+	if len(hist) > 0 {
+		if _, err := s.db.Collection(colHistory).InsertMany(ctx, hist); err != nil {
+			return fmt.Errorf("mongodb: record component history: %w", err)
+		}
+		if _, err := s.db.Collection(colHistory).DeleteMany(ctx, bson.D{{Key: "at", Value: bson.D{{Key: "$lt", Value: now.Add(-HistoryRetention)}}}}); err != nil {
+			return fmt.Errorf("mongodb: prune component history: %w", err)
+		}
+	}
+	if len(evs) > 0 {
+		old := bson.D{{Key: "at", Value: bson.D{{Key: "$lt", Value: now.Add(-LedgerRetention)}}}}
+		for _, col := range []string{colDeliveries, colMessages} {
+			if _, err := s.db.Collection(col).DeleteMany(ctx, old); err != nil {
+				return fmt.Errorf("mongodb: prune %s: %w", col, err)
+			}
+		}
+	}
+	return nil
+}
+
+// dedupe keeps the last value per path: a component that changed twice in
+// one poll must end in its latest state, and $set refuses repeated paths.
+func dedupe(d bson.D) bson.D {
+	last := map[string]int{}
+	for i, e := range d {
+		last[e.Key] = i
+	}
+	out := bson.D{}
+	for i, e := range d {
+		if last[e.Key] == i {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// HistoryEntry is one component status change.
+type HistoryEntry struct {
+	ComponentID string    `bson:"component_id"`
+	Status      string    `bson:"status"`
+	At          time.Time `bson:"at"`
+}
+
+// ComponentHistory returns the changes since the given time, oldest first,
+// plus the last change before it (the status the window starts in).
+func (s *Store) ComponentHistory(ctx context.Context, since time.Time) ([]HistoryEntry, error) {
+	cur, err := s.db.Collection(colHistory).Find(ctx, bson.D{{Key: "at", Value: bson.D{{Key: "$gte", Value: since}}}},
+		options.Find().SetSort(bson.D{{Key: "at", Value: 1}}))
+	if err != nil {
+		return nil, fmt.Errorf("mongodb: read component history: %w", err)
+	}
+	var out []HistoryEntry
+	if err := cur.All(ctx, &out); err != nil {
+		return nil, fmt.Errorf("mongodb: read component history: %w", err)
+	}
+	return out, nil
+}
+
+type messageDoc struct {
+	ID   string    `bson:"_id"`
+	Text string    `bson:"text"`
+	At   time.Time `bson:"at"`
+}
+
+// SaveMessage stores an event's formatted notification.
+func (s *Store) SaveMessage(ctx context.Context, eventKey, text string, at time.Time) error {
+	_, err := s.db.Collection(colMessages).ReplaceOne(ctx, bson.D{{Key: "_id", Value: eventKey}},
+		messageDoc{ID: eventKey, Text: text, At: at}, options.Replace().SetUpsert(true))
+	if err != nil {
+		return fmt.Errorf("mongodb: save message: %w", err)
+	}
+	return nil
+}
+
+// Message returns an event's formatted notification.
+func (s *Store) Message(ctx context.Context, eventKey string) (string, error) {
+	var m messageDoc
+	if err := s.db.Collection(colMessages).FindOne(ctx, bson.D{{Key: "_id", Value: eventKey}}).Decode(&m); err != nil {
+		return "", fmt.Errorf("mongodb: read message: %w", err)
+	}
+	return m.Text, nil
+}

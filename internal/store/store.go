@@ -1,0 +1,120 @@
+// Package store keeps the bot's durable state in MongoDB: subscriptions,
+// the poll checkpoint, the latest page snapshot, component history and the
+// per-(event, subscriber) delivery ledger.
+//
+// Everything here works on real MongoDB and on FerretDB v1 (used locally and
+// in CI): no transactions, no TTL indexes, no conditional $pull.
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/event"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+const (
+	colCheckpoints   = "checkpoints"
+	colSnapshots     = "snapshots"
+	colSubscriptions = "subscriptions"
+	colDeliveries    = "deliveries"
+	colHistory       = "component_history"
+	colBotState      = "bot_state"
+	colMessages      = "messages"
+
+	checkpointID = "page"
+	snapshotID   = "latest"
+
+	// LedgerRetention is how long a delivery is remembered. Far longer than
+	// any delivery can take to finish, so a late retry still finds it.
+	LedgerRetention = 30 * 24 * time.Hour
+	// HistoryRetention bounds component history; /uptime reads 30 days.
+	HistoryRetention = 90 * 24 * time.Hour
+)
+
+// Store is safe for concurrent use.
+type Store struct {
+	client     *mongo.Client
+	db         *mongo.Database
+	roundTrips atomic.Int64
+}
+
+// Open connects, checks the server answers and creates collections and
+// indexes (idempotently). The URI never appears in a returned error.
+func Open(ctx context.Context, uri, database string) (*Store, error) {
+	s := &Store{}
+	mon := &event.CommandMonitor{Started: func(context.Context, *event.CommandStartedEvent) { s.roundTrips.Add(1) }}
+	client, err := mongo.Connect(options.Client().ApplyURI(uri).SetMonitor(mon).
+		SetServerSelectionTimeout(10 * time.Second).SetAppName("openai-status-bot"))
+	if err != nil {
+		return nil, errors.New("mongodb: invalid MONGODB_URI (value not shown)")
+	}
+	s.client, s.db = client, client.Database(database)
+	if err := s.Ping(ctx); err != nil {
+		_ = client.Disconnect(context.Background())
+		return nil, err
+	}
+	if err := s.ensureIndexes(ctx); err != nil {
+		_ = client.Disconnect(context.Background())
+		return nil, fmt.Errorf("mongodb: create indexes: %w", err)
+	}
+	return s, nil
+}
+
+// RoundTrips counts commands sent to the server since Open.
+func (s *Store) RoundTrips() int64 { return s.roundTrips.Load() }
+
+// Ping checks that the server answers.
+func (s *Store) Ping(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := s.client.Ping(ctx, nil); err != nil {
+		return fmt.Errorf("mongodb: ping: %w", err)
+	}
+	return nil
+}
+
+// Close disconnects, waiting at most timeout.
+func (s *Store) Close(timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	return s.client.Disconnect(ctx)
+}
+
+func (s *Store) ensureIndexes(ctx context.Context) error {
+	idx := map[string][]mongo.IndexModel{
+		colDeliveries: {
+			{Keys: bson.D{{Key: "event", Value: 1}, {Key: "sub", Value: 1}}},
+			{Keys: bson.D{{Key: "at", Value: 1}}},
+		},
+		colHistory: {
+			{Keys: bson.D{{Key: "component_id", Value: 1}, {Key: "at", Value: 1}}},
+		},
+		colSubscriptions: {
+			{Keys: bson.D{{Key: "chat_id", Value: 1}}},
+		},
+	}
+	for _, name := range []string{colDeliveries, colHistory, colSubscriptions} {
+		if _, err := s.db.Collection(name).Indexes().CreateMany(ctx, idx[name]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// SubscriberKey is "chatID" or "chatID:threadID" for a forum topic.
+func SubscriberKey(chatID int64, threadID int) string {
+	if threadID == 0 {
+		return strconv.FormatInt(chatID, 10)
+	}
+	return strconv.FormatInt(chatID, 10) + ":" + strconv.Itoa(threadID)
+}
+
+func asBulk(err error, target *mongo.BulkWriteException) bool { return errors.As(err, target) }

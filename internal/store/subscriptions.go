@@ -1,0 +1,154 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/openai-status-bot/statusbot/internal/event"
+)
+
+// Subscriber is one subscribed chat or forum topic.
+type Subscriber struct {
+	Key        string       `bson:"_id" json:"key"`
+	ChatID     int64        `bson:"chat_id" json:"chat_id"`
+	ThreadID   int          `bson:"thread_id,omitempty" json:"thread_id,omitempty"`
+	Kinds      []event.Kind `bson:"kinds" json:"kinds"`
+	Components []string     `bson:"components" json:"components"`
+	CreatedAt  time.Time    `bson:"created_at" json:"created_at"`
+}
+
+// ErrNotSubscribed is returned when a chat has no subscription.
+var ErrNotSubscribed = errors.New("not subscribed")
+
+func (s *Store) subs() *mongo.Collection { return s.db.Collection(colSubscriptions) }
+
+// ListSubscribers returns up to limit subscribers with keys after the cursor,
+// in key order, and the cursor for the next page ("" when done).
+func (s *Store) ListSubscribers(ctx context.Context, after string, limit int) ([]Subscriber, string, error) {
+	filter := bson.D{}
+	if after != "" {
+		filter = bson.D{{Key: "_id", Value: bson.D{{Key: "$gt", Value: after}}}}
+	}
+	cur, err := s.subs().Find(ctx, filter, options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}).SetLimit(int64(limit)))
+	if err != nil {
+		return nil, "", fmt.Errorf("mongodb: list subscribers: %w", err)
+	}
+	var out []Subscriber
+	if err := cur.All(ctx, &out); err != nil {
+		return nil, "", fmt.Errorf("mongodb: list subscribers: %w", err)
+	}
+	next := ""
+	if len(out) == limit {
+		next = out[len(out)-1].Key
+	}
+	return out, next, nil
+}
+
+// Subscribe creates the subscription with the default kinds, or keeps an
+// existing one as it is. It reports whether it was created.
+func (s *Store) Subscribe(ctx context.Context, chatID int64, threadID int, now time.Time) (bool, error) {
+	key := SubscriberKey(chatID, threadID)
+	res, err := s.subs().UpdateOne(ctx, bson.D{{Key: "_id", Value: key}},
+		bson.D{{Key: "$setOnInsert", Value: bson.D{
+			{Key: "chat_id", Value: chatID}, {Key: "thread_id", Value: threadID},
+			{Key: "kinds", Value: event.DefaultKinds}, {Key: "components", Value: []string{}},
+			{Key: "created_at", Value: now},
+		}}}, options.UpdateOne().SetUpsert(true))
+	if err != nil {
+		return false, fmt.Errorf("mongodb: subscribe: %w", err)
+	}
+	return res.UpsertedCount == 1, nil
+}
+
+// Unsubscribe deletes the subscription; ErrNotSubscribed if there was none.
+func (s *Store) Unsubscribe(ctx context.Context, key string) error {
+	res, err := s.subs().DeleteOne(ctx, bson.D{{Key: "_id", Value: key}})
+	if err != nil {
+		return fmt.Errorf("mongodb: unsubscribe: %w", err)
+	}
+	if res.DeletedCount == 0 {
+		return ErrNotSubscribed
+	}
+	return nil
+}
+
+// UnsubscribeChat deletes the chat's subscription and all its topics'.
+func (s *Store) UnsubscribeChat(ctx context.Context, chatID int64) (int64, error) {
+	res, err := s.subs().DeleteMany(ctx, bson.D{{Key: "chat_id", Value: chatID}})
+	if err != nil {
+		return 0, fmt.Errorf("mongodb: unsubscribe chat: %w", err)
+	}
+	return res.DeletedCount, nil
+}
+
+// Subscription returns ErrNotSubscribed when there is none.
+func (s *Store) Subscription(ctx context.Context, key string) (*Subscriber, error) {
+	var sub Subscriber
+	err := s.subs().FindOne(ctx, bson.D{{Key: "_id", Value: key}}).Decode(&sub)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return nil, ErrNotSubscribed
+	}
+	if err != nil {
+		return nil, fmt.Errorf("mongodb: read subscription: %w", err)
+	}
+	return &sub, nil
+}
+
+// SetKinds replaces the subscription's kinds.
+func (s *Store) SetKinds(ctx context.Context, key string, kinds []event.Kind) error {
+	return s.updateSub(ctx, key, bson.D{{Key: "$set", Value: bson.D{{Key: "kinds", Value: kinds}}}})
+}
+
+// SetComponents replaces the component filter (empty: every component).
+// Callers read, change and write the list: FerretDB ignores conditional $pull.
+func (s *Store) SetComponents(ctx context.Context, key string, ids []string) error {
+	if ids == nil {
+		ids = []string{}
+	}
+	return s.updateSub(ctx, key, bson.D{{Key: "$set", Value: bson.D{{Key: "components", Value: ids}}}})
+}
+
+func (s *Store) updateSub(ctx context.Context, key string, upd bson.D) error {
+	res, err := s.subs().UpdateOne(ctx, bson.D{{Key: "_id", Value: key}}, upd)
+	if err != nil {
+		return fmt.Errorf("mongodb: update subscription: %w", err)
+	}
+	if res.MatchedCount == 0 {
+		return ErrNotSubscribed
+	}
+	return nil
+}
+
+// MigrateChat moves every subscription of a group to its new supergroup ID,
+// keeping settings. A subscription already present at the new ID wins.
+// It returns the new key of the subscription that had oldKey.
+func (s *Store) MigrateChat(ctx context.Context, oldChatID, newChatID int64) error {
+	cur, err := s.subs().Find(ctx, bson.D{{Key: "chat_id", Value: oldChatID}})
+	if err != nil {
+		return fmt.Errorf("mongodb: migrate chat: %w", err)
+	}
+	var olds []Subscriber
+	if err := cur.All(ctx, &olds); err != nil {
+		return fmt.Errorf("mongodb: migrate chat: %w", err)
+	}
+	for _, o := range olds {
+		n := o
+		n.ChatID = newChatID
+		n.Key = SubscriberKey(newChatID, o.ThreadID)
+		// Insert first, then delete: a crash in between leaves a duplicate
+		// subscription at most, never a lost one.
+		if _, err := s.subs().InsertOne(ctx, n); err != nil && !mongo.IsDuplicateKeyError(err) {
+			return fmt.Errorf("mongodb: migrate chat: %w", err)
+		}
+		if _, err := s.subs().DeleteOne(ctx, bson.D{{Key: "_id", Value: o.Key}}); err != nil {
+			return fmt.Errorf("mongodb: migrate chat: %w", err)
+		}
+	}
+	return nil
+}

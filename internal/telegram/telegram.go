@@ -1,0 +1,164 @@
+// Package telegram sends notifications through the Bot API and sorts its
+// failures into what the delivery workflow does about them.
+package telegram
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	tgbot "github.com/go-telegram/bot"
+	"github.com/go-telegram/bot/models"
+)
+
+// Outcome says what a failed send means for the subscriber.
+type Outcome string
+
+const (
+	// Transient: retry with backoff (network, 5xx, timeouts).
+	Transient Outcome = "transient"
+	// RateLimited: wait exactly RetryAfter, then retry.
+	RateLimited Outcome = "rate_limited"
+	// Terminal: the chat is gone for us; remove the subscriber.
+	Terminal Outcome = "terminal"
+	// Migrated: the group became a supergroup; send to MigrateTo.
+	Migrated Outcome = "migrated"
+	// Permanent: this message can never be sent; fail it visibly.
+	Permanent Outcome = "permanent"
+)
+
+// SendError is a classified send failure; its text never holds the token.
+type SendError struct {
+	Outcome     Outcome
+	Description string
+	RetryAfter  time.Duration
+	MigrateTo   int64
+}
+
+func (e *SendError) Error() string { return string(e.Outcome) + ": " + e.Description }
+
+// Classify sorts an error from go-telegram/bot. token is redacted.
+func Classify(err error, token string) *SendError {
+	desc := Redact(err.Error(), token)
+	var tm *tgbot.TooManyRequestsError
+	if errors.As(err, &tm) {
+		ra := time.Duration(tm.RetryAfter) * time.Second
+		if ra <= 0 {
+			ra = time.Second
+		}
+		return &SendError{Outcome: RateLimited, Description: desc, RetryAfter: ra}
+	}
+	var mg *tgbot.MigrateError
+	if errors.As(err, &mg) {
+		return &SendError{Outcome: Migrated, Description: desc, MigrateTo: int64(mg.MigrateToChatID)}
+	}
+	low := strings.ToLower(desc)
+	switch {
+	case errors.Is(err, tgbot.ErrorForbidden):
+		return &SendError{Outcome: Terminal, Description: desc}
+	case errors.Is(err, tgbot.ErrorBadRequest):
+		for _, s := range terminalBadRequests {
+			if strings.Contains(low, s) {
+				return &SendError{Outcome: Terminal, Description: desc}
+			}
+		}
+		// Any other 400 is about this message (too long, can't parse
+		// entities, missing rights): retrying cannot help.
+		return &SendError{Outcome: Permanent, Description: desc}
+	case errors.Is(err, tgbot.ErrorUnauthorized), errors.Is(err, tgbot.ErrorNotFound):
+		// A revoked token or wrong API URL: every send fails until an
+		// operator fixes it, so keep retrying and stay visible.
+		return &SendError{Outcome: Transient, Description: desc}
+	}
+	return &SendError{Outcome: Transient, Description: desc}
+}
+
+var terminalBadRequests = []string{
+	"chat not found", "message thread not found", "message thread is closed", "topic_closed",
+	"bot was kicked", "bot is not a member", "user is deactivated", "peer_id_invalid",
+	"have no rights to send", "not enough rights to send",
+}
+
+// Redact removes the bot token from text (transport errors embed the URL).
+func Redact(s, token string) string {
+	if token == "" {
+		return s
+	}
+	s = strings.ReplaceAll(s, token, "<redacted>")
+	// The numeric bot ID before the colon is public; the secret half is not.
+	if i := strings.IndexByte(token, ':'); i >= 0 && len(token) > i+1 {
+		s = strings.ReplaceAll(s, token[i+1:], "<redacted>")
+	}
+	return s
+}
+
+// Sender sends HTML messages with link previews off, at most one per second
+// to any one chat from this process.
+type Sender struct {
+	bot   *tgbot.Bot
+	token string
+
+	mu       sync.Mutex
+	nextSlot map[int64]time.Time
+}
+
+// NewSender builds a sender for {apiURL}/bot{token}/{method}.
+func NewSender(apiURL, token string, timeout time.Duration) (*Sender, error) {
+	b, err := tgbot.New(token, tgbot.WithServerURL(strings.TrimRight(apiURL, "/")), tgbot.WithSkipGetMe(),
+		tgbot.WithHTTPClient(timeout, &http.Client{Timeout: timeout}))
+	if err != nil {
+		return nil, errors.New(Redact(err.Error(), token))
+	}
+	return &Sender{bot: b, token: token, nextSlot: map[int64]time.Time{}}, nil
+}
+
+// Send delivers text to a chat or topic. Failures are *SendError.
+func (s *Sender) Send(ctx context.Context, chatID int64, threadID int, text string) error {
+	if err := s.waitChatSlot(ctx, chatID); err != nil {
+		return &SendError{Outcome: Transient, Description: err.Error()}
+	}
+	disabled := true
+	_, err := s.bot.SendMessage(ctx, &tgbot.SendMessageParams{
+		ChatID:             chatID,
+		MessageThreadID:    threadID,
+		Text:               text,
+		ParseMode:          models.ParseModeHTML,
+		LinkPreviewOptions: &models.LinkPreviewOptions{IsDisabled: &disabled},
+	})
+	if err != nil {
+		return Classify(err, s.token)
+	}
+	return nil
+}
+
+// waitChatSlot spaces messages to one chat by a second (Telegram's limit).
+func (s *Sender) waitChatSlot(ctx context.Context, chatID int64) error {
+	s.mu.Lock()
+	now := time.Now()
+	slot := s.nextSlot[chatID]
+	if slot.Before(now) {
+		slot = now
+	}
+	s.nextSlot[chatID] = slot.Add(time.Second)
+	if len(s.nextSlot) > 10000 {
+		for id, t := range s.nextSlot {
+			if t.Before(now) {
+				delete(s.nextSlot, id)
+			}
+		}
+	}
+	s.mu.Unlock()
+	if d := time.Until(slot); d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+	return nil
+}

@@ -1,0 +1,483 @@
+package workflows
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/openai-status-bot/statusbot/activities"
+	"github.com/openai-status-bot/statusbot/internal/event"
+)
+
+// Delivery tuning. Variables so that tests can shrink them.
+var (
+	// PageSize is how many subscribers one Recipients activity reads.
+	PageSize = 500
+	// WindowSize bounds concurrent Send activities of one delivery.
+	WindowSize = 50
+	// MaxHistoryLength triggers continue-as-new well before Temporal's limits.
+	MaxHistoryLength = 8000
+	// MaxBursts is how many bursts of retries a subscriber gets before the
+	// delivery gives up on it (about six hours with BurstBackoff).
+	MaxBursts = 12
+	// BurstBackoff is the pause after the first failed burst; it doubles up to an hour.
+	BurstBackoff = time.Minute
+	// SendAttempts is the number of attempts within one burst.
+	SendAttempts int32 = 6
+)
+
+// Signals operators send to a delivery (see docs/operations.md).
+const (
+	SignalSkip     = "skip-subscriber"
+	SignalRetryNow = "retry-now"
+	SignalGiveUp   = "give-up"
+)
+
+// DeliveryInput starts a delivery; State is set when it continues as new.
+type DeliveryInput struct {
+	Event event.Event    `json:"event"`
+	State *DeliveryState `json:"state,omitempty"`
+}
+
+// Pending is a subscriber still to be delivered to.
+type Pending struct {
+	Recipient activities.Recipient `json:"recipient"`
+	Bursts    int                  `json:"bursts"`
+	LastError string               `json:"last_error,omitempty"`
+	NextAt    time.Time            `json:"next_at"`
+	// WaitsForPredecessor: the previous update of this incident or component
+	// has not reached this subscriber yet.
+	WaitsForPredecessor bool `json:"waits_for_predecessor,omitempty"`
+}
+
+// Failure is a subscriber the delivery gave up on.
+type Failure struct {
+	Key   string `json:"key"`
+	Error string `json:"error"`
+}
+
+// DeliveryState is the durable progress of one delivery.
+type DeliveryState struct {
+	MessageReady       bool                   `json:"message_ready,omitempty"`
+	PredecessorChecked bool                   `json:"predecessor_checked,omitempty"`
+	Blocked            []string               `json:"blocked,omitempty"`
+	Cursor             string                 `json:"cursor,omitempty"`
+	PagesDone          bool                   `json:"pages_done,omitempty"`
+	Queue              []activities.Recipient `json:"queue,omitempty"`
+	Pending            []Pending              `json:"pending,omitempty"`
+	Delivered          int                    `json:"delivered"`
+	AlreadyDelivered   int                    `json:"already_delivered,omitempty"`
+	Removed            int                    `json:"removed"`
+	Migrated           int                    `json:"migrated,omitempty"`
+	Skipped            int                    `json:"skipped,omitempty"`
+	FailedCount        int                    `json:"failed"`
+	// Failures keeps the first few failures for operators.
+	Failures  []Failure `json:"failures,omitempty"`
+	GaveUp    bool      `json:"gave_up,omitempty"`
+	Runs      int       `json:"runs"`
+	LastState string    `json:"last_state,omitempty"`
+}
+
+// Progress answers the "progress" query.
+type Progress struct {
+	State            string    `json:"state"`
+	Delivered        int       `json:"delivered"`
+	AlreadyDelivered int       `json:"already_delivered"`
+	Pending          int       `json:"pending"`
+	Removed          int       `json:"removed"`
+	Migrated         int       `json:"migrated"`
+	Skipped          int       `json:"skipped"`
+	Failed           int       `json:"failed"`
+	FirstPassDone    bool      `json:"first_pass_done"`
+	PendingKeys      []string  `json:"pending_keys,omitempty"`
+	Failures         []Failure `json:"failures,omitempty"`
+	NextAttempt      time.Time `json:"next_attempt,omitempty"`
+}
+
+const maxFailuresKept = 20
+
+// DeliveryWorkflow delivers one event to every subscriber that wants it,
+// exactly once each (see the ledger in activities.Recipients/RecordDelivered).
+func DeliveryWorkflow(ctx workflow.Context, in DeliveryInput) (*Progress, error) {
+	d := &delivery{e: in.Event, st: in.State}
+	if d.st == nil {
+		d.st = &DeliveryState{LastState: StateDelivering}
+	}
+	d.st.Runs++
+	if err := workflow.SetQueryHandler(ctx, activities.ProgressQuery, func() (*Progress, error) { return d.progress(), nil }); err != nil {
+		return nil, err
+	}
+	d.skipCh = workflow.GetSignalChannel(ctx, SignalSkip)
+	d.retryCh = workflow.GetSignalChannel(ctx, SignalRetryNow)
+	d.giveUpCh = workflow.GetSignalChannel(ctx, SignalGiveUp)
+	return d.run(ctx)
+}
+
+type delivery struct {
+	e                         event.Event
+	st                        *DeliveryState
+	skipCh, retryCh, giveUpCh workflow.ReceiveChannel
+}
+
+var a *activities.Activities
+
+func (d *delivery) run(ctx workflow.Context) (*Progress, error) {
+	st := d.st
+	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: 30 * time.Second,
+		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: time.Minute},
+	})
+	if !st.MessageReady {
+		c := workflow.WithActivityOptions(actx, workflow.ActivityOptions{StartToCloseTimeout: 30 * time.Second,
+			RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: time.Minute}, Summary: "Format the notification"})
+		if err := workflow.ExecuteActivity(c, a.PrepareMessage, d.e).Get(ctx, nil); err != nil {
+			return nil, err
+		}
+		st.MessageReady = true
+	}
+	if d.e.Predecessor != "" && !st.PredecessorChecked {
+		workflow.SetCurrentDetails(ctx, "Waiting until the previous update ("+DeliveryWorkflowID(d.e.Predecessor)+") has tried every subscriber once.")
+		pctx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+			StartToCloseTimeout: 24 * time.Hour, HeartbeatTimeout: 30 * time.Second,
+			RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: time.Minute},
+			Summary:     "Wait for the previous update's first pass",
+		})
+		var ps activities.PredecessorState
+		if err := workflow.ExecuteActivity(pctx, a.PredecessorProgress, DeliveryWorkflowID(d.e.Predecessor), true).Get(ctx, &ps); err != nil {
+			return nil, err
+		}
+		if !ps.Closed {
+			st.Blocked = ps.Pending
+		}
+		st.PredecessorChecked = true
+		workflow.SetCurrentDetails(ctx, "")
+	}
+
+	// First pass: every subscriber once, page by page, window by window.
+	for !st.PagesDone || len(st.Queue) > 0 {
+		if len(st.Queue) == 0 {
+			c := workflow.WithActivityOptions(actx, workflow.ActivityOptions{StartToCloseTimeout: time.Minute,
+				RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: time.Minute}, Summary: "Read a page of subscribers"})
+			var page activities.RecipientPage
+			if err := workflow.ExecuteActivity(c, a.Recipients, activities.PageInput{Event: d.e, Cursor: st.Cursor, Limit: PageSize}).Get(ctx, &page); err != nil {
+				return nil, err
+			}
+			st.AlreadyDelivered += page.AlreadyDelivered
+			now := workflow.Now(ctx)
+			for _, r := range page.Recipients {
+				if slices.Contains(st.Blocked, r.Key) {
+					st.Pending = append(st.Pending, Pending{Recipient: r, WaitsForPredecessor: true, NextAt: now.Add(2 * time.Second)})
+					continue
+				}
+				st.Queue = append(st.Queue, r)
+			}
+			st.Cursor = page.Next
+			st.PagesDone = page.Next == ""
+		}
+		n := min(WindowSize, len(st.Queue))
+		window := st.Queue[:n]
+		st.Queue = slices.Clone(st.Queue[n:])
+		if err := d.sendWindow(ctx, actx, window, nil); err != nil {
+			return nil, err
+		}
+		d.drainSignals(ctx)
+		if d.st.GaveUp {
+			break
+		}
+		if d.historyFull(ctx) {
+			return nil, workflow.NewContinueAsNewError(ctx, DeliveryWorkflow, DeliveryInput{Event: d.e, State: st})
+		}
+	}
+
+	// Retries: bursts with growing pauses, visible as backing_off.
+	for len(st.Pending) > 0 && !st.GaveUp {
+		d.setState(ctx, StateBackingOff)
+		if d.waitForRetry(ctx) {
+			continue
+		}
+		now := workflow.Now(ctx)
+		var due, blocked []Pending
+		var rest []Pending
+		for _, p := range st.Pending {
+			switch {
+			case p.NextAt.After(now):
+				rest = append(rest, p)
+			case p.WaitsForPredecessor:
+				blocked = append(blocked, p)
+			default:
+				due = append(due, p)
+			}
+		}
+		if len(blocked) > 0 {
+			c := workflow.WithActivityOptions(actx, workflow.ActivityOptions{StartToCloseTimeout: 30 * time.Second,
+				RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: time.Minute}, Summary: "Check the previous update's progress"})
+			var ps activities.PredecessorState
+			if err := workflow.ExecuteActivity(c, a.PredecessorProgress, DeliveryWorkflowID(d.e.Predecessor), false).Get(ctx, &ps); err != nil {
+				return nil, err
+			}
+			for _, p := range blocked {
+				if !ps.Closed && slices.Contains(ps.Pending, p.Recipient.Key) {
+					p.Bursts++
+					p.NextAt = now.Add(backoff(p.Bursts, 2*time.Second))
+					rest = append(rest, p)
+					continue
+				}
+				p.WaitsForPredecessor = false
+				due = append(due, p)
+			}
+		}
+		st.Pending = rest
+		d.setState(ctx, StateDelivering)
+		for len(due) > 0 {
+			n := min(WindowSize, len(due))
+			if err := d.sendWindow(ctx, actx, nil, due[:n]); err != nil {
+				return nil, err
+			}
+			due = due[n:]
+		}
+		d.drainSignals(ctx)
+		if d.historyFull(ctx) {
+			return nil, workflow.NewContinueAsNewError(ctx, DeliveryWorkflow, DeliveryInput{Event: d.e, State: st})
+		}
+	}
+	if st.GaveUp {
+		for _, p := range st.Pending {
+			d.fail(p.Recipient.Key, "given up by an operator; last error: "+p.LastError)
+		}
+		st.Pending = nil
+	}
+
+	p := d.progress()
+	if st.FailedCount > 0 {
+		d.setState(ctx, StateFailed)
+		p.State = StateFailed
+		return p, temporal.NewNonRetryableApplicationError(
+			fmt.Sprintf("%d subscriber(s) could not be delivered to; see the failures in the result details", st.FailedCount),
+			"DeliveryIncomplete", nil, p)
+	}
+	d.setState(ctx, StateDone)
+	p.State = StateDone
+	return p, nil
+}
+
+// sendWindow sends one window: fresh recipients from the first pass, or
+// pending ones on retry. Successes go to the ledger in one batch.
+func (d *delivery) sendWindow(ctx, actx workflow.Context, fresh []activities.Recipient, retry []Pending) error {
+	st := d.st
+	sctx := workflow.WithActivityOptions(actx, workflow.ActivityOptions{
+		TaskQueue:           SendTaskQueue(workflow.GetInfo(ctx).TaskQueueName),
+		StartToCloseTimeout: 45 * time.Second,
+		RetryPolicy: &temporal.RetryPolicy{
+			InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second,
+			MaximumAttempts: SendAttempts, NonRetryableErrorTypes: []string{activities.ErrTypePermanentMessage},
+		},
+		Summary: "Send the notification to one subscriber",
+	})
+	items := retry
+	for _, r := range fresh {
+		items = append(items, Pending{Recipient: r})
+	}
+	futures := make([]workflow.Future, len(items))
+	for i, p := range items {
+		futures[i] = workflow.ExecuteActivity(sctx, a.Send, activities.SendInput{EventKey: d.e.Key, Recipient: p.Recipient})
+	}
+	var delivered []string
+	for i, f := range futures {
+		p := items[i]
+		var res activities.SendResult
+		err := f.Get(ctx, &res)
+		switch {
+		case err == nil && res.Removed:
+			st.Removed++
+		case err == nil:
+			st.Delivered++
+			if res.MigratedTo != 0 {
+				st.Migrated++
+			}
+			delivered = append(delivered, p.Recipient.Key)
+		case isPermanent(err):
+			d.fail(p.Recipient.Key, errorText(err))
+		default:
+			p.Bursts++
+			p.LastError = errorText(err)
+			if p.Bursts >= MaxBursts {
+				d.fail(p.Recipient.Key, fmt.Sprintf("gave up after %d bursts: %s", p.Bursts, p.LastError))
+				continue
+			}
+			p.NextAt = workflow.Now(ctx).Add(backoff(p.Bursts, BurstBackoff))
+			st.Pending = append(st.Pending, p)
+		}
+	}
+	if len(delivered) > 0 {
+		c := workflow.WithActivityOptions(actx, workflow.ActivityOptions{StartToCloseTimeout: 30 * time.Second,
+			RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: time.Minute},
+			Summary:     fmt.Sprintf("Record %d delivery(ies) in the ledger", len(delivered))})
+		if err := workflow.ExecuteActivity(c, a.RecordDelivered, activities.RecordInput{EventKey: d.e.Key, Keys: delivered}).Get(ctx, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// waitForRetry sleeps until the earliest pending retry or an operator
+// signal. It returns true when a signal changed the pending set.
+func (d *delivery) waitForRetry(ctx workflow.Context) bool {
+	st := d.st
+	next := st.Pending[0].NextAt
+	worst := st.Pending[0]
+	for _, p := range st.Pending {
+		if p.NextAt.Before(next) {
+			next = p.NextAt
+		}
+		if p.Bursts > worst.Bursts {
+			worst = p
+		}
+	}
+	wait := next.Sub(workflow.Now(ctx))
+	if wait <= 0 {
+		return false
+	}
+	reason := "waits for the previous update of this " + string(d.e.Kind) + " to reach it"
+	if !worst.WaitsForPredecessor {
+		reason = fmt.Sprintf("failed burst %d of %d with: %s", worst.Bursts, MaxBursts, worst.LastError)
+	}
+	workflow.SetCurrentDetails(ctx, fmt.Sprintf(
+		"**Backing off:** %d subscriber(s) pending.\n\n**Worst:** subscriber `%s` %s\n\n**Next attempt:** %s",
+		len(st.Pending), worst.Recipient.Key, reason, next.UTC().Format(time.RFC3339)))
+
+	tctx, cancel := workflow.WithCancel(ctx)
+	defer cancel()
+	timer := workflow.NewTimerWithOptions(tctx, wait, workflow.TimerOptions{Summary: "Back off before the next burst of retries"})
+	changed := false
+	sel := workflow.NewSelector(ctx)
+	sel.AddFuture(timer, func(workflow.Future) {})
+	sel.AddReceive(d.skipCh, func(c workflow.ReceiveChannel, _ bool) {
+		var key string
+		c.Receive(ctx, &key)
+		d.skip(key)
+		changed = true
+	})
+	sel.AddReceive(d.retryCh, func(c workflow.ReceiveChannel, _ bool) {
+		c.Receive(ctx, nil)
+		d.retryNow(ctx)
+		changed = true
+	})
+	sel.AddReceive(d.giveUpCh, func(c workflow.ReceiveChannel, _ bool) {
+		c.Receive(ctx, nil)
+		d.st.GaveUp = true
+		changed = true
+	})
+	sel.Select(ctx)
+	workflow.SetCurrentDetails(ctx, "")
+	return changed
+}
+
+func (d *delivery) drainSignals(ctx workflow.Context) {
+	for {
+		var key string
+		if ok := d.skipCh.ReceiveAsync(&key); !ok {
+			break
+		}
+		d.skip(key)
+	}
+	for d.retryCh.ReceiveAsync(nil) {
+		d.retryNow(ctx)
+	}
+	for d.giveUpCh.ReceiveAsync(nil) {
+		d.st.GaveUp = true
+	}
+}
+
+func (d *delivery) skip(key string) {
+	d.st.Pending = slices.DeleteFunc(d.st.Pending, func(p Pending) bool {
+		if p.Recipient.Key == key {
+			d.st.Skipped++
+			return true
+		}
+		return false
+	})
+}
+
+func (d *delivery) retryNow(ctx workflow.Context) {
+	now := workflow.Now(ctx)
+	for i := range d.st.Pending {
+		d.st.Pending[i].NextAt = now
+	}
+}
+
+func (d *delivery) fail(key, msg string) {
+	d.st.FailedCount++
+	if len(d.st.Failures) < maxFailuresKept {
+		d.st.Failures = append(d.st.Failures, Failure{Key: key, Error: msg})
+	}
+}
+
+func (d *delivery) setState(ctx workflow.Context, state string) {
+	st := d.st
+	if st.LastState == state && state != StateBackingOff {
+		return
+	}
+	st.LastState = state
+	_ = workflow.UpsertTypedSearchAttributes(ctx,
+		AttrDeliveryState.ValueSet(state),
+		AttrPendingCount.ValueSet(int64(len(st.Pending))),
+		AttrFailedCount.ValueSet(int64(st.FailedCount)))
+}
+
+func (d *delivery) historyFull(ctx workflow.Context) bool {
+	info := workflow.GetInfo(ctx)
+	return info.GetCurrentHistoryLength() > MaxHistoryLength || info.GetContinueAsNewSuggested()
+}
+
+func (d *delivery) progress() *Progress {
+	st := d.st
+	p := &Progress{
+		State: st.LastState, Delivered: st.Delivered, AlreadyDelivered: st.AlreadyDelivered,
+		Pending: len(st.Pending) + len(st.Queue), Removed: st.Removed, Migrated: st.Migrated, Skipped: st.Skipped,
+		Failed: st.FailedCount, FirstPassDone: st.PagesDone && len(st.Queue) == 0, Failures: st.Failures,
+	}
+	for _, q := range st.Pending {
+		p.PendingKeys = append(p.PendingKeys, q.Recipient.Key)
+		if p.NextAttempt.IsZero() || q.NextAt.Before(p.NextAttempt) {
+			p.NextAttempt = q.NextAt
+		}
+	}
+	if !p.FirstPassDone {
+		// Not yet tried: successors must wait for the whole first pass anyway.
+		for _, q := range st.Queue {
+			p.PendingKeys = append(p.PendingKeys, q.Key)
+		}
+	}
+	return p
+}
+
+// backoff doubles from base per burst, capped at an hour.
+func backoff(bursts int, base time.Duration) time.Duration {
+	d := base
+	for i := 1; i < bursts && d < time.Hour; i++ {
+		d *= 2
+	}
+	return min(d, time.Hour)
+}
+
+func isPermanent(err error) bool {
+	var ae *temporal.ApplicationError
+	return errors.As(err, &ae) && ae.Type() == activities.ErrTypePermanentMessage
+}
+
+// errorText is the innermost message: "activity error (...): cause".
+func errorText(err error) string {
+	var ae *temporal.ApplicationError
+	if errors.As(err, &ae) {
+		return ae.Error()
+	}
+	var te *temporal.TimeoutError
+	if errors.As(err, &te) {
+		return "timed out: " + te.Error()
+	}
+	return err.Error()
+}

@@ -1,0 +1,113 @@
+// Package workflows holds the durable pipeline: a Schedule starts
+// PollWorkflow every interval; each event it finds gets one DeliveryWorkflow.
+package workflows
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/openai-status-bot/statusbot/activities"
+	"github.com/openai-status-bot/statusbot/internal/event"
+)
+
+// ScheduleID is the Temporal Schedule that starts PollWorkflow.
+const ScheduleID = "statuspage-poll"
+
+// PollWorkflowID is the ID prefix of the Schedule's runs (the server appends
+// the scheduled time).
+const PollWorkflowID = "statuspage-poll-run"
+
+// DeliveryWorkflowID is derived from the event alone: a second poll of the
+// same event finds the delivery already started. No chat IDs in it.
+func DeliveryWorkflowID(eventKey string) string { return "delivery/" + eventKey }
+
+// SendTaskQueue is where Send activities run, rate-limited by the server
+// across all workers.
+func SendTaskQueue(taskQueue string) string { return taskQueue + "-telegram" }
+
+// PollResult summarizes one poll for the Web UI and tests.
+type PollResult struct {
+	Baseline      bool     `json:"baseline,omitempty"`
+	Started       []string `json:"started,omitempty"`
+	Committed     int      `json:"committed"`
+	ComponentsErr string   `json:"components_err,omitempty"`
+	IncidentsErr  string   `json:"incidents_err,omitempty"`
+}
+
+// PollWorkflow detects changes and hands each to its own delivery. An
+// event's checkpoint is committed only after its delivery has started, and
+// events are handed over in the order they happened.
+func PollWorkflow(ctx workflow.Context) (*PollResult, error) {
+	var a *activities.Activities
+	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: time.Minute,
+		RetryPolicy: &temporal.RetryPolicy{
+			InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 10 * time.Second, MaximumAttempts: 3,
+		},
+		Summary: "Fetch the status page and diff it against the checkpoint",
+	})
+	var d activities.Detection
+	if err := workflow.ExecuteActivity(actx, a.DetectEvents).Get(ctx, &d); err != nil {
+		return nil, err
+	}
+	res := &PollResult{Baseline: d.Baseline, ComponentsErr: d.ComponentsErr, IncidentsErr: d.IncidentsErr}
+	if d.Baseline || (len(d.Events) == 0 && len(d.Prune) == 0) {
+		return res, nil
+	}
+
+	var handedOver []event.Event
+	var startErr error
+	for _, e := range d.Events {
+		if e.Notify {
+			if err := startDelivery(ctx, e); err != nil {
+				// Later events of the same incident must not overtake this
+				// one: stop here; the next poll finds the rest again.
+				startErr = err
+				break
+			}
+			res.Started = append(res.Started, DeliveryWorkflowID(e.Key))
+		}
+		handedOver = append(handedOver, e)
+	}
+	if len(handedOver) > 0 || len(d.Prune) > 0 {
+		cctx := workflow.WithActivityOptions(actx, workflow.ActivityOptions{
+			StartToCloseTimeout: 30 * time.Second,
+			RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: 10 * time.Second},
+			Summary:             fmt.Sprintf("Commit %d event(s) to the checkpoint", len(handedOver)),
+		})
+		if err := workflow.ExecuteActivity(cctx, a.CommitCheckpoint, activities.CommitInput{Events: handedOver, Prune: d.Prune}).Get(ctx, nil); err != nil {
+			return res, err
+		}
+		res.Committed = len(handedOver)
+	}
+	if startErr != nil {
+		return res, startErr
+	}
+	return res, nil
+}
+
+// startDelivery starts the event's delivery and waits until it runs; one
+// that is already running (or ran) counts as started.
+func startDelivery(ctx workflow.Context, e event.Event) error {
+	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
+		WorkflowID:            DeliveryWorkflowID(e.Key),
+		ParentClosePolicy:     enumspb.PARENT_CLOSE_POLICY_ABANDON,
+		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
+		StaticSummary:         e.Summary(),
+		StaticDetails:         deliveryDetails(e),
+		TypedSearchAttributes: deliverySearchAttributes(e, StateDelivering),
+	})
+	f := workflow.ExecuteChildWorkflow(cctx, DeliveryWorkflow, DeliveryInput{Event: e})
+	var exec workflow.Execution
+	err := f.GetChildWorkflowExecution().Get(ctx, &exec)
+	var already *temporal.ChildWorkflowExecutionAlreadyStartedError
+	if err != nil && !errors.As(err, &already) {
+		return fmt.Errorf("start delivery of %s: %w", e.Key, err)
+	}
+	return nil
+}
