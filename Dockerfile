@@ -45,7 +45,7 @@ USER 65532:65532
 # Kubernetes probes can reach /healthz. Nothing publishes this port by default.
 ENV HEALTH_ADDR=0.0.0.0:8080
 EXPOSE 8080
-HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
+HEALTHCHECK --interval=30s --timeout=10s --start-period=60s --retries=3 \
     CMD ["/statusbot", "healthcheck"]
 ENTRYPOINT ["/statusbot"]
 CMD ["all"]

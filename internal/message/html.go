@@ -59,8 +59,10 @@ func Link(u, text string) string {
 // tags are removed and entities decoded, in UTF-16 code units.
 func VisibleLength(html string) int {
 	n := 0
-	for _, t := range tokenize(html) {
+	for i := 0; i < len(html); {
+		t := nextToken(html[i:])
 		n += t.vis
+		i += len(t.s)
 	}
 	return n
 }
@@ -84,14 +86,17 @@ func Truncate(fragment string, max int) string {
 
 // truncate is Truncate with separate limits for the visible and raw lengths.
 func truncate(s string, maxVis, maxRaw int) string {
-	toks := tokenize(s)
-	vis, raw := 0, 0
-	for _, t := range toks {
-		vis += t.vis
-		raw += t.raw
-	}
-	if vis <= maxVis && raw <= maxRaw {
+	if utf8.RuneCountInString(s) <= maxRaw && VisibleLength(s) <= maxVis {
 		return s
+	}
+	// Only the tokens that can fit are needed, and the one after them.
+	var toks []token
+	for i, v, r := 0, 0, 0; i < len(s) && v <= maxVis && r <= maxRaw; {
+		t := nextToken(s[i:])
+		toks = append(toks, t)
+		i += len(t.s)
+		v += t.vis
+		r += t.raw
 	}
 	ellVis, ellRaw := 1, 1
 	if maxVis < ellVis || maxRaw < ellRaw {
@@ -108,6 +113,7 @@ func truncate(s string, maxVis, maxRaw int) string {
 	var stack []string
 	closers := 0 // raw length of the closing tags for stack
 	pv, pr := 0, 0
+	ri := 0 // regional indicators right before the boundary
 	for i := 0; i <= len(toks); i++ {
 		// Boundary before token i.
 		if pv+ellVis > maxVis || pr+ellRaw > maxRaw {
@@ -117,7 +123,7 @@ func truncate(s string, maxVis, maxRaw int) string {
 		if pr+ellRaw+closers <= maxRaw {
 			c := cut{at: i, vis: pv, stack: stack, ok: true}
 			anyCut = c
-			if !joins(toks, i) {
+			if !joins(toks, i, ri) {
 				safeCut = c
 			}
 			if i > 0 && i < len(toks) && toks[i].isSpace() {
@@ -133,6 +139,11 @@ func truncate(s string, maxVis, maxRaw int) string {
 		t := toks[i]
 		pv += t.vis
 		pr += t.raw
+		if t.kind == tokText && isRegional(t.r) {
+			ri++
+		} else {
+			ri = 0
+		}
 		switch t.kind {
 		case tokOpen:
 			stack = append(stack[:len(stack):len(stack)], t.name)
@@ -177,8 +188,9 @@ func closerLen(name string) int { return utf8.RuneCountInString(name) + 3 }
 
 // joins reports whether cutting before token i would split a character from
 // what modifies it (combining marks, ZWJ sequences, variation selectors,
-// skin tones, emoji tag sequences, a regional-indicator flag).
-func joins(toks []token, i int) bool {
+// skin tones, emoji tag sequences, a regional-indicator flag). ri is the
+// number of regional indicators right before token i.
+func joins(toks []token, i, ri int) bool {
 	if i == 0 || i >= len(toks) {
 		return false
 	}
@@ -194,13 +206,9 @@ func joins(toks []token, i int) bool {
 	case r == '\u200d', r >= 0xFE00 && r <= 0xFE0F, r >= 0x1F3FB && r <= 0x1F3FF,
 		r >= 0xE0020 && r <= 0xE007F, unicode.In(r, unicode.Mn, unicode.Me):
 		return true
-	case isRegional(r) && prev.kind == tokText && isRegional(prev.r):
-		// Split only between pairs: count the indicators before.
-		n := 0
-		for j := i - 1; j >= 0 && toks[j].kind == tokText && isRegional(toks[j].r); j-- {
-			n++
-		}
-		return n%2 == 1
+	case isRegional(r):
+		// Split only between pairs of indicators.
+		return ri%2 == 1
 	case r == '\n' && prev.kind == tokText && prev.r == '\r':
 		return true
 	}
@@ -229,34 +237,26 @@ type token struct {
 
 func (t token) isSpace() bool { return t.kind == tokText && unicode.IsSpace(t.r) }
 
-// tokenize splits HTML into tags, entities and single characters. A '<' or
-// '&' that starts no well-formed tag or entity is a plain character.
-func tokenize(s string) []token {
-	toks := make([]token, 0, len(s))
-	for i := 0; i < len(s); {
-		switch s[i] {
-		case '<':
-			if t, ok := scanTag(s[i:]); ok {
-				toks = append(toks, t)
-				i += len(t.s)
-				continue
-			}
-		case '&':
-			if t, ok := scanEntity(s[i:]); ok {
-				toks = append(toks, t)
-				i += len(t.s)
-				continue
-			}
+// nextToken returns the tag, entity or single character s starts with
+// (s is not empty). A '<' or '&' that starts no well-formed tag or entity
+// is a plain character.
+func nextToken(s string) token {
+	switch s[0] {
+	case '<':
+		if t, ok := scanTag(s); ok {
+			return t
 		}
-		r, n := utf8.DecodeRuneInString(s[i:])
-		vis := 1
-		if r > 0xFFFF {
-			vis = 2
+	case '&':
+		if t, ok := scanEntity(s); ok {
+			return t
 		}
-		toks = append(toks, token{s: s[i : i+n], kind: tokText, r: r, vis: vis, raw: 1})
-		i += n
 	}
-	return toks
+	r, n := utf8.DecodeRuneInString(s)
+	vis := 1
+	if r > 0xFFFF {
+		vis = 2
+	}
+	return token{s: s[:n], kind: tokText, r: r, vis: vis, raw: 1}
 }
 
 func scanTag(s string) (token, bool) {
@@ -290,7 +290,7 @@ func scanTag(s string) (token, bool) {
 }
 
 func scanEntity(s string) (token, bool) {
-	end := strings.IndexByte(s, ';')
+	end := strings.IndexByte(s[:min(len(s), 14)], ';')
 	if end < 2 || end > 12 {
 		return token{}, false
 	}

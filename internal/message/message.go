@@ -9,6 +9,7 @@ package message
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/openai-status-bot/statusbot/internal/event"
 	"github.com/openai-status-bot/statusbot/internal/statuspage"
@@ -122,7 +123,7 @@ func assemble(segs []segment) string {
 		for i, s := range segs {
 			if i != bi {
 				vis -= VisibleLength(s.html)
-				raw -= len([]rune(s.html))
+				raw -= utf8.RuneCountInString(s.html)
 			}
 		}
 		return vis, raw

@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Page is the subset of summary.json and incidents.json the bot needs.
@@ -117,7 +119,8 @@ func (c *Client) Fetch(ctx context.Context) (*Page, int64, error) {
 	n1, errS := c.get(ctx, "/api/v2/summary.json", &s)
 	n2, errI := c.get(ctx, "/api/v2/incidents.json", &inc)
 	if errS != nil && errI != nil {
-		return nil, n1 + n2, fmt.Errorf("summary: %v; incidents: %v", errS, errI)
+		// %w keeps both causes for errors.Is (ErrTooLarge, timeouts).
+		return nil, n1 + n2, fmt.Errorf("summary: %w; incidents: %w", errS, errI)
 	}
 	if errS != nil {
 		p.ComponentsErr = errS.Error()
@@ -207,5 +210,10 @@ func Label(status string) string {
 		return "Unknown"
 	}
 	s := strings.ReplaceAll(status, "_", " ")
-	return strings.ToUpper(s[:1]) + s[1:]
+	// Capitalise the first character, not the first byte.
+	r, n := utf8.DecodeRuneInString(s)
+	if r == utf8.RuneError {
+		return s
+	}
+	return string(unicode.ToUpper(r)) + s[n:]
 }

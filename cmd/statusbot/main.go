@@ -1,0 +1,138 @@
+// Command statusbot runs the OpenAI status Telegram bot.
+//
+//	statusbot worker       Temporal worker: poll Schedule, poll and delivery workflows
+//	statusbot bot          Telegram command handler (long polling)
+//	statusbot all          both in one process
+//	statusbot deliveries   list deliveries in progress, backing off or failed
+//	statusbot healthcheck  exit 0 when GET /healthz on HEALTH_ADDR answers 200
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/openai-status-bot/statusbot/internal/bot"
+	"github.com/openai-status-bot/statusbot/internal/config"
+	"github.com/openai-status-bot/statusbot/internal/health"
+	"github.com/openai-status-bot/statusbot/internal/logging"
+	"github.com/openai-status-bot/statusbot/internal/store"
+	"github.com/openai-status-bot/statusbot/worker"
+)
+
+const usage = `usage: statusbot <command>
+
+commands:
+  worker       run the Temporal worker (poll Schedule, poll and delivery workflows)
+  bot          run the Telegram command handler (long polling)
+  all          run both in one process
+  deliveries   list deliveries that are in progress, backing off or failed
+  healthcheck  exit 0 when GET http://$HEALTH_ADDR/healthz answers 200
+
+Configuration comes from the environment; see .env.example.`
+
+func main() {
+	if len(os.Args) != 2 {
+		fmt.Fprintln(os.Stderr, usage)
+		os.Exit(2)
+	}
+	cmd := os.Args[1]
+	if cmd == "healthcheck" {
+		addr := os.Getenv("HEALTH_ADDR")
+		if addr == "" {
+			addr = "127.0.0.1:8080"
+		}
+		if err := health.Probe(addr); err != nil {
+			fmt.Fprintln(os.Stderr, "statusbot healthcheck:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if cmd != "worker" && cmd != "bot" && cmd != "all" && cmd != "deliveries" {
+		fmt.Fprintf(os.Stderr, "statusbot: unknown command %q\n\n%s\n", cmd, usage)
+		os.Exit(2)
+	}
+	cfg, err := config.Load()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "statusbot:", err)
+		os.Exit(2)
+	}
+	log := logging.New(os.Stderr, cfg.LogLevel, cfg.TelegramBotToken, cfg.MongoDBURI)
+	slog.SetDefault(log)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, cmd, cfg, log); err != nil {
+		log.Error("statusbot stopped", "command", cmd, "error", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, cmd string, cfg *config.Config, log *slog.Logger) error {
+	if cmd == "deliveries" {
+		return listDeliveries(ctx, cfg, log, os.Stdout)
+	}
+	hs := health.New(cfg.HealthAddr)
+	st, err := openStore(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := st.Close(10 * time.Second); err != nil {
+			log.Warn("mongodb disconnect", "error", err)
+		}
+	}()
+	hs.AddCheck("mongodb", st.Ping)
+
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return hs.Run(gctx) })
+	if cmd == "worker" || cmd == "all" {
+		c, err := worker.Dial(cfg, log)
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		hs.AddCheck("last_poll", func(ctx context.Context) error {
+			snap, err := st.LatestSnapshot(ctx)
+			if err != nil {
+				return err
+			}
+			if snap == nil || time.Since(snap.FetchedAt) > 3*cfg.PollInterval {
+				return errors.New("no successful poll in the last three poll intervals")
+			}
+			return nil
+		})
+		g.Go(func() error { return worker.Run(gctx, cfg, c, st, log) })
+	}
+	if cmd == "bot" || cmd == "all" {
+		g.Go(func() error { return bot.Run(gctx, cfg, st, hs, log) })
+	} else {
+		hs.SetReady()
+	}
+	return g.Wait()
+}
+
+// openStore retries while MongoDB starts (compose, make run).
+func openStore(ctx context.Context, cfg *config.Config, log *slog.Logger) (*store.Store, error) {
+	var lastErr error
+	for attempt := 1; attempt <= 10; attempt++ {
+		st, err := store.Open(ctx, cfg.MongoDBURI, cfg.MongoDBDatabase)
+		if err == nil {
+			return st, nil
+		}
+		lastErr = err
+		log.Warn("mongodb not reachable yet", "attempt", attempt, "error", err)
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(time.Duration(attempt) * time.Second):
+		}
+	}
+	return nil, lastErr
+}

@@ -1,0 +1,146 @@
+// Package health serves GET /healthz: 503 until start-up is done, then 200
+// only while every check passes. The JSON body names each check's result.
+package health
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Check returns nil when healthy; its error text is shown, so it must hold
+// no secret.
+type Check func(ctx context.Context) error
+
+// Server is the health endpoint of one process.
+type Server struct {
+	addr  string
+	ready atomic.Bool
+
+	mu     sync.Mutex
+	checks map[string]Check
+	ln     net.Listener
+}
+
+// New returns a server for addr (host:port).
+func New(addr string) *Server { return &Server{addr: addr, checks: map[string]Check{}} }
+
+// AddCheck adds a named check.
+func (s *Server) AddCheck(name string, c Check) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.checks[name] = c
+}
+
+// SetReady marks start-up as done.
+func (s *Server) SetReady() { s.ready.Store(true) }
+
+// Report is the /healthz body.
+type Report struct {
+	Status string            `json:"status"`
+	Ready  bool              `json:"ready"`
+	Checks map[string]string `json:"checks"`
+}
+
+// Evaluate runs every check.
+func (s *Server) Evaluate(ctx context.Context) (Report, bool) {
+	s.mu.Lock()
+	names := make([]string, 0, len(s.checks))
+	for n := range s.checks {
+		names = append(names, n)
+	}
+	checks := s.checks
+	s.mu.Unlock()
+	sort.Strings(names)
+	r := Report{Ready: s.ready.Load(), Checks: map[string]string{}}
+	ok := r.Ready
+	for _, n := range names {
+		cctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+		err := checks[n](cctx)
+		cancel()
+		if err != nil {
+			r.Checks[n] = err.Error()
+			ok = false
+		} else {
+			r.Checks[n] = "ok"
+		}
+	}
+	switch {
+	case !r.Ready:
+		r.Status = "starting"
+	case ok:
+		r.Status = "ok"
+	default:
+		r.Status = "unhealthy"
+	}
+	return r, ok
+}
+
+// ServeHTTP answers /healthz.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != "/healthz" {
+		http.NotFound(w, r)
+		return
+	}
+	rep, ok := s.Evaluate(r.Context())
+	w.Header().Set("Content-Type", "application/json")
+	if !ok {
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}
+	_ = json.NewEncoder(w).Encode(rep)
+}
+
+// Run serves until ctx ends.
+func (s *Server) Run(ctx context.Context) error {
+	ln, err := net.Listen("tcp", s.addr)
+	if err != nil {
+		return fmt.Errorf("health: listen on HEALTH_ADDR %s: %w", s.addr, err)
+	}
+	s.mu.Lock()
+	s.ln = ln
+	s.mu.Unlock()
+	srv := &http.Server{Handler: s, ReadHeaderTimeout: 5 * time.Second}
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(sctx)
+	}()
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// Addr is the bound address once Run listens (useful with port 0).
+func (s *Server) Addr() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ln == nil {
+		return ""
+	}
+	return s.ln.Addr().String()
+}
+
+// Probe asks a running server; nil when it answers 200.
+func Probe(addr string) error {
+	c := &http.Client{Timeout: 5 * time.Second}
+	resp, err := c.Get("http://" + addr + "/healthz")
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		var r Report
+		_ = json.NewDecoder(resp.Body).Decode(&r)
+		return fmt.Errorf("unhealthy (HTTP %d): %v", resp.StatusCode, r.Checks)
+	}
+	return nil
+}

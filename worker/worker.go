@@ -1,0 +1,167 @@
+// Package worker wires the Temporal worker: client, search attributes,
+// the poll Schedule, and the two task queues (pipeline and rate-limited sends).
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/operatorservice/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+	sdklog "go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/worker"
+
+	"github.com/openai-status-bot/statusbot/activities"
+	"github.com/openai-status-bot/statusbot/internal/config"
+	"github.com/openai-status-bot/statusbot/internal/statuspage"
+	"github.com/openai-status-bot/statusbot/internal/store"
+	"github.com/openai-status-bot/statusbot/internal/telegram"
+	"github.com/openai-status-bot/statusbot/workflows"
+)
+
+// Dial connects to Temporal.
+func Dial(cfg *config.Config, log *slog.Logger) (client.Client, error) {
+	c, err := client.Dial(client.Options{
+		HostPort:  cfg.TemporalAddress,
+		Namespace: cfg.TemporalNamespace,
+		Logger:    sdklog.NewStructuredLogger(log),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("temporal: connect to TEMPORAL_ADDRESS %s: %w", cfg.TemporalAddress, err)
+	}
+	return c, nil
+}
+
+// Run registers everything, ensures the Schedule and works until ctx ends.
+func Run(ctx context.Context, cfg *config.Config, c client.Client, st *store.Store, log *slog.Logger) error {
+	if err := RegisterSearchAttributes(ctx, c, cfg.TemporalNamespace); err != nil {
+		return err
+	}
+	sender, err := telegram.NewSender(cfg.TelegramAPIURL, cfg.TelegramBotToken, cfg.HTTPTimeout)
+	if err != nil {
+		return err
+	}
+	acts := &activities.Activities{
+		Store: st, Page: statuspage.NewClient(cfg.StatuspageURL, cfg.HTTPTimeout), Telegram: sender, Temporal: c,
+	}
+	pipeline := worker.New(c, cfg.TemporalTaskQueue, worker.Options{})
+	pipeline.RegisterWorkflow(workflows.PollWorkflow)
+	pipeline.RegisterWorkflow(workflows.DeliveryWorkflow)
+	pipeline.RegisterActivity(acts)
+	// The server enforces TaskQueueActivitiesPerSecond across every worker
+	// polling this queue: Telegram's global limit holds however many run.
+	sends := worker.New(c, workflows.SendTaskQueue(cfg.TemporalTaskQueue), worker.Options{
+		TaskQueueActivitiesPerSecond:       cfg.TelegramRateLimit,
+		MaxConcurrentActivityExecutionSize: 200,
+	})
+	sends.RegisterActivity(acts)
+
+	if err := pipeline.Start(); err != nil {
+		return fmt.Errorf("temporal: start worker: %w", err)
+	}
+	defer pipeline.Stop()
+	if err := sends.Start(); err != nil {
+		return fmt.Errorf("temporal: start send worker: %w", err)
+	}
+	defer sends.Stop()
+	if err := EnsureSchedule(ctx, c, cfg); err != nil {
+		return err
+	}
+	log.Info("worker running", "task_queue", cfg.TemporalTaskQueue, "poll_interval", cfg.PollInterval.String())
+	<-ctx.Done()
+	return nil
+}
+
+// RegisterSearchAttributes adds the custom search attributes that are
+// missing; existing ones are left alone.
+func RegisterSearchAttributes(ctx context.Context, c client.Client, namespace string) error {
+	ops := c.OperatorService()
+	have, err := ops.ListSearchAttributes(ctx, &operatorservice.ListSearchAttributesRequest{Namespace: namespace})
+	if err != nil {
+		return fmt.Errorf("temporal: list search attributes: %w", err)
+	}
+	missing := map[string]enumspb.IndexedValueType{}
+	for name, typ := range workflows.SearchAttributes() {
+		if _, ok := have.GetCustomAttributes()[name]; !ok {
+			missing[name] = typ
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	_, err = ops.AddSearchAttributes(ctx, &operatorservice.AddSearchAttributesRequest{Namespace: namespace, SearchAttributes: missing})
+	var exists *serviceerror.AlreadyExists
+	if err != nil && !errors.As(err, &exists) {
+		return fmt.Errorf("temporal: register search attributes: %w", err)
+	}
+	return nil
+}
+
+// ScheduleOptions is the poll Schedule as configured.
+func scheduleSpec(cfg *config.Config) client.ScheduleSpec {
+	return client.ScheduleSpec{Intervals: []client.ScheduleIntervalSpec{{Every: cfg.PollInterval}}}
+}
+
+func scheduleAction(cfg *config.Config) *client.ScheduleWorkflowAction {
+	return &client.ScheduleWorkflowAction{
+		ID:                 workflows.PollWorkflowID,
+		Workflow:           workflows.PollWorkflow,
+		TaskQueue:          cfg.TemporalTaskQueue,
+		WorkflowRunTimeout: PollRunTimeout(cfg.PollInterval),
+		StaticSummary:      "Poll " + cfg.StatuspageURL,
+	}
+}
+
+// PollRunTimeout bounds one poll: a stuck run must not skip polls forever.
+func PollRunTimeout(interval time.Duration) time.Duration {
+	return min(max(5*interval, 2*time.Minute), 15*time.Minute)
+}
+
+// catchupWindow is about one interval (the server needs at least 10s).
+func catchupWindow(interval time.Duration) time.Duration { return max(interval, 10*time.Second) }
+
+// EnsureSchedule creates the poll Schedule, or updates its spec and action
+// when it exists. A paused schedule stays paused.
+func EnsureSchedule(ctx context.Context, c client.Client, cfg *config.Config) error {
+	sc := c.ScheduleClient()
+	_, err := sc.Create(ctx, client.ScheduleOptions{
+		ID:                 workflows.ScheduleID,
+		Spec:               scheduleSpec(cfg),
+		Action:             scheduleAction(cfg),
+		Overlap:            enumspb.SCHEDULE_OVERLAP_POLICY_SKIP,
+		CatchupWindow:      catchupWindow(cfg.PollInterval),
+		TriggerImmediately: true,
+		Note:               "Created by the statusbot worker",
+	})
+	if err == nil {
+		return nil
+	}
+	var exists *serviceerror.AlreadyExists
+	if !errors.Is(err, temporal.ErrScheduleAlreadyRunning) && !errors.As(err, &exists) {
+		return fmt.Errorf("temporal: create schedule %s: %w", workflows.ScheduleID, err)
+	}
+	h := sc.GetHandle(ctx, workflows.ScheduleID)
+	err = h.Update(ctx, client.ScheduleUpdateOptions{DoUpdate: func(in client.ScheduleUpdateInput) (*client.ScheduleUpdate, error) {
+		s := in.Description.Schedule
+		s.Spec = ptr(scheduleSpec(cfg))
+		s.Action = scheduleAction(cfg)
+		if s.Policy == nil {
+			s.Policy = &client.SchedulePolicies{}
+		}
+		s.Policy.Overlap = enumspb.SCHEDULE_OVERLAP_POLICY_SKIP
+		s.Policy.CatchupWindow = catchupWindow(cfg.PollInterval)
+		return &client.ScheduleUpdate{Schedule: &s}, nil
+	}})
+	if err != nil {
+		return fmt.Errorf("temporal: update schedule %s: %w", workflows.ScheduleID, err)
+	}
+	return nil
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,293 @@
+package workflows_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/mock"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/openai-status-bot/statusbot/activities"
+	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/workflows"
+)
+
+var t0 = time.Date(2026, 3, 8, 9, 0, 0, 0, time.UTC)
+
+func recipients(keys ...string) []activities.Recipient {
+	var out []activities.Recipient
+	for i, k := range keys {
+		out = append(out, activities.Recipient{Key: k, ChatID: int64(100 + i)})
+	}
+	return out
+}
+
+type deliveryEnv struct {
+	*testsuite.TestWorkflowEnvironment
+	a *activities.Activities
+
+	mu       sync.Mutex
+	sent     []string            // recipient keys in the order sends succeeded
+	recorded []string            // keys written to the ledger
+	attempts map[string]int      // send attempts per key
+	fail     map[string][]error  // scripted failures per key, consumed per attempt
+	results  map[string]*activities.SendResult
+}
+
+func newDeliveryEnv(t *testing.T) *deliveryEnv {
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	d := &deliveryEnv{TestWorkflowEnvironment: env, a: &activities.Activities{}, attempts: map[string]int{},
+		fail: map[string][]error{}, results: map[string]*activities.SendResult{}}
+	env.RegisterActivity(d.a)
+	env.OnActivity(d.a.PrepareMessage, mock.Anything, mock.Anything).Return(120, nil)
+	env.OnActivity(d.a.Send, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.SendInput) (*activities.SendResult, error) {
+			d.mu.Lock()
+			defer d.mu.Unlock()
+			k := in.Recipient.Key
+			d.attempts[k]++
+			if errs := d.fail[k]; len(errs) > 0 {
+				d.fail[k] = errs[1:]
+				if errs[0] != nil {
+					return nil, errs[0]
+				}
+			}
+			if r := d.results[k]; r != nil {
+				return r, nil
+			}
+			d.sent = append(d.sent, k)
+			return &activities.SendResult{}, nil
+		})
+	env.OnActivity(d.a.RecordDelivered, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.RecordInput) error {
+			d.mu.Lock()
+			defer d.mu.Unlock()
+			d.recorded = append(d.recorded, in.Keys...)
+			return nil
+		})
+	return d
+}
+
+func (d *deliveryEnv) pages(pages ...activities.RecipientPage) {
+	for i := range pages {
+		p := pages[i]
+		d.OnActivity(d.a.Recipients, mock.Anything, mock.Anything).Return(&p, nil).Once()
+	}
+}
+
+func (d *deliveryEnv) progress(t *testing.T) workflows.Progress {
+	var p workflows.Progress
+	require.NoError(t, d.GetWorkflowResult(&p))
+	return p
+}
+
+func TestDeliveryFansOutAndRecordsLedger(t *testing.T) {
+	d := newDeliveryEnv(t)
+	d.pages(activities.RecipientPage{Recipients: recipients("a", "b", "c")})
+	d.ExecuteWorkflow(workflows.DeliveryWorkflow, workflows.DeliveryInput{Event: componentEvent("c1", "major_outage", t0)})
+	require.NoError(t, d.GetWorkflowError())
+	require.ElementsMatch(t, []string{"a", "b", "c"}, d.sent)
+	require.ElementsMatch(t, []string{"a", "b", "c"}, d.recorded)
+	p := d.progress(t)
+	require.Equal(t, 3, p.Delivered)
+	require.Equal(t, workflows.StateDone, p.State)
+}
+
+func TestDeliverySkipsWhatTheLedgerHas(t *testing.T) {
+	d := newDeliveryEnv(t)
+	d.pages(activities.RecipientPage{Recipients: recipients("c"), AlreadyDelivered: 2})
+	d.ExecuteWorkflow(workflows.DeliveryWorkflow, workflows.DeliveryInput{Event: componentEvent("c1", "major_outage", t0)})
+	require.NoError(t, d.GetWorkflowError())
+	require.Equal(t, []string{"c"}, d.sent)
+	p := d.progress(t)
+	require.Equal(t, 2, p.AlreadyDelivered)
+	require.Equal(t, 1, p.Delivered)
+}
+
+// 429 waits exactly retry_after, then the same attempt burst succeeds.
+func TestDelivery429WaitsRetryAfter(t *testing.T) {
+	d := newDeliveryEnv(t)
+	d.pages(activities.RecipientPage{Recipients: recipients("a")})
+	d.fail["a"] = []error{temporal.NewApplicationErrorWithOptions("too many requests, Too Many Requests: retry after 7", activities.ErrTypeRateLimited,
+		temporal.ApplicationErrorOptions{NextRetryDelay: 7 * time.Second})}
+	var sentAt time.Time
+	d.SetOnActivityCompletedListener(func(info *activityInfo, _ encodedValue, err error) {
+		if info.ActivityType.Name == "Send" && err == nil {
+			sentAt = d.Now()
+		}
+	})
+	start := d.Now()
+	d.ExecuteWorkflow(workflows.DeliveryWorkflow, workflows.DeliveryInput{Event: componentEvent("c1", "major_outage", t0)})
+	require.NoError(t, d.GetWorkflowError())
+	require.Equal(t, 2, d.attempts["a"])
+	require.Equal(t, []string{"a"}, d.sent)
+	waited := sentAt.Sub(start)
+	require.GreaterOrEqual(t, waited, 7*time.Second)
+	require.Less(t, waited, 8*time.Second)
+}
+
+func TestDeliveryTerminalRemovesAndMigrationDelivers(t *testing.T) {
+	d := newDeliveryEnv(t)
+	d.pages(activities.RecipientPage{Recipients: recipients("gone", "moved", "ok")})
+	d.results["gone"] = &activities.SendResult{Removed: true, Detail: "forbidden, Forbidden: bot was blocked by the user"}
+	d.results["moved"] = &activities.SendResult{MigratedTo: -1009}
+	d.ExecuteWorkflow(workflows.DeliveryWorkflow, workflows.DeliveryInput{Event: componentEvent("c1", "major_outage", t0)})
+	require.NoError(t, d.GetWorkflowError())
+	p := d.progress(t)
+	require.Equal(t, 1, p.Removed)
+	require.Equal(t, 1, p.Migrated)
+	require.Equal(t, 2, p.Delivered)
+	require.ElementsMatch(t, []string{"moved", "ok"}, d.recorded, "a migrated subscriber is in the ledger, a removed one is not")
+}
+
+// A message Telegram can never accept fails that subscriber once, visibly,
+// and never blocks the others.
+func TestDeliveryPermanentErrorFailsVisiblyWithoutRetry(t *testing.T) {
+	d := newDeliveryEnv(t)
+	d.pages(activities.RecipientPage{Recipients: recipients("a", "b")})
+	d.fail["a"] = []error{temporal.NewApplicationErrorWithOptions("bad request, Bad Request: message is too long", activities.ErrTypePermanentMessage,
+		temporal.ApplicationErrorOptions{NonRetryable: true})}
+	d.ExecuteWorkflow(workflows.DeliveryWorkflow, workflows.DeliveryInput{Event: componentEvent("c1", "major_outage", t0)})
+	err := d.GetWorkflowError()
+	require.Error(t, err)
+	var ae *temporal.ApplicationError
+	require.True(t, errors.As(err, &ae))
+	require.Equal(t, "DeliveryIncomplete", ae.Type())
+	require.Equal(t, 1, d.attempts["a"])
+	require.Equal(t, []string{"b"}, d.sent)
+}
+
+// Transient failures exhaust a burst, the delivery backs off (visible in the
+// progress query and search attributes) and a later burst succeeds.
+func TestDeliveryBacksOffBetweenBursts(t *testing.T) {
+	d := newDeliveryEnv(t)
+	d.pages(activities.RecipientPage{Recipients: recipients("a", "b")})
+	boom := temporal.NewApplicationError("error response from telegram for method sendMessage, 502 Bad Gateway", activities.ErrTypeTransient)
+	for i := 0; i < int(workflows.SendAttempts); i++ {
+		d.fail["a"] = append(d.fail["a"], boom)
+	}
+	var states []string
+	d.OnUpsertTypedSearchAttributes(mock.MatchedBy(func(sa temporal.SearchAttributes) bool {
+		if v, ok := sa.GetKeyword(workflows.AttrDeliveryState); ok && (len(states) == 0 || states[len(states)-1] != v) {
+			states = append(states, v)
+		}
+		return true
+	})).Return(nil)
+	var during workflows.Progress
+	d.RegisterDelayedCallback(func() {
+		v, err := d.QueryWorkflow("progress")
+		require.NoError(t, err)
+		require.NoError(t, v.Get(&during))
+	}, 50*time.Second)
+	d.ExecuteWorkflow(workflows.DeliveryWorkflow, workflows.DeliveryInput{Event: componentEvent("c1", "major_outage", t0)})
+	require.NoError(t, d.GetWorkflowError())
+	require.Equal(t, int(workflows.SendAttempts)+1, d.attempts["a"])
+	require.Equal(t, []string{"b", "a"}, d.sent)
+	require.Equal(t, 1, during.Pending)
+	require.Equal(t, []string{"a"}, during.PendingKeys)
+	require.Equal(t, workflows.StateBackingOff, during.State)
+	require.Contains(t, states, workflows.StateBackingOff)
+	require.Equal(t, workflows.StateDone, states[len(states)-1])
+}
+
+func TestDeliveryOperatorSkipAndGiveUp(t *testing.T) {
+	for _, tc := range []struct {
+		signal   string
+		arg      any
+		wantErr  bool
+		skipped  int
+	}{
+		{workflows.SignalSkip, "a", false, 1},
+		{workflows.SignalGiveUp, nil, true, 0},
+	} {
+		t.Run(tc.signal, func(t *testing.T) {
+			d := newDeliveryEnv(t)
+			d.pages(activities.RecipientPage{Recipients: recipients("a")})
+			boom := temporal.NewApplicationError("502", activities.ErrTypeTransient)
+			for i := 0; i < 1000; i++ {
+				d.fail["a"] = append(d.fail["a"], boom)
+			}
+			d.RegisterDelayedCallback(func() { d.SignalWorkflow(tc.signal, tc.arg) }, 10*time.Minute)
+			d.ExecuteWorkflow(workflows.DeliveryWorkflow, workflows.DeliveryInput{Event: componentEvent("c1", "major_outage", t0)})
+			if tc.wantErr {
+				require.Error(t, d.GetWorkflowError())
+				return
+			}
+			require.NoError(t, d.GetWorkflowError())
+			require.Equal(t, tc.skipped, d.progress(t).Skipped)
+		})
+	}
+}
+
+func TestDeliveryRetryNowSkipsTheBackoff(t *testing.T) {
+	d := newDeliveryEnv(t)
+	d.pages(activities.RecipientPage{Recipients: recipients("a")})
+	for i := 0; i < int(workflows.SendAttempts); i++ {
+		d.fail["a"] = append(d.fail["a"], temporal.NewApplicationError("502", activities.ErrTypeTransient))
+	}
+	start := d.Now()
+	var doneAt time.Time
+	d.SetOnActivityCompletedListener(func(info *activityInfo, _ encodedValue, err error) {
+		if info.ActivityType.Name == "Send" && err == nil {
+			doneAt = d.Now()
+		}
+	})
+	d.RegisterDelayedCallback(func() { d.SignalWorkflow(workflows.SignalRetryNow, nil) }, 3*time.Minute)
+	d.ExecuteWorkflow(workflows.DeliveryWorkflow, workflows.DeliveryInput{Event: componentEvent("c1", "major_outage", t0)})
+	require.NoError(t, d.GetWorkflowError())
+	require.Less(t, doneAt.Sub(start), 4*time.Minute, "the backoff of a minute and more was cut short")
+	require.Equal(t, []string{"a"}, d.sent)
+}
+
+// A subscriber the previous update of the same incident has not reached yet
+// waits for it; the others do not.
+func TestDeliveryKeepsPerSubscriberOrder(t *testing.T) {
+	d := newDeliveryEnv(t)
+	e := componentEvent("c1", "operational", t0)
+	e.Predecessor = "component:c1:major_outage:earlier"
+	d.OnActivity(d.a.PredecessorProgress, mock.Anything, workflows.DeliveryWorkflowID(e.Predecessor), true).
+		Return(&activities.PredecessorState{FirstPassDone: true, Pending: []string{"a"}}, nil).Once()
+	d.OnActivity(d.a.PredecessorProgress, mock.Anything, workflows.DeliveryWorkflowID(e.Predecessor), false).
+		Return(&activities.PredecessorState{FirstPassDone: true, Pending: []string{"a"}}, nil).Once()
+	d.OnActivity(d.a.PredecessorProgress, mock.Anything, workflows.DeliveryWorkflowID(e.Predecessor), false).
+		Return(&activities.PredecessorState{Closed: true}, nil).Once()
+	d.pages(activities.RecipientPage{Recipients: recipients("a", "b")})
+	d.ExecuteWorkflow(workflows.DeliveryWorkflow, workflows.DeliveryInput{Event: e})
+	require.NoError(t, d.GetWorkflowError())
+	require.Equal(t, []string{"b", "a"}, d.sent)
+	d.AssertExpectations(t)
+}
+
+// Large deliveries continue as new with their cursor and counts.
+func TestDeliveryContinuesAsNewWithCursor(t *testing.T) {
+	d := newDeliveryEnv(t)
+	d.pages(activities.RecipientPage{Recipients: recipients("a", "b"), Next: "b"})
+	d.SetContinueAsNewSuggested(true)
+	d.ExecuteWorkflow(workflows.DeliveryWorkflow, workflows.DeliveryInput{Event: componentEvent("c1", "major_outage", t0)})
+	err := d.GetWorkflowError()
+	var can *workflow.ContinueAsNewError
+	require.True(t, errors.As(err, &can), "got %v", err)
+	var next workflows.DeliveryInput
+	require.NoError(t, convertPayload(can, &next))
+	require.NotNil(t, next.State)
+	require.Equal(t, "b", next.State.Cursor)
+	require.Equal(t, 2, next.State.Delivered)
+	require.True(t, next.State.MessageReady)
+	require.Equal(t, event.KindComponent, next.Event.Kind)
+
+	// The continued run resumes from the cursor and does not format again.
+	d2 := newDeliveryEnv(t)
+	d2.OnActivity(d2.a.Recipients, mock.Anything, mock.MatchedBy(func(in activities.PageInput) bool { return in.Cursor == "b" })).
+		Return(&activities.RecipientPage{Recipients: recipients("c")}, nil).Once()
+	d2.ExecuteWorkflow(workflows.DeliveryWorkflow, next)
+	require.NoError(t, d2.GetWorkflowError())
+	require.Equal(t, 3, d2.progress(t).Delivered)
+	d2.AssertNotCalled(t, "PrepareMessage", mock.Anything, mock.Anything)
+}

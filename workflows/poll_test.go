@@ -1,0 +1,116 @@
+package workflows_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/mock"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/openai-status-bot/statusbot/activities"
+	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/workflows"
+)
+
+func componentEvent(id, status string, at time.Time) event.Event {
+	return event.Event{
+		Key: "component:" + id + ":" + status + ":" + at.Format(time.RFC3339), OrderKey: "component:" + id,
+		Kind: event.KindComponent, At: at, Notify: true, ComponentID: id, ComponentName: "API",
+		OldStatus: "operational", NewStatus: status, StatusSince: at,
+	}
+}
+
+func newPollEnv(t *testing.T) (*testsuite.TestWorkflowEnvironment, *activities.Activities) {
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	a := &activities.Activities{}
+	env.RegisterActivity(a)
+	env.RegisterWorkflow(workflows.DeliveryWorkflow)
+	return env, a
+}
+
+func TestPollBaselineNotifiesNoOne(t *testing.T) {
+	env, a := newPollEnv(t)
+	env.OnActivity(a.DetectEvents, mock.Anything).Return(&activities.Detection{Baseline: true}, nil).Once()
+	env.ExecuteWorkflow(workflows.PollWorkflow)
+	require.NoError(t, env.GetWorkflowError())
+	var res workflows.PollResult
+	require.NoError(t, env.GetWorkflowResult(&res))
+	require.True(t, res.Baseline)
+	require.Empty(t, res.Started)
+	env.AssertNotCalled(t, "CommitCheckpoint", mock.Anything, mock.Anything)
+}
+
+func TestPollIdleDoesNothingElse(t *testing.T) {
+	env, a := newPollEnv(t)
+	env.OnActivity(a.DetectEvents, mock.Anything).Return(&activities.Detection{}, nil).Once()
+	env.ExecuteWorkflow(workflows.PollWorkflow)
+	require.NoError(t, env.GetWorkflowError())
+	env.AssertNotCalled(t, "CommitCheckpoint", mock.Anything, mock.Anything)
+}
+
+// Each event gets its own delivery, started before its checkpoint commit;
+// a silent event is committed without a delivery.
+func TestPollFansOutThenCommitsInOrder(t *testing.T) {
+	env, a := newPollEnv(t)
+	t0 := time.Date(2026, 3, 8, 9, 0, 0, 0, time.UTC)
+	e1 := componentEvent("c1", "degraded_performance", t0)
+	e2 := componentEvent("c2", "major_outage", t0.Add(time.Minute))
+	silent := componentEvent("c3", "operational", t0.Add(2*time.Minute))
+	silent.Notify = false
+	env.OnActivity(a.DetectEvents, mock.Anything).Return(&activities.Detection{Events: []event.Event{e1, e2, silent}, Prune: []string{"old"}}, nil)
+
+	var order []string
+	env.OnWorkflow(workflows.DeliveryWorkflow, mock.Anything, mock.Anything).Return(
+		func(_ workflow.Context, in workflows.DeliveryInput) (*workflows.Progress, error) {
+			order = append(order, "start "+in.Event.ComponentID)
+			return &workflows.Progress{}, nil
+		})
+	env.OnActivity(a.CommitCheckpoint, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.CommitInput) error {
+			order = append(order, "commit")
+			require.Len(t, in.Events, 3)
+			require.Equal(t, []string{"old"}, in.Prune)
+			return nil
+		}).Once()
+	var started []string
+	env.SetOnChildWorkflowStartedListener(func(info *workflow.Info, _ workflow.Context, _ converter.EncodedValues) {
+		started = append(started, info.WorkflowExecution.ID)
+	})
+	env.ExecuteWorkflow(workflows.PollWorkflow)
+	require.NoError(t, env.GetWorkflowError())
+	require.Equal(t, []string{workflows.DeliveryWorkflowID(e1.Key), workflows.DeliveryWorkflowID(e2.Key)}, started)
+	require.Equal(t, []string{"start c1", "start c2", "commit"}, order)
+}
+
+// A second poll of an event whose delivery is running finds it started and
+// commits it, without a second delivery.
+func TestPollAlreadyStartedDeliveryCountsAsStarted(t *testing.T) {
+	env, a := newPollEnv(t)
+	e := componentEvent("c1", "major_outage", time.Date(2026, 3, 8, 9, 0, 0, 0, time.UTC))
+	env.OnActivity(a.DetectEvents, mock.Anything).Return(&activities.Detection{Events: []event.Event{e, e}}, nil)
+	runs := 0
+	env.OnWorkflow(workflows.DeliveryWorkflow, mock.Anything, mock.Anything).After(time.Hour).Return(
+		func(workflow.Context, workflows.DeliveryInput) (*workflows.Progress, error) { runs++; return &workflows.Progress{}, nil })
+	env.OnActivity(a.CommitCheckpoint, mock.Anything, mock.Anything).Return(nil).Once()
+	env.ExecuteWorkflow(workflows.PollWorkflow)
+	require.NoError(t, env.GetWorkflowError())
+	var res workflows.PollResult
+	require.NoError(t, env.GetWorkflowResult(&res))
+	require.Equal(t, 2, res.Committed)
+	require.Len(t, res.Started, 2)
+	require.Equal(t, res.Started[0], res.Started[1])
+}
+
+func TestPollDetectFailureRetriesThenFails(t *testing.T) {
+	env, a := newPollEnv(t)
+	env.OnActivity(a.DetectEvents, mock.Anything).Return(nil, errors.New("fetch status page: HTTP 500")).Times(3)
+	env.ExecuteWorkflow(workflows.PollWorkflow)
+	require.Error(t, env.GetWorkflowError())
+	env.AssertExpectations(t)
+}
