@@ -33,10 +33,10 @@ type deliveryEnv struct {
 	a *activities.Activities
 
 	mu       sync.Mutex
-	sent     []string            // recipient keys in the order sends succeeded
-	recorded []string            // keys written to the ledger
-	attempts map[string]int      // send attempts per key
-	fail     map[string][]error  // scripted failures per key, consumed per attempt
+	sent     []string           // recipient keys in the order sends succeeded
+	recorded []string           // keys written to the ledger
+	attempts map[string]int     // send attempts per key
+	fail     map[string][]error // scripted failures per key, consumed per attempt
 	results  map[string]*activities.SendResult
 }
 
@@ -199,10 +199,10 @@ func TestDeliveryBacksOffBetweenBursts(t *testing.T) {
 
 func TestDeliveryOperatorSkipAndGiveUp(t *testing.T) {
 	for _, tc := range []struct {
-		signal   string
-		arg      any
-		wantErr  bool
-		skipped  int
+		signal  string
+		arg     any
+		wantErr bool
+		skipped int
 	}{
 		{workflows.SignalSkip, "a", false, 1},
 		{workflows.SignalGiveUp, nil, true, 0},

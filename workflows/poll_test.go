@@ -96,7 +96,10 @@ func TestPollAlreadyStartedDeliveryCountsAsStarted(t *testing.T) {
 	env.OnActivity(a.DetectEvents, mock.Anything).Return(&activities.Detection{Events: []event.Event{e, e}}, nil)
 	runs := 0
 	env.OnWorkflow(workflows.DeliveryWorkflow, mock.Anything, mock.Anything).After(time.Hour).Return(
-		func(workflow.Context, workflows.DeliveryInput) (*workflows.Progress, error) { runs++; return &workflows.Progress{}, nil })
+		func(workflow.Context, workflows.DeliveryInput) (*workflows.Progress, error) {
+			runs++
+			return &workflows.Progress{}, nil
+		})
 	env.OnActivity(a.CommitCheckpoint, mock.Anything, mock.Anything).Return(nil).Once()
 	env.ExecuteWorkflow(workflows.PollWorkflow)
 	require.NoError(t, env.GetWorkflowError())

@@ -192,4 +192,3 @@ func Huge(n int) func(http.ResponseWriter, *http.Request) bool {
 		return true
 	}
 }
-

@@ -181,9 +181,11 @@ func TestFetchHappyPath(t *testing.T) {
 	if want := int64(len(summaryJSON) + len(incidentsJSON)); n != want {
 		t.Errorf("bytes = %d, want %d", n, want)
 	}
+	srv.mu.Lock()
 	if srv.hits["/api/v2/summary.json"] != 1 || srv.hits["/api/v2/incidents.json"] != 1 {
 		t.Errorf("hits = %v", srv.hits)
 	}
+	srv.mu.Unlock()
 	if p.ComponentsErr != "" || p.IncidentsErr != "" {
 		t.Errorf("errors: %q %q", p.ComponentsErr, p.IncidentsErr)
 	}

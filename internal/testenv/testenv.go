@@ -73,7 +73,11 @@ func startDevDB(bin string) (string, error) {
 	}
 	cmd := exec.Command(bin, "-dir", dir, "-listen", "127.0.0.1:0")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	cmd.Stderr = os.Stderr
+	logf, err := os.Create(filepath.Join(dir, "devdb.log"))
+	if err != nil {
+		return "", err
+	}
+	cmd.Stderr = logf
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return "", err

@@ -1,0 +1,593 @@
+// Package bot is the long-poll process that answers Telegram commands and
+// manages subscriptions (`statusbot bot`).
+//
+// Start-up: deleteWebhook (an unclear answer is confirmed with
+// getWebhookInfo), getMe with retries (the username is needed for
+// "/cmd@bot"), setMyCommands, then long polling from the offset stored in
+// MongoDB.
+//
+// Long polling is this package's own loop, not go-telegram/bot's Start:
+// that loop acknowledges a batch to Telegram (by asking for the next one)
+// before its updates are handled, drops the updates still buffered when
+// its context ends and hands handlers the cancelled context, so a restart
+// could lose updates. Here every getUpdates asks for the offset after the
+// watermark — the last update up to which everything was handled — so
+// Telegram keeps an update until it was handled; updates already
+// dispatched are skipped when Telegram sends them again. The watermark is
+// saved after each handled update and at shutdown: a graceful restart
+// replays nothing, and a crash replays only the updates that were being
+// handled at that moment (at most one per chat), never loses one.
+//
+// Updates are handled concurrently with a bound, each chat's in order, so
+// a slow status page or a slow chat never stalls other users. Every other
+// Bot API call goes through go-telegram/bot.
+package bot
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	tgbot "github.com/go-telegram/bot"
+	"github.com/go-telegram/bot/models"
+
+	"github.com/openai-status-bot/statusbot/internal/config"
+	"github.com/openai-status-bot/statusbot/internal/health"
+	"github.com/openai-status-bot/statusbot/internal/statuspage"
+	"github.com/openai-status-bot/statusbot/internal/store"
+	"github.com/openai-status-bot/statusbot/internal/telegram"
+)
+
+// AllowedUpdates are the update types the bot asks Telegram for.
+var AllowedUpdates = []string{
+	models.AllowedUpdateMessage,
+	models.AllowedUpdateChannelPost,
+	models.AllowedUpdateMyChatMember,
+	models.AllowedUpdateCallbackQuery,
+}
+
+// Commands is the menu registered with setMyCommands.
+var Commands = []models.BotCommand{
+	{Command: "start", Description: "Subscribe this chat to status notices"},
+	{Command: "stop", Description: "Unsubscribe this chat"},
+	{Command: "status", Description: "Current status, or one component's: /status [component]"},
+	{Command: "components", Description: "Every component and its status"},
+	{Command: "subscribe", Description: "Choose notice types and components"},
+	{Command: "history", Description: "Recent incidents: /history [count]"},
+	{Command: "uptime", Description: "Uptime per component: 24 hours, 7 days, 30 days"},
+	{Command: "info", Description: "This chat's subscription"},
+	{Command: "help", Description: "Command list"},
+}
+
+// tuning holds the knobs tests shorten.
+type tuning struct {
+	pollTimeout     time.Duration // long-poll timeout asked of Telegram
+	maxPending      int           // updates queued or being handled
+	maxRunning      int           // updates being handled at once
+	handlerTimeout  time.Duration // one update's handling
+	shutdownTimeout time.Duration // waiting for in-flight handlers
+	retryMin        time.Duration // start-up and poll error backoff
+	retryMax        time.Duration
+	maxReplyWait    time.Duration // longest 429 wait before a reply
+	now             func() time.Time
+}
+
+func defaultTuning(cfg *config.Config) tuning {
+	return tuning{
+		pollTimeout:     30 * time.Second,
+		maxPending:      256,
+		maxRunning:      16,
+		handlerTimeout:  3*cfg.HTTPTimeout + 15*time.Second,
+		shutdownTimeout: 20 * time.Second,
+		retryMin:        time.Second,
+		retryMax:        30 * time.Second,
+		maxReplyWait:    10 * time.Second,
+		now:             time.Now,
+	}
+}
+
+// Run answers commands until ctx is cancelled, then stops polling, lets
+// in-flight handlers finish, saves the offset and returns nil. It returns
+// an error (token redacted) only for a start-up failure retries cannot
+// fix, such as a rejected token.
+func Run(ctx context.Context, cfg *config.Config, st *store.Store, hs *health.Server, log *slog.Logger) error {
+	return run(ctx, cfg, st, hs, log, defaultTuning(cfg))
+}
+
+func run(ctx context.Context, cfg *config.Config, st *store.Store, hs *health.Server, log *slog.Logger, tn tuning) error {
+	token := cfg.TelegramBotToken
+	redact := func(s string) string { return telegram.Redact(s, token) }
+	log = log.With("component", "bot")
+	apiURL := strings.TrimRight(cfg.TelegramAPIURL, "/")
+
+	p := &poller{
+		url:     apiURL + "/bot" + token + "/getUpdates",
+		redact:  redact,
+		client:  &http.Client{Timeout: tn.pollTimeout + cfg.HTTPTimeout},
+		timeout: tn.pollTimeout,
+		silence: 2*tn.pollTimeout + cfg.HTTPTimeout + 10*time.Second,
+		now:     tn.now,
+	}
+	p.lastRound.Store(tn.now().UnixNano())
+	if hs != nil {
+		hs.AddCheck("mongodb", st.Ping)
+		hs.AddCheck("telegram_long_poll", p.healthy)
+	}
+
+	opts := []tgbot.Option{
+		tgbot.WithServerURL(apiURL),
+		tgbot.WithSkipGetMe(),
+		tgbot.WithHTTPClient(tn.pollTimeout, &http.Client{Timeout: cfg.HTTPTimeout}),
+		tgbot.WithAllowedUpdates(AllowedUpdates),
+		tgbot.WithErrorsHandler(func(err error) { log.Warn("telegram client", "err", redact(err.Error())) }),
+		tgbot.WithDebugHandler(func(format string, args ...any) {
+			log.Debug("telegram client", "msg", redact(fmt.Sprintf(format, args...)))
+		}),
+	}
+	if log.Enabled(ctx, slog.LevelDebug) {
+		opts = append(opts, tgbot.WithDebug())
+	}
+	api, err := tgbot.New(token, opts...)
+	if err != nil {
+		return errors.New("telegram: " + redact(err.Error()))
+	}
+
+	s := &starter{log: log, redact: redact, tn: tn}
+	// Start-up. A cancelled ctx here is a normal shutdown.
+	if err := s.retry(ctx, "deleteWebhook", 0, func(ctx context.Context) error { return deleteWebhook(ctx, api, log, redact) }); err != nil {
+		return s.fatal(ctx, err)
+	}
+	var me *models.User
+	if err := s.retry(ctx, "getMe", 0, func(ctx context.Context) error {
+		var err error
+		me, err = api.GetMe(ctx)
+		return err
+	}); err != nil {
+		return s.fatal(ctx, err)
+	}
+	if me.Username == "" {
+		log.Warn("getMe returned no username: commands addressed as /cmd@bot will be ignored")
+	}
+	if err := s.retry(ctx, "setMyCommands", 3, func(ctx context.Context) error {
+		_, err := api.SetMyCommands(ctx, &tgbot.SetMyCommandsParams{Commands: Commands})
+		return err
+	}); err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		log.Warn("setMyCommands failed; the command menu may be outdated", "err", redact(err.Error()))
+	}
+	var last int64
+	if err := s.retry(ctx, "load update offset", 0, func(ctx context.Context) error {
+		var err error
+		last, _, err = st.LastUpdateID(ctx)
+		return err
+	}); err != nil {
+		return s.fatal(ctx, err)
+	}
+
+	h := &handler{
+		api:      api,
+		st:       st,
+		username: me.Username,
+		log:      log,
+		redact:   redact,
+		now:      tn.now,
+		maxWait:  tn.maxReplyWait,
+		pages: &pageSource{
+			snapshots: st.LatestSnapshot,
+			fetch: func(ctx context.Context) (*statuspage.Page, error) {
+				pg, _, err := statuspage.NewClient(cfg.StatuspageURL, cfg.HTTPTimeout).Fetch(ctx)
+				return pg, err
+			},
+			maxAge:   2 * cfg.PollInterval,
+			cacheFor: cfg.PollInterval,
+			timeout:  2*cfg.HTTPTimeout + 5*time.Second,
+			now:      tn.now,
+			log:      log,
+		},
+	}
+	p.tracker = newTracker(last)
+	p.disp = newDispatcher(tn.maxPending, tn.maxRunning)
+	p.log = log
+	per := &persister{st: st, tr: p.tracker, log: log, saved: last, now: tn.now, sig: make(chan struct{}, 1)}
+
+	// Handlers outlive ctx: on shutdown they finish, up to shutdownTimeout.
+	hctx, hcancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer hcancel()
+	p.handle = func(upd *models.Update) {
+		defer func() {
+			if r := recover(); r != nil {
+				log.Error("panic while handling an update", "update_id", upd.ID,
+					"panic", redact(fmt.Sprint(r)), "stack", redact(string(debug.Stack())))
+			}
+			p.tracker.done(upd.ID)
+			per.signal()
+		}()
+		uctx, cancel := context.WithTimeout(hctx, tn.handlerTimeout)
+		defer cancel()
+		h.handle(uctx, upd)
+	}
+	p.skipped = func(id int64) { per.signal() }
+
+	perStop := make(chan struct{})
+	perDone := make(chan struct{})
+	go func() {
+		defer close(perDone)
+		per.loop(hctx, perStop)
+	}()
+
+	log.Info("command bot started", "username", me.Username, "offset", last+1)
+	if hs != nil {
+		hs.SetReady()
+	}
+	p.loop(ctx)
+
+	// Shutdown: polling has stopped; let in-flight handlers finish.
+	wctx, wcancel := context.WithTimeout(context.Background(), tn.shutdownTimeout)
+	if !p.disp.wait(wctx) {
+		log.Warn("handlers still running at shutdown; cancelling them (their updates will be fetched again)")
+		hcancel()
+		w2, c2 := context.WithTimeout(context.Background(), 5*time.Second)
+		p.disp.wait(w2)
+		c2()
+	}
+	wcancel()
+	close(perStop)
+	<-perDone
+	sctx, scancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer scancel()
+	per.save(sctx)
+	log.Info("command bot stopped", "last_update_id", per.saved)
+	return nil
+}
+
+// starter retries start-up steps.
+type starter struct {
+	log    *slog.Logger
+	redact func(string) string
+	tn     tuning
+}
+
+// fatal turns a start-up error into Run's result: nil for a shutdown.
+func (s *starter) fatal(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return nil
+	}
+	return errors.New("telegram bot start-up: " + s.redact(err.Error()))
+}
+
+// permanent reports errors retrying cannot fix: a rejected token, or an
+// API URL that does not serve the Bot API.
+func permanent(err error) bool {
+	return errors.Is(err, tgbot.ErrorUnauthorized) || errors.Is(err, tgbot.ErrorNotFound)
+}
+
+// retry runs fn until it succeeds, fails permanently, ctx ends or
+// (attempts > 0) attempts are used up, backing off between tries and
+// honouring 429's retry_after.
+func (s *starter) retry(ctx context.Context, what string, attempts int, fn func(context.Context) error) error {
+	delay := s.tn.retryMin
+	for i := 1; ; i++ {
+		err := fn(ctx)
+		if err == nil {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if permanent(err) || (attempts > 0 && i >= attempts) {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		wait := delay
+		var tm *tgbot.TooManyRequestsError
+		if errors.As(err, &tm) && tm.RetryAfter > 0 {
+			wait = time.Duration(tm.RetryAfter) * time.Second
+		}
+		s.log.Warn("start-up step failed; retrying", "step", what, "attempt", i, "retry_in", wait, "err", s.redact(err.Error()))
+		if !sleep(ctx, wait) {
+			return ctx.Err()
+		}
+		delay = min(2*delay, s.tn.retryMax)
+	}
+}
+
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// deleteWebhook removes any webhook, keeping pending updates (Telegram's
+// default for drop_pending_updates is false). Some servers answer with an
+// empty body or no result: then getWebhookInfo must confirm no URL is set.
+func deleteWebhook(ctx context.Context, api *tgbot.Bot, log *slog.Logger, redact func(string) string) error {
+	ok, err := api.DeleteWebhook(ctx, &tgbot.DeleteWebhookParams{DropPendingUpdates: false})
+	if err == nil && ok {
+		return nil
+	}
+	if err != nil && (permanent(err) || ctx.Err() != nil) {
+		return err
+	}
+	info, ierr := api.GetWebhookInfo(ctx)
+	if ierr != nil {
+		if err != nil {
+			return err
+		}
+		return ierr
+	}
+	if info.URL != "" {
+		// The URL itself may hold the token; do not show it.
+		return errors.New("deleteWebhook: a webhook is still set")
+	}
+	reason := "no result"
+	if err != nil {
+		reason = redact(err.Error())
+	}
+	log.Info("deleteWebhook gave no clear answer; getWebhookInfo confirms no webhook is set", "answer", reason)
+	return nil
+}
+
+// poller is the long-poll loop.
+type poller struct {
+	url     string
+	redact  func(string) string
+	client  *http.Client
+	timeout time.Duration
+	silence time.Duration
+	now     func() time.Time
+	log     *slog.Logger
+
+	tracker *tracker
+	disp    *dispatcher
+	handle  func(*models.Update)
+	skipped func(id int64)
+
+	lastRound atomic.Int64 // UnixNano of the last successful getUpdates
+	lastErr   atomic.Pointer[string]
+}
+
+// healthy is the "long-poll loop alive" check.
+func (p *poller) healthy(context.Context) error {
+	age := p.now().Sub(time.Unix(0, p.lastRound.Load()))
+	if age <= p.silence {
+		return nil
+	}
+	msg := fmt.Sprintf("no successful getUpdates for %s", age.Round(time.Second))
+	if e := p.lastErr.Load(); e != nil {
+		msg += " (last error: " + *e + ")"
+	}
+	return errors.New(msg)
+}
+
+// loop polls until ctx ends.
+func (p *poller) loop(ctx context.Context) {
+	backoff := time.Duration(0)
+	for ctx.Err() == nil {
+		offset := p.tracker.watermark() + 1
+		upds, err := p.getUpdates(ctx, offset)
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			msg := p.redact(err.Error())
+			p.lastErr.Store(&msg)
+			backoff = nextBackoff(backoff)
+			wait := backoff
+			var ae *apiError
+			if errors.As(err, &ae) && ae.retryAfter > 0 {
+				wait = time.Duration(ae.retryAfter) * time.Second
+			}
+			if errors.As(err, &ae) && ae.code == http.StatusConflict {
+				p.log.Warn("getUpdates conflict: another instance is polling or a webhook is set", "err", msg, "retry_in", wait)
+			} else {
+				p.log.Warn("getUpdates failed", "err", msg, "retry_in", wait)
+			}
+			if !sleep(ctx, wait) {
+				return
+			}
+			continue
+		}
+		backoff = 0
+		p.lastRound.Store(p.now().UnixNano())
+		fresh := 0
+		for _, u := range upds {
+			if !p.tracker.isNew(u.ID) {
+				continue // still being handled: Telegram sent it again
+			}
+			fresh++
+			p.tracker.start(u.ID)
+			if u.bad {
+				p.log.Warn("skipping an update that could not be decoded", "update_id", u.ID, "err", u.err)
+				p.tracker.done(u.ID)
+				p.skipped(u.ID)
+				continue
+			}
+			upd := u.upd
+			if !p.disp.submit(ctx, chatOf(upd), func() { p.handle(upd) }) {
+				p.tracker.abort(u.ID)
+				return
+			}
+		}
+		if len(upds) > 0 && fresh == 0 {
+			// Everything returned is in flight: wait for progress rather
+			// than asking again at once.
+			t := time.NewTimer(time.Second)
+			select {
+			case <-ctx.Done():
+			case <-p.tracker.changed:
+			case <-t.C:
+			}
+			t.Stop()
+		}
+	}
+}
+
+func nextBackoff(d time.Duration) time.Duration {
+	if d == 0 {
+		return 100 * time.Millisecond
+	}
+	return min(2*d, 5*time.Second)
+}
+
+// chatOf is the key that orders an update's handling: its chat.
+func chatOf(u *models.Update) int64 {
+	switch {
+	case u.Message != nil:
+		return u.Message.Chat.ID
+	case u.ChannelPost != nil:
+		return u.ChannelPost.Chat.ID
+	case u.MyChatMember != nil:
+		return u.MyChatMember.Chat.ID
+	case u.CallbackQuery != nil:
+		if m := u.CallbackQuery.Message.Message; m != nil {
+			return m.Chat.ID
+		}
+		if m := u.CallbackQuery.Message.InaccessibleMessage; m != nil {
+			return m.Chat.ID
+		}
+		return u.CallbackQuery.From.ID
+	case u.EditedMessage != nil:
+		return u.EditedMessage.Chat.ID
+	}
+	return 0
+}
+
+// apiError is a Bot API error answer.
+type apiError struct {
+	code       int
+	desc       string
+	retryAfter int
+}
+
+func (e *apiError) Error() string { return fmt.Sprintf("telegram getUpdates: %d %s", e.code, e.desc) }
+
+// maxUpdatesBody bounds a getUpdates answer (100 updates).
+const maxUpdatesBody = 32 << 20
+
+type polled struct {
+	ID  int64
+	upd *models.Update
+	bad bool
+	err string
+}
+
+func (p *poller) getUpdates(ctx context.Context, offset int64) ([]polled, error) {
+	body, _ := json.Marshal(map[string]any{
+		"offset":          offset,
+		"timeout":         int(p.timeout / time.Second),
+		"allowed_updates": AllowedUpdates,
+	})
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.url, bytes.NewReader(body))
+	if err != nil {
+		return nil, errors.New(p.redact(err.Error()))
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := p.client.Do(req)
+	if err != nil {
+		return nil, errors.New(p.redact(err.Error()))
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxUpdatesBody))
+	if err != nil {
+		return nil, errors.New(p.redact(err.Error()))
+	}
+	return decodeUpdates(raw, resp.StatusCode)
+}
+
+// decodeUpdates reads a getUpdates answer. An update that does not decode
+// is returned as bad (with its ID) so the offset can move past it: one
+// malformed update must not block every later one.
+func decodeUpdates(raw []byte, status int) ([]polled, error) {
+	var r struct {
+		OK          bool              `json:"ok"`
+		Result      []json.RawMessage `json:"result"`
+		ErrorCode   int               `json:"error_code"`
+		Description string            `json:"description"`
+		Parameters  struct {
+			RetryAfter int `json:"retry_after"`
+		} `json:"parameters"`
+	}
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return nil, fmt.Errorf("telegram getUpdates: HTTP %d, undecodable answer: %w", status, err)
+	}
+	if !r.OK {
+		code := r.ErrorCode
+		if code == 0 {
+			code = status
+		}
+		return nil, &apiError{code: code, desc: r.Description, retryAfter: r.Parameters.RetryAfter}
+	}
+	out := make([]polled, 0, len(r.Result))
+	for _, item := range r.Result {
+		var u models.Update
+		if err := json.Unmarshal(item, &u); err != nil {
+			var idOnly struct {
+				ID *int64 `json:"update_id"`
+			}
+			if json.Unmarshal(item, &idOnly) != nil || idOnly.ID == nil {
+				continue // no ID: nothing to skip past
+			}
+			out = append(out, polled{ID: *idOnly.ID, bad: true, err: err.Error()})
+			continue
+		}
+		out = append(out, polled{ID: u.ID, upd: &u})
+	}
+	return out, nil
+}
+
+// persister saves the watermark after updates are handled.
+type persister struct {
+	st    *store.Store
+	tr    *tracker
+	log   *slog.Logger
+	now   func() time.Time
+	sig   chan struct{}
+	saved int64
+}
+
+func (p *persister) signal() {
+	select {
+	case p.sig <- struct{}{}:
+	default:
+	}
+}
+
+func (p *persister) loop(ctx context.Context, stop <-chan struct{}) {
+	for {
+		select {
+		case <-stop:
+			return
+		case <-p.sig:
+			sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			p.save(sctx)
+			cancel()
+		}
+	}
+}
+
+func (p *persister) save(ctx context.Context) {
+	w := p.tr.watermark()
+	if w == p.saved {
+		return
+	}
+	if err := p.st.SaveLastUpdateID(ctx, w, p.now()); err != nil {
+		p.log.Warn("save update offset", "err", err)
+		return
+	}
+	p.saved = w
+}

@@ -1,0 +1,354 @@
+package bot
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf16"
+
+	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/internal/message"
+	"github.com/openai-status-bot/statusbot/internal/statuspage"
+	"github.com/openai-status-bot/statusbot/internal/store"
+)
+
+// Every reply is Telegram HTML. Dynamic text goes through esc (escaping,
+// invalid UTF-8 replaced) and long values are cut before escaping, so tags
+// stay balanced; lists stop on a line boundary before the message limit.
+
+// maxNameLen cuts page-provided names (component, incident) in replies.
+const maxNameLen = 200
+
+// replyBudget keeps replies under Telegram's 4096 limit with room for a
+// footer; lengths are counted in UTF-16 code units of the raw HTML, which
+// is never less than what Telegram counts.
+const replyBudget = 3900
+
+func esc(s string) string { return message.Escape(s) }
+
+// escName escapes a page-provided name, cut to maxNameLen runes.
+func escName(s string) string {
+	r := []rune(s)
+	if len(r) > maxNameLen {
+		s = string(r[:maxNameLen-1]) + "…"
+	}
+	return esc(s)
+}
+
+// escEcho quotes a user's value back, cut and escaped.
+func escEcho(s string) string { return esc(echo(s)) }
+
+func utf16Len(s string) int {
+	n := 0
+	for _, r := range s {
+		if l := utf16.RuneLen(r); l > 0 {
+			n += l
+		} else {
+			n++
+		}
+	}
+	return n
+}
+
+// bounded joins head, lines and foot, dropping the lines that do not fit
+// the reply budget and saying how many were left out.
+func bounded(head string, lines []string, foot string) string {
+	used := utf16Len(head) + utf16Len(foot) + 40
+	var b strings.Builder
+	b.WriteString(head)
+	for i, l := range lines {
+		n := utf16Len(l) + 1
+		if used+n > replyBudget {
+			b.WriteString("\n…and " + strconv.Itoa(len(lines)-i) + " more.")
+			break
+		}
+		used += n
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(l)
+	}
+	if foot != "" {
+		b.WriteString("\n\n" + foot)
+	}
+	return b.String()
+}
+
+func fmtTime(t time.Time) string {
+	if t.IsZero() {
+		return "unknown"
+	}
+	return t.UTC().Format("2006-01-02 15:04 UTC")
+}
+
+// place names where the command came from, for replies.
+func place(topic, channel bool) string {
+	switch {
+	case topic:
+		return "this topic"
+	case channel:
+		return "this channel"
+	}
+	return "this chat"
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// Fixed replies.
+const (
+	replyUnknown    = "Unknown command. Use /help."
+	replyNotAdmin   = "Only group administrators can change this chat's subscription."
+	replyAdminError = "Could not check your administrator rights. Please try again."
+	replyStoreError = "Something went wrong on our side. Please try again later."
+	replyNoPage     = "The status page could not be reached. Please try again later."
+)
+
+func helpText() string {
+	return strings.Join([]string{
+		"<b>OpenAI status bot</b>",
+		"/start — subscribe this chat (or forum topic) to status notices",
+		"/stop — unsubscribe",
+		"/status [component] — overall status, or one component's status",
+		"/components — every component and its status",
+		"/subscribe — show or change notice types and the component filter",
+		"/history [count] — recent incidents (default 5, at most 10)",
+		"/uptime — uptime per component over 24 hours, 7 days and 30 days",
+		"/info — this chat's subscription",
+		"/help — this list",
+		"",
+		"In groups only administrators can /start, /stop or change /subscribe settings.",
+	}, "\n")
+}
+
+func startReply(created, topic, channel bool) string {
+	if !created {
+		return capitalize(place(topic, channel)) + " is already subscribed; the settings are unchanged. Use /info to see them."
+	}
+	return "Subscribed " + place(topic, channel) + " to incident, component and maintenance notices.\n" +
+		"Use /subscribe to choose notice types or components, /stop to unsubscribe."
+}
+
+func stopReply(removed, topic, channel bool) string {
+	if !removed {
+		return capitalize(place(topic, channel)) + " was not subscribed. Use /start to subscribe."
+	}
+	return "Unsubscribed " + place(topic, channel) + ". Use /start to subscribe again."
+}
+
+func notSubscribedReply(topic, channel bool) string {
+	return capitalize(place(topic, channel)) + " is not subscribed. Use /start first."
+}
+
+// staleNote is added when a reply uses an old snapshot because the page
+// could not be fetched.
+func staleNote(at time.Time) string {
+	return "<i>The status page could not be reached; this is the status as of " + fmtTime(at) + ".</i>"
+}
+
+func kindList(kinds []event.Kind) string {
+	if len(kinds) == 0 {
+		kinds = event.DefaultKinds
+	}
+	parts := make([]string, len(kinds))
+	for i, k := range kinds {
+		parts[i] = esc(string(k))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// filterList shows a component filter by names; an entry the page does
+// not list (an old name record, or a removed component) is shown as is.
+func filterList(filter []string, names map[string]string) string {
+	if len(filter) == 0 {
+		return "all components"
+	}
+	parts := make([]string, 0, len(filter))
+	for _, f := range filter {
+		if n, ok := names[f]; ok {
+			parts = append(parts, escName(n))
+		} else if names == nil {
+			parts = append(parts, "<code>"+escName(f)+"</code>")
+		} else {
+			parts = append(parts, "<code>"+escName(f)+"</code> (not on the status page)")
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// statusOverview answers /status without arguments.
+func statusOverview(p *statuspage.Page) string {
+	name := p.Name
+	if strings.TrimSpace(name) == "" {
+		name = "OpenAI"
+	}
+	desc := p.Description
+	if strings.TrimSpace(desc) == "" {
+		desc = statuspage.Label(p.Indicator)
+	}
+	head := "<b>" + escName(name) + " status:</b> " + escName(desc)
+	if p.ComponentsErr != "" {
+		return head + "\nComponent statuses are unavailable right now."
+	}
+	var lines []string
+	for _, c := range components(p) {
+		if c.Status != "operational" {
+			lines = append(lines, "• "+escName(c.Name)+": "+escName(statuspage.Label(c.Status)))
+		}
+	}
+	if len(lines) == 0 {
+		return head + "\nAll components are operational."
+	}
+	return bounded(head+"\n\n<b>Components not operational</b>", lines, "")
+}
+
+// componentStatus answers /status <component>.
+func componentStatus(c statuspage.Component) string {
+	s := "<b>" + escName(c.Name) + ":</b> " + escName(statuspage.Label(c.Status))
+	s += "\nLast change: " + fmtTime(c.UpdatedAt)
+	return s
+}
+
+// componentsList answers /components.
+func componentsList(p *statuspage.Page) string {
+	if p.ComponentsErr != "" {
+		return "Component statuses are unavailable right now. Please try again later."
+	}
+	comps := components(p)
+	if len(comps) == 0 {
+		return "The status page lists no components."
+	}
+	names := componentNames(comps)
+	lines := make([]string, len(comps))
+	for i, c := range comps {
+		lines[i] = "• " + escName(names[c.ID]) + ": " + escName(statuspage.Label(c.Status))
+	}
+	return bounded("<b>Components</b>", lines, "Filter notices with /subscribe component &lt;name&gt;.")
+}
+
+// ambiguousReply lists the components a query matched.
+func ambiguousReply(query string, found []statuspage.Component) string {
+	lines := make([]string, len(found))
+	for i, c := range found {
+		lines[i] = "• <code>" + escName(c.ID) + "</code> " + escName(c.Name)
+	}
+	return bounded("“"+escEcho(query)+"” matches several components; use one of these IDs:", lines, "")
+}
+
+func notFoundReply(query string) string {
+	return "No component matches “" + escEcho(query) + "”. See /components for the list."
+}
+
+// historyReply answers /history: the n most recent incidents, newest first.
+func historyReply(p *statuspage.Page, n int) string {
+	if p.IncidentsErr != "" && len(p.Incidents) == 0 {
+		return "Incident history is unavailable right now. Please try again later."
+	}
+	incs := append([]statuspage.Incident(nil), p.Incidents...)
+	sort.SliceStable(incs, func(i, j int) bool {
+		if !incs[i].CreatedAt.Equal(incs[j].CreatedAt) {
+			return incs[i].CreatedAt.After(incs[j].CreatedAt)
+		}
+		return incs[i].ID > incs[j].ID
+	})
+	if len(incs) == 0 {
+		return "No recent incidents."
+	}
+	incs = incs[:min(n, len(incs))]
+	lines := make([]string, 0, len(incs))
+	for i, inc := range incs {
+		title := inc.Name
+		if strings.TrimSpace(title) == "" {
+			title = "Untitled incident"
+		}
+		entry := "<b>" + strconv.Itoa(i+1) + ". " + escName(title) + "</b>\n" +
+			"Impact: " + escName(statuspage.Label(inc.Impact)) + " · Status: " + escName(statuspage.Label(inc.Status)) + "\n" +
+			"Created: " + fmtTime(inc.CreatedAt)
+		url := inc.Shortlink
+		if message.Link(url, "x") == "" {
+			url = strings.TrimRight(p.URL, "/") + "/incidents/" + inc.ID
+		}
+		if l := message.Link(url, "Details"); l != "" {
+			entry += "\n" + l
+		}
+		lines = append(lines, entry+"\n")
+	}
+	head := "<b>Recent incidents</b>\n"
+	return strings.TrimRight(bounded(head, lines, ""), "\n")
+}
+
+// uptimeReply answers /uptime.
+func uptimeReply(ups []ComponentUptime) string {
+	if len(ups) == 0 {
+		return "The status page lists no components."
+	}
+	names := make([]statuspage.Component, len(ups))
+	for i, u := range ups {
+		names[i] = u.Component
+	}
+	display := componentNames(names)
+	lines := make([]string, len(ups))
+	for i, u := range ups {
+		parts := make([]string, len(u.Fractions))
+		for j, f := range u.Fractions {
+			parts[j] = formatPercent(f)
+		}
+		lines[i] = "• " + escName(display[u.Component.ID]) + ": " + strings.Join(parts, " · ")
+	}
+	return bounded("<b>Uptime</b> (last 24 hours · 7 days · 30 days)", lines,
+		"<i>Operational and under maintenance count as up; degraded performance and outages as down.</i>")
+}
+
+// infoReply answers /info. names is nil when the page is unavailable.
+func infoReply(chatID int64, thread int, sub *store.Subscriber, names map[string]string) string {
+	var b strings.Builder
+	b.WriteString("<b>Chat ID:</b> <code>" + strconv.FormatInt(chatID, 10) + "</code>")
+	if thread != 0 {
+		b.WriteString("\n<b>Topic ID:</b> <code>" + strconv.Itoa(thread) + "</code>")
+	}
+	if sub == nil {
+		b.WriteString("\n<b>Subscribed:</b> no. Use /start to subscribe.")
+		return b.String()
+	}
+	b.WriteString("\n<b>Subscribed:</b> yes, since " + fmtTime(sub.CreatedAt))
+	b.WriteString("\n<b>Notice types:</b> " + kindList(sub.Kinds))
+	b.WriteString("\n<b>Components:</b> " + filterList(sub.Components, names))
+	s := b.String()
+	if utf16Len(s) > replyBudget {
+		s = message.Truncate(s, replyBudget)
+	}
+	return s
+}
+
+// subscribeUsage answers /subscribe without arguments.
+func subscribeUsage(sub *store.Subscriber, names map[string]string, topic, channel bool) string {
+	s := subscribeHelp()
+	if sub == nil {
+		return s + "\n\n" + notSubscribedReply(topic, channel)
+	}
+	s += "\n\n<b>Current settings</b>\nNotice types: " + kindList(sub.Kinds) +
+		"\nComponents: " + filterList(sub.Components, names)
+	if utf16Len(s) > replyBudget {
+		s = message.Truncate(s, replyBudget)
+	}
+	return s
+}
+
+func subscribeHelp() string {
+	return strings.Join([]string{
+		"<b>Usage</b>",
+		"/subscribe incident|component|maintenance|all — notice types (several at once: /subscribe incident maintenance)",
+		"/subscribe component &lt;name or ID&gt; — add a component to the filter",
+		"/subscribe component remove &lt;name or ID&gt; — drop one component from the filter",
+		"/subscribe component all — clear the filter: every component",
+	}, "\n")
+}
+
+func kindsReply(kinds []event.Kind) string {
+	return "Notice types set to: " + kindList(kinds) + "."
+}

@@ -1,0 +1,112 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/internal/store"
+	"github.com/openai-status-bot/statusbot/internal/testenv"
+)
+
+func TestUpdateOffset(t *testing.T) {
+	st := testenv.Store(t)
+	ctx := context.Background()
+	id, ok, err := st.LastUpdateID(ctx)
+	if err != nil || ok || id != 0 {
+		t.Fatalf("fresh database: got %d, %v, %v; want 0, false, nil", id, ok, err)
+	}
+	now := time.Now()
+	for _, want := range []int64{100, 101, 250} {
+		if err := st.SaveLastUpdateID(ctx, want, now); err != nil {
+			t.Fatal(err)
+		}
+		got, ok, err := st.LastUpdateID(ctx)
+		if err != nil || !ok || got != want {
+			t.Fatalf("after saving %d: got %d, %v, %v", want, got, ok, err)
+		}
+	}
+	// A restart of Telegram's numbering must be recordable.
+	if err := st.SaveLastUpdateID(ctx, 7, now); err != nil {
+		t.Fatal(err)
+	}
+	if got, _, _ := st.LastUpdateID(ctx); got != 7 {
+		t.Fatalf("got %d, want 7", got)
+	}
+}
+
+// The store calls the command bot relies on, end to end on FerretDB.
+func TestBotSubscriptionCalls(t *testing.T) {
+	st := testenv.Store(t)
+	ctx := context.Background()
+	now := time.Now().UTC().Truncate(time.Millisecond)
+
+	created, err := st.Subscribe(ctx, -100, 7, now)
+	if err != nil || !created {
+		t.Fatalf("subscribe topic: %v %v", created, err)
+	}
+	if created, _ := st.Subscribe(ctx, -100, 7, now); created {
+		t.Fatal("second subscribe must keep the existing subscription")
+	}
+	if _, err := st.Subscribe(ctx, -100, 0, now); err != nil {
+		t.Fatal(err)
+	}
+	key := store.SubscriberKey(-100, 7)
+	if err := st.SetKinds(ctx, key, []event.Kind{event.KindIncident}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SetComponents(ctx, key, []string{"a", "b"}); err != nil {
+		t.Fatal(err)
+	}
+	sub, err := st.Subscription(ctx, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(sub.Kinds, []event.Kind{event.KindIncident}) || !slices.Equal(sub.Components, []string{"a", "b"}) || sub.ThreadID != 7 {
+		t.Fatalf("subscription = %+v", sub)
+	}
+	if err := st.SetKinds(ctx, "999", event.DefaultKinds); !errors.Is(err, store.ErrNotSubscribed) {
+		t.Fatalf("SetKinds on a missing subscription: %v", err)
+	}
+
+	if err := st.MigrateChat(ctx, -100, -1000100); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Subscription(ctx, key); !errors.Is(err, store.ErrNotSubscribed) {
+		t.Fatalf("old key after migration: %v", err)
+	}
+	moved, err := st.Subscription(ctx, store.SubscriberKey(-1000100, 7))
+	if err != nil || !slices.Equal(moved.Components, []string{"a", "b"}) {
+		t.Fatalf("migrated topic: %+v %v", moved, err)
+	}
+	n, err := st.UnsubscribeChat(ctx, -1000100)
+	if err != nil || n != 2 {
+		t.Fatalf("unsubscribe chat: %d %v", n, err)
+	}
+	if err := st.Unsubscribe(ctx, store.SubscriberKey(-1000100, 0)); !errors.Is(err, store.ErrNotSubscribed) {
+		t.Fatalf("unsubscribe twice: %v", err)
+	}
+}
+
+func TestComponentHistoryForUptime(t *testing.T) {
+	st := testenv.Store(t)
+	ctx := context.Background()
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	evs := []event.Event{
+		{Key: "c1", Kind: event.KindComponent, ComponentID: "api", NewStatus: "major_outage", StatusSince: now.Add(-40 * 24 * time.Hour)},
+		{Key: "c2", Kind: event.KindComponent, ComponentID: "api", NewStatus: "operational", StatusSince: now.Add(-2 * time.Hour)},
+	}
+	if err := st.CommitEvents(ctx, evs, nil, now); err != nil {
+		t.Fatal(err)
+	}
+	h, err := st.ComponentHistory(ctx, now.Add(-store.HistoryRetention))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h) != 2 || h[0].Status != "major_outage" || h[1].Status != "operational" || !h[1].At.Equal(evs[1].StatusSince) {
+		t.Fatalf("history = %+v", h)
+	}
+}

@@ -1,0 +1,29 @@
+package workflows_test
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/worker"
+
+	"github.com/openai-status-bot/statusbot/workflows"
+)
+
+// Histories exported from a real dev-server run (make histories) must
+// replay without non-determinism against the current workflow code.
+func TestReplayRecordedHistories(t *testing.T) {
+	files, err := filepath.Glob("testdata/*.json")
+	require.NoError(t, err)
+	for _, want := range []string{"poll_idle.json", "poll_with_events.json", "delivery_429_then_success.json", "delivery_403_removed.json"} {
+		require.Contains(t, files, filepath.Join("testdata", want))
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			r := worker.NewWorkflowReplayer()
+			r.RegisterWorkflow(workflows.PollWorkflow)
+			r.RegisterWorkflow(workflows.DeliveryWorkflow)
+			require.NoError(t, r.ReplayWorkflowHistoryFromJSONFile(nil, f))
+		})
+	}
+}
