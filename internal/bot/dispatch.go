@@ -80,7 +80,6 @@ func (t *tracker) watermark() int64 {
 type dispatcher struct {
 	slots   chan struct{}
 	running chan struct{}
-	run     func(job)
 
 	mu     sync.Mutex
 	queues map[int64][]job

@@ -1,0 +1,80 @@
+# Two commands matter: `make run` and `make test`. The rest serve them.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+TEMPORAL_VERSION := v1.5.1
+FERRETDB_VERSION := v1.24.2
+STATICCHECK_VERSION := 2025.1.1
+# Built tools are cached outside the clone, keyed by version: a fresh clone
+# (CI) on the same machine reuses them.
+TOOLS_CACHE ?= $(HOME)/.cache/openai-status-bot/tools
+TEMPORAL_CACHED := $(TOOLS_CACHE)/temporal-$(TEMPORAL_VERSION)/temporal
+DEVDB_HASH := $(shell cat tools/devdb/main.go tools/devdb/go.sum | sha256sum | cut -c1-12)
+DEVDB_CACHED := $(TOOLS_CACHE)/devdb-$(FERRETDB_VERSION)-$(DEVDB_HASH)/devdb
+STATICCHECK_CACHED := $(TOOLS_CACHE)/staticcheck-$(STATICCHECK_VERSION)/staticcheck
+WORKFLOWCHECK_CACHED := $(TOOLS_CACHE)/workflowcheck-sdk-v1.51.0/workflowcheck
+GO_TEST_FLAGS ?= -count=1 -timeout 30m
+
+.PHONY: help run test build lint docker tools histories bench test-faults fuzz clean-data
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
+
+run: ## run the bot locally: Temporal dev server, FerretDB and `statusbot all` (settings from .env)
+	@tools/run-local.sh
+
+test: tools ## unit, replay and integration tests (real Temporal dev server and FerretDB)
+	go vet ./...
+	go test $(GO_TEST_FLAGS) ./...
+
+build: ## build bin/statusbot
+	CGO_ENABLED=0 go build -trimpath -o bin/statusbot ./cmd/statusbot
+
+tools: ## build (or take from the cache) the Temporal CLI and the FerretDB helper
+
+tools: $(TEMPORAL_CACHED) $(DEVDB_CACHED)
+	@mkdir -p bin && ln -sfn $(TEMPORAL_CACHED) bin/temporal && ln -sfn $(DEVDB_CACHED) bin/devdb
+
+$(TEMPORAL_CACHED):
+	@echo "Building the Temporal CLI $(TEMPORAL_VERSION) (dev server and Web UI) from the Go module proxy."
+	@echo "The first build takes 10-20 minutes; it is cached in $(TOOLS_CACHE)."
+	@mkdir -p $(dir $@)
+	GOBIN=$(dir $@) GOFLAGS=-buildvcs=false go install github.com/temporalio/cli/cmd/temporal@$(TEMPORAL_VERSION)
+
+$(DEVDB_CACHED):
+	@echo "Building the FerretDB $(FERRETDB_VERSION) helper (a few minutes the first time)."
+	@mkdir -p $(dir $@)
+	cd tools/devdb && go build -buildvcs=false -o $@ .
+
+$(STATICCHECK_CACHED):
+	@mkdir -p $(dir $@)
+	GOBIN=$(dir $@) go install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+
+$(WORKFLOWCHECK_CACHED):
+	@mkdir -p $(dir $@)
+	GOBIN=$(dir $@) go install go.temporal.io/sdk/contrib/tools/workflowcheck@latest
+
+lint: $(STATICCHECK_CACHED) $(WORKFLOWCHECK_CACHED) ## go vet, staticcheck, and workflowcheck (determinism)
+	go vet ./...
+	$(STATICCHECK_CACHED) ./...
+	$(WORKFLOWCHECK_CACHED) ./workflows/...
+
+docker: ## build the production image
+	docker build -t openai-status-bot:latest .
+
+histories: tools ## regenerate workflows/testdata replay histories from a real dev-server run
+	UPDATE_REPLAY_HISTORIES=1 go test -count=1 -run TestExportReplayHistories -v ./worker/
+	go test -count=1 -run TestReplay ./workflows/
+
+bench: tools ## fan-out, idle-cost and latency benchmarks on the real stack (see docs/benchmarks.md)
+	go test -count=1 -run '^$$' -bench . -benchtime 1x -timeout 60m ./worker/
+
+test-faults: tools ## fault tests: worker kill, server restarts, page and Telegram failures
+	go test -count=1 -timeout 30m -run 'Fault|Killed' -v ./worker/
+
+fuzz: ## run every fuzz target for 20s
+	@for spec in "FuzzNotification ./internal/message" "FuzzTruncate ./internal/message" "FuzzDiff ./internal/event"; do \
+		set -- $$spec; go test -run '^$$' -fuzz "^$$1$$" -fuzztime 20s -fuzzminimizetime 1s $$2 || exit 1; done
+
+clean-data: ## delete the local state of make run (.data/)
+	rm -rf .data

@@ -1,0 +1,506 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"slices"
+	"time"
+
+	tgbot "github.com/go-telegram/bot"
+	"github.com/go-telegram/bot/models"
+
+	"github.com/openai-status-bot/statusbot/internal/message"
+	"github.com/openai-status-bot/statusbot/internal/store"
+)
+
+// maxFilter bounds a subscription's component filter.
+const maxFilter = 50
+
+// handler answers one update at a time; it is safe for concurrent use.
+type handler struct {
+	api      *tgbot.Bot
+	st       *store.Store
+	pages    *pageSource
+	username string
+	log      *slog.Logger
+	redact   func(string) string
+	now      func() time.Time
+	maxWait  time.Duration
+}
+
+// request is one command to answer.
+type request struct {
+	msg     *models.Message
+	cmd     Command
+	chatID  int64
+	thread  int // forum topic (0: the chat itself); replies go there too
+	group   bool
+	channel bool
+	private bool
+}
+
+func (r *request) key() string { return store.SubscriberKey(r.chatID, r.thread) }
+func (r *request) topic() bool { return r.thread != 0 }
+
+func (h *handler) handle(ctx context.Context, u *models.Update) {
+	switch {
+	case u.Message != nil:
+		h.onMessage(ctx, u.Message, false)
+	case u.ChannelPost != nil:
+		h.onMessage(ctx, u.ChannelPost, true)
+	case u.MyChatMember != nil:
+		h.onMyChatMember(ctx, u.MyChatMember)
+	case u.CallbackQuery != nil:
+		// No inline keyboards yet: just stop the client's spinner.
+		if _, err := h.api.AnswerCallbackQuery(ctx, &tgbot.AnswerCallbackQueryParams{CallbackQueryID: u.CallbackQuery.ID}); err != nil {
+			h.log.Debug("answerCallbackQuery", "err", h.redact(err.Error()))
+		}
+	}
+}
+
+func (h *handler) onMessage(ctx context.Context, m *models.Message, channelPost bool) {
+	if m.MigrateToChatID != 0 {
+		h.migrate(ctx, m.Chat.ID, m.MigrateToChatID)
+		return
+	}
+	if m.MigrateFromChatID != 0 {
+		h.migrate(ctx, m.MigrateFromChatID, m.Chat.ID)
+		return
+	}
+	if m.IsAutomaticForward {
+		return // a channel post copied into its discussion group
+	}
+	cmd, ok := ParseCommand(m.Text)
+	if !ok || !cmd.For(h.username) {
+		return
+	}
+	r := &request{
+		msg:     m,
+		cmd:     cmd,
+		chatID:  m.Chat.ID,
+		group:   m.Chat.Type == models.ChatTypeGroup || m.Chat.Type == models.ChatTypeSupergroup,
+		channel: channelPost || m.Chat.Type == models.ChatTypeChannel,
+		private: m.Chat.Type == models.ChatTypePrivate,
+	}
+	// Only a forum topic message belongs to a topic: in a normal group a
+	// reply carries message_thread_id too, and subscribes the group.
+	if m.IsTopicMessage {
+		r.thread = m.MessageThreadID
+	}
+	h.log.Debug("command", "name", cmd.Name, "chat_id", r.chatID, "thread", r.thread)
+	switch cmd.Name {
+	case "start":
+		h.cmdStart(ctx, r)
+	case "stop":
+		h.cmdStop(ctx, r)
+	case "status":
+		h.cmdStatus(ctx, r)
+	case "components":
+		h.cmdComponents(ctx, r)
+	case "subscribe":
+		h.cmdSubscribe(ctx, r)
+	case "history":
+		h.cmdHistory(ctx, r)
+	case "uptime":
+		h.cmdUptime(ctx, r)
+	case "info":
+		h.cmdInfo(ctx, r)
+	case "help":
+		h.reply(ctx, r, helpText())
+	default:
+		// In groups and channels other bots' commands are common: answer
+		// only when the command was addressed to this bot.
+		if r.private || cmd.Mention != "" {
+			h.reply(ctx, r, replyUnknown)
+		}
+	}
+}
+
+func (h *handler) onMyChatMember(ctx context.Context, u *models.ChatMemberUpdated) {
+	gone := false
+	switch u.NewChatMember.Type {
+	case models.ChatMemberTypeLeft, models.ChatMemberTypeBanned:
+		gone = true
+	case models.ChatMemberTypeRestricted:
+		gone = u.NewChatMember.Restricted != nil && !u.NewChatMember.Restricted.IsMember
+	}
+	if !gone {
+		return
+	}
+	n, err := h.st.UnsubscribeChat(ctx, u.Chat.ID)
+	if err != nil {
+		h.log.Warn("remove subscriptions of a chat the bot left", "chat_id", u.Chat.ID, "err", err)
+		return
+	}
+	h.log.Info("bot removed from chat; subscriptions deleted", "chat_id", u.Chat.ID, "status", u.NewChatMember.Type, "deleted", n)
+}
+
+func (h *handler) migrate(ctx context.Context, from, to int64) {
+	if from == 0 || to == 0 || from == to {
+		return
+	}
+	if err := h.st.MigrateChat(ctx, from, to); err != nil {
+		h.log.Warn("migrate chat", "from", from, "to", to, "err", err)
+		return
+	}
+	h.log.Info("group migrated to supergroup; subscriptions moved", "from", from, "to", to)
+}
+
+// allowed reports whether the sender may change the chat's subscription:
+// anyone in a private chat or channel (only admins post there), and in
+// groups the creator and administrators, including an anonymous admin
+// posting as the group itself. Otherwise it replies with the refusal.
+func (h *handler) allowed(ctx context.Context, r *request) bool {
+	if !r.group {
+		return true
+	}
+	m := r.msg
+	if m.SenderChat != nil {
+		if m.SenderChat.ID == m.Chat.ID {
+			return true
+		}
+		h.reply(ctx, r, replyNotAdmin)
+		return false
+	}
+	if m.From == nil {
+		h.reply(ctx, r, replyNotAdmin)
+		return false
+	}
+	cm, err := h.api.GetChatMember(ctx, &tgbot.GetChatMemberParams{ChatID: m.Chat.ID, UserID: m.From.ID})
+	if err != nil {
+		h.log.Warn("getChatMember", "chat_id", m.Chat.ID, "err", h.redact(err.Error()))
+		h.reply(ctx, r, replyAdminError)
+		return false
+	}
+	if cm.Type == models.ChatMemberTypeOwner || cm.Type == models.ChatMemberTypeAdministrator {
+		return true
+	}
+	h.reply(ctx, r, replyNotAdmin)
+	return false
+}
+
+func (h *handler) cmdStart(ctx context.Context, r *request) {
+	if !h.allowed(ctx, r) {
+		return
+	}
+	created, err := h.st.Subscribe(ctx, r.chatID, r.thread, h.now())
+	if err != nil {
+		h.storeFailed(ctx, r, err)
+		return
+	}
+	h.reply(ctx, r, startReply(created, r.topic(), r.channel))
+}
+
+func (h *handler) cmdStop(ctx context.Context, r *request) {
+	if !h.allowed(ctx, r) {
+		return
+	}
+	err := h.st.Unsubscribe(ctx, r.key())
+	if err != nil && !errors.Is(err, store.ErrNotSubscribed) {
+		h.storeFailed(ctx, r, err)
+		return
+	}
+	h.reply(ctx, r, stopReply(err == nil, r.topic(), r.channel))
+}
+
+func (h *handler) cmdStatus(ctx context.Context, r *request) {
+	pv, ok := h.page(ctx, r, needComponents)
+	if !ok {
+		return
+	}
+	var text string
+	if q := r.cmd.Args; q == "" {
+		text = statusOverview(pv.Page)
+	} else if pv.Page.ComponentsErr != "" {
+		text = "Component statuses are unavailable right now. Please try again later."
+	} else {
+		res := ResolveComponent(components(pv.Page), q)
+		switch {
+		case res.Match != nil:
+			text = componentStatus(*res.Match)
+		case len(res.Ambiguous) > 0:
+			text = ambiguousReply(q, res.Ambiguous)
+		default:
+			text = notFoundReply(q)
+		}
+	}
+	h.reply(ctx, r, withStale(text, pv))
+}
+
+func (h *handler) cmdComponents(ctx context.Context, r *request) {
+	pv, ok := h.page(ctx, r, needComponents)
+	if !ok {
+		return
+	}
+	h.reply(ctx, r, withStale(componentsList(pv.Page), pv))
+}
+
+func (h *handler) cmdHistory(ctx context.Context, r *request) {
+	pv, ok := h.page(ctx, r, needIncidents)
+	if !ok {
+		return
+	}
+	h.reply(ctx, r, withStale(historyReply(pv.Page, parseHistoryCount(r.cmd.Args)), pv))
+}
+
+func (h *handler) cmdUptime(ctx context.Context, r *request) {
+	pv, ok := h.page(ctx, r, needComponents)
+	if !ok {
+		return
+	}
+	if pv.Page.ComponentsErr != "" {
+		h.reply(ctx, r, "Component statuses are unavailable right now. Please try again later.")
+		return
+	}
+	now := h.now()
+	hist, err := h.st.ComponentHistory(ctx, now.Add(-store.HistoryRetention))
+	if err != nil {
+		h.storeFailed(ctx, r, err)
+		return
+	}
+	h.reply(ctx, r, withStale(uptimeReply(ComputeUptime(components(pv.Page), hist, now)), pv))
+}
+
+func (h *handler) cmdInfo(ctx context.Context, r *request) {
+	sub, err := h.subscription(ctx, r)
+	if err != nil {
+		h.storeFailed(ctx, r, err)
+		return
+	}
+	h.reply(ctx, r, infoReply(r.chatID, r.thread, sub, h.names(ctx, sub)))
+}
+
+// subscription returns nil (no error) when the chat is not subscribed.
+func (h *handler) subscription(ctx context.Context, r *request) (*store.Subscriber, error) {
+	sub, err := h.st.Subscription(ctx, r.key())
+	if errors.Is(err, store.ErrNotSubscribed) {
+		return nil, nil
+	}
+	return sub, err
+}
+
+// names maps component IDs to names for showing a filter; nil when the
+// filter is empty or the page is unavailable (IDs are shown then).
+func (h *handler) names(ctx context.Context, sub *store.Subscriber) map[string]string {
+	if sub == nil || len(sub.Components) == 0 {
+		return nil
+	}
+	pv, err := h.pages.get(ctx, needComponents)
+	if err != nil || pv.Page.ComponentsErr != "" {
+		return nil
+	}
+	return componentNames(components(pv.Page))
+}
+
+func (h *handler) cmdSubscribe(ctx context.Context, r *request) {
+	req := ParseSubscribe(r.cmd.Args)
+	switch req.Op {
+	case SubShow:
+		sub, err := h.subscription(ctx, r)
+		if err != nil {
+			h.storeFailed(ctx, r, err)
+			return
+		}
+		h.reply(ctx, r, subscribeUsage(sub, h.names(ctx, sub), r.topic(), r.channel))
+		return
+	case SubInvalid:
+		h.reply(ctx, r, esc(req.Err)+"\n\n"+subscribeHelp())
+		return
+	}
+	if !h.allowed(ctx, r) {
+		return
+	}
+	if req.Op == SubKinds {
+		err := h.st.SetKinds(ctx, r.key(), req.Kinds)
+		switch {
+		case errors.Is(err, store.ErrNotSubscribed):
+			h.reply(ctx, r, notSubscribedReply(r.topic(), r.channel))
+		case err != nil:
+			h.storeFailed(ctx, r, err)
+		default:
+			h.reply(ctx, r, kindsReply(req.Kinds))
+		}
+		return
+	}
+	// Component filter: read, change, write (FerretDB ignores conditional
+	// $pull). This chat's commands run one at a time, so no update is lost.
+	sub, err := h.subscription(ctx, r)
+	if err != nil {
+		h.storeFailed(ctx, r, err)
+		return
+	}
+	if sub == nil {
+		h.reply(ctx, r, notSubscribedReply(r.topic(), r.channel))
+		return
+	}
+	switch req.Op {
+	case SubClearComponents:
+		if err := h.setFilter(ctx, r, nil); err == nil {
+			h.reply(ctx, r, "Component filter cleared: notices cover every component.")
+		}
+	case SubAddComponent:
+		h.addFilter(ctx, r, sub, req.Query)
+	case SubRemoveComponent:
+		h.removeFilter(ctx, r, sub, req.Query)
+	}
+}
+
+func (h *handler) setFilter(ctx context.Context, r *request, ids []string) error {
+	err := h.st.SetComponents(ctx, r.key(), ids)
+	switch {
+	case errors.Is(err, store.ErrNotSubscribed):
+		h.reply(ctx, r, notSubscribedReply(r.topic(), r.channel))
+	case err != nil:
+		h.storeFailed(ctx, r, err)
+	}
+	return err
+}
+
+func (h *handler) addFilter(ctx context.Context, r *request, sub *store.Subscriber, q string) {
+	pv, ok := h.page(ctx, r, needComponents)
+	if !ok {
+		return
+	}
+	comps := components(pv.Page)
+	res := ResolveComponent(comps, q)
+	switch {
+	case len(res.Ambiguous) > 0:
+		h.reply(ctx, r, ambiguousReply(q, res.Ambiguous))
+		return
+	case res.Match == nil:
+		h.reply(ctx, r, notFoundReply(q))
+		return
+	}
+	c := *res.Match
+	names := componentNames(comps)
+	if slices.Contains(sub.Components, c.ID) {
+		h.reply(ctx, r, "<b>"+escName(names[c.ID])+"</b> is already in the component filter.")
+		return
+	}
+	if len(sub.Components) >= maxFilter {
+		h.reply(ctx, r, "The component filter is full (at most 50 components). Remove one first, or use /subscribe component all.")
+		return
+	}
+	ids := append(slices.Clone(sub.Components), c.ID)
+	if h.setFilter(ctx, r, ids) != nil {
+		return
+	}
+	h.reply(ctx, r, "Added <b>"+escName(names[c.ID])+"</b> to the component filter.\nNotices now cover: "+filterList(ids, names)+".")
+}
+
+func (h *handler) removeFilter(ctx context.Context, r *request, sub *store.Subscriber, q string) {
+	i := filterIndex(sub.Components, q)
+	var names map[string]string
+	pv, err := h.pages.get(ctx, needComponents)
+	if err == nil && pv.Page.ComponentsErr == "" {
+		comps := components(pv.Page)
+		names = componentNames(comps)
+		if i < 0 {
+			res := ResolveComponent(comps, q)
+			if len(res.Ambiguous) > 0 {
+				// Only the ones in the filter can be meant.
+				var in []int
+				for _, c := range res.Ambiguous {
+					if j := slices.Index(sub.Components, c.ID); j >= 0 {
+						in = append(in, j)
+					}
+				}
+				if len(in) == 1 {
+					i = in[0]
+				} else if len(in) > 1 {
+					h.reply(ctx, r, ambiguousReply(q, res.Ambiguous))
+					return
+				}
+			} else if res.Match != nil {
+				i = slices.Index(sub.Components, res.Match.ID)
+			}
+		}
+	}
+	if i < 0 {
+		text := "“" + escEcho(q) + "” is not in the component filter."
+		if len(sub.Components) == 0 {
+			text += " The filter is empty: notices cover every component."
+		} else {
+			text += "\nThe filter holds: " + filterList(sub.Components, names) + "."
+		}
+		h.reply(ctx, r, text)
+		return
+	}
+	removed := sub.Components[i]
+	ids := slices.Delete(slices.Clone(sub.Components), i, i+1)
+	if h.setFilter(ctx, r, ids) != nil {
+		return
+	}
+	label := removed
+	if n, ok := names[removed]; ok {
+		label = n
+	}
+	h.reply(ctx, r, "Removed <b>"+escName(label)+"</b> from the component filter.\nNotices now cover: "+filterList(ids, names)+".")
+}
+
+// page gets the page for a command, replying itself when it cannot.
+func (h *handler) page(ctx context.Context, r *request, n need) (pageView, bool) {
+	pv, err := h.pages.get(ctx, n)
+	if err != nil {
+		h.reply(ctx, r, replyNoPage)
+		return pv, false
+	}
+	return pv, true
+}
+
+func withStale(text string, pv pageView) string {
+	if !pv.Stale {
+		return text
+	}
+	return text + "\n\n" + staleNote(pv.FetchedAt)
+}
+
+func (h *handler) storeFailed(ctx context.Context, r *request, err error) {
+	h.log.Warn("store", "command", r.cmd.Name, "chat_id", r.chatID, "err", err)
+	h.reply(ctx, r, replyStoreError)
+}
+
+func (h *handler) reply(ctx context.Context, r *request, text string) {
+	h.send(ctx, r.chatID, r.thread, text)
+}
+
+// send posts an HTML reply with link previews off, into the topic when
+// there is one. It waits out a short 429 and follows a group's move to a
+// supergroup; other failures are logged (the chat may be gone).
+func (h *handler) send(ctx context.Context, chatID int64, thread int, text string) {
+	if utf16Len(text) > message.MaxLength {
+		text = message.Truncate(text, message.MaxLength)
+	}
+	for attempt := 1; attempt <= 3; attempt++ {
+		_, err := h.api.SendMessage(ctx, &tgbot.SendMessageParams{
+			ChatID:             chatID,
+			MessageThreadID:    thread,
+			Text:               text,
+			ParseMode:          models.ParseModeHTML,
+			LinkPreviewOptions: &models.LinkPreviewOptions{IsDisabled: tgbot.True()},
+		})
+		if err == nil {
+			return
+		}
+		var tm *tgbot.TooManyRequestsError
+		var mg *tgbot.MigrateError
+		switch {
+		case errors.As(err, &tm):
+			wait := time.Duration(tm.RetryAfter) * time.Second
+			if wait <= 0 {
+				wait = time.Second
+			}
+			if wait > h.maxWait || !sleep(ctx, wait) {
+				h.log.Warn("reply dropped: rate limited", "chat_id", chatID, "retry_after", tm.RetryAfter)
+				return
+			}
+		case errors.As(err, &mg) && mg.MigrateToChatID != 0:
+			h.migrate(ctx, chatID, int64(mg.MigrateToChatID))
+			chatID, thread = int64(mg.MigrateToChatID), 0
+		default:
+			h.log.Warn("reply failed", "chat_id", chatID, "err", h.redact(err.Error()))
+			return
+		}
+	}
+}
