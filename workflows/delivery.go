@@ -252,6 +252,8 @@ func (d *delivery) run(ctx workflow.Context) (*Progress, error) {
 	}
 
 	p := d.progress()
+	workflow.SetCurrentDetails(ctx, fmt.Sprintf("**Finished:** delivered %d, already delivered %d, removed %d (chat gone), migrated %d, skipped %d, failed %d.",
+		st.Delivered, st.AlreadyDelivered, st.Removed, st.Migrated, st.Skipped, st.FailedCount))
 	if st.FailedCount > 0 {
 		d.setState(ctx, StateFailed)
 		p.State = StateFailed

@@ -5,6 +5,7 @@ package workflows
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
@@ -57,6 +58,7 @@ func PollWorkflow(ctx workflow.Context) (*PollResult, error) {
 		return nil, err
 	}
 	res := &PollResult{Baseline: d.Baseline, ComponentsErr: d.ComponentsErr, IncidentsErr: d.IncidentsErr}
+	workflow.SetCurrentDetails(ctx, pollDetails(&d))
 	if d.Baseline || (len(d.Events) == 0 && len(d.Prune) == 0) {
 		return res, nil
 	}
@@ -112,4 +114,32 @@ func startDelivery(ctx workflow.Context, e event.Event) error {
 		return fmt.Errorf("start delivery of %s: %w", e.Key, err)
 	}
 	return nil
+}
+
+// pollDetails tells operators what this poll found.
+func pollDetails(d *activities.Detection) string {
+	var b strings.Builder
+	switch {
+	case d.Baseline:
+		b.WriteString("First successful poll: baseline recorded, no one notified.\n")
+	case len(d.Events) == 0:
+		b.WriteString("No changes.\n")
+	default:
+		fmt.Fprintf(&b, "**%d change(s):**\n\n", len(d.Events))
+		for _, e := range d.Events {
+			note := ""
+			if !e.Notify {
+				note = " (recorded only)"
+			}
+			fmt.Fprintf(&b, "- %s%s\n", e.Summary(), note)
+		}
+	}
+	if d.ComponentsErr != "" {
+		fmt.Fprintf(&b, "\n**summary.json failed:** %s\n", d.ComponentsErr)
+	}
+	if d.IncidentsErr != "" {
+		fmt.Fprintf(&b, "\n**incidents.json failed:** %s\n", d.IncidentsErr)
+	}
+	fmt.Fprintf(&b, "\nFetched %d bytes.\n", d.BytesFetched)
+	return b.String()
 }

@@ -1,0 +1,352 @@
+package bot
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-telegram/bot/models"
+
+	"github.com/openai-status-bot/statusbot/internal/config"
+	"github.com/openai-status-bot/statusbot/internal/fakes"
+	"github.com/openai-status-bot/statusbot/internal/health"
+	"github.com/openai-status-bot/statusbot/internal/statuspage"
+	"github.com/openai-status-bot/statusbot/internal/store"
+	"github.com/openai-status-bot/statusbot/internal/testenv"
+)
+
+const (
+	testToken  = "123456:AAH-secret_TOKEN-value"
+	testSecret = "AAH-secret_TOKEN-value"
+	botName    = "openai_status_test_bot" // the fake's getMe username
+)
+
+// syncBuffer collects log output from many goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// harness runs the bot against the fake Telegram server, a fake status
+// page and FerretDB.
+type harness struct {
+	t    *testing.T
+	tg   *fakes.Telegram
+	upd  *fakes.Updates
+	sp   *fakes.Statuspage
+	st   *store.Store
+	cfg  *config.Config
+	hs   *health.Server
+	logs *syncBuffer
+	tn   tuning
+
+	cancel context.CancelFunc
+	done   chan error
+}
+
+func newHarness(t *testing.T) *harness {
+	t.Helper()
+	tg := fakes.NewTelegram(testToken)
+	t.Cleanup(tg.Close)
+	sp := fakes.NewStatuspage()
+	t.Cleanup(sp.Close)
+	h := &harness{
+		t:   t,
+		tg:  tg,
+		upd: fakes.NewUpdates(tg, 5000),
+		sp:  sp,
+		st:  testenv.Store(t),
+		cfg: &config.Config{
+			TelegramBotToken: testToken,
+			TelegramAPIURL:   tg.URL(),
+			StatuspageURL:    sp.URL(),
+			PollInterval:     time.Minute,
+			HTTPTimeout:      5 * time.Second,
+		},
+		logs: &syncBuffer{},
+	}
+	h.tn = defaultTuning(h.cfg)
+	h.tn.pollTimeout = time.Second
+	h.tn.shutdownTimeout = 10 * time.Second
+	h.tn.retryMin = 10 * time.Millisecond
+	h.tn.retryMax = 50 * time.Millisecond
+	t.Cleanup(func() {
+		h.stop()
+		if strings.Contains(h.logs.String(), testSecret) {
+			t.Errorf("the token appears in the logs:\n%s", h.logs.String())
+		}
+	})
+	return h
+}
+
+// start runs the bot and waits until it is ready.
+func (h *harness) start() {
+	h.t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	h.cancel = cancel
+	h.done = make(chan error, 1)
+	h.hs = health.New("127.0.0.1:0")
+	log := slog.New(slog.NewTextHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	go func() { h.done <- run(ctx, h.cfg, h.st, h.hs, log, h.tn) }()
+	waitFor(h.t, "bot ready", func() bool {
+		rep, _ := h.hs.Evaluate(context.Background())
+		return rep.Ready
+	})
+}
+
+// stop cancels the bot and returns Run's result.
+func (h *harness) stop() error {
+	if h.cancel == nil {
+		return nil
+	}
+	h.cancel()
+	h.cancel = nil
+	select {
+	case err := <-h.done:
+		return err
+	case <-time.After(30 * time.Second):
+		h.t.Fatal("Run did not return after cancel")
+		return nil
+	}
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// exchange sends an update and returns the replies to (chat, thread) that
+// it produced. It sends /help afterwards in the same chat and waits for
+// that answer: the chat's updates are handled in order, so everything
+// before the help text is this update's reply.
+func (h *harness) exchange(chatID int64, thread int, u models.Update) []fakes.Message {
+	h.t.Helper()
+	before := len(h.tg.MessagesTo(chatID, thread))
+	h.upd.Push(u)
+	marker := helpUpdate(u)
+	h.upd.Push(marker)
+	var got []fakes.Message
+	waitFor(h.t, "replies", func() bool {
+		got = h.tg.MessagesTo(chatID, thread)[before:]
+		return len(got) > 0 && got[len(got)-1].Text == helpText()
+	})
+	return got[:len(got)-1]
+}
+
+// ask sends a command and expects exactly one reply.
+func (h *harness) ask(chatID int64, thread int, u models.Update) string {
+	h.t.Helper()
+	got := h.exchange(chatID, thread, u)
+	if len(got) != 1 {
+		h.t.Fatalf("want one reply, got %d: %+v", len(got), got)
+	}
+	m := got[0]
+	if m.ParseMode != "HTML" || !m.NoPreview {
+		h.t.Fatalf("reply must be HTML with previews off: %+v", m)
+	}
+	checkHTML(h.t, m.Text)
+	return m.Text
+}
+
+// silent asserts that the update produced no reply.
+func (h *harness) silent(chatID int64, thread int, u models.Update) {
+	h.t.Helper()
+	if got := h.exchange(chatID, thread, u); len(got) != 0 {
+		h.t.Fatalf("want no reply, got %+v", got)
+	}
+}
+
+// helpUpdate is a /help in the same place as u (as the same sender).
+func helpUpdate(u models.Update) models.Update {
+	var m models.Message
+	switch {
+	case u.Message != nil:
+		m = *u.Message
+	case u.ChannelPost != nil:
+		m = *u.ChannelPost
+		m.Text = "/help@" + botName
+		return models.Update{ChannelPost: &m}
+	case u.MyChatMember != nil:
+		m = models.Message{Chat: u.MyChatMember.Chat, From: &u.MyChatMember.From}
+	}
+	m.Text = "/help@" + botName
+	m.MigrateToChatID, m.MigrateFromChatID = 0, 0
+	m.IsAutomaticForward = false
+	return models.Update{Message: &m}
+}
+
+// Update builders.
+
+func private(chatID int64, text string) models.Update {
+	return models.Update{Message: &models.Message{ID: 1, Date: 1700000000, Text: text,
+		Chat: models.Chat{ID: chatID, Type: models.ChatTypePrivate},
+		From: &models.User{ID: chatID, FirstName: "User"}}}
+}
+
+func group(chatID, userID int64, text string) models.Update {
+	return models.Update{Message: &models.Message{ID: 1, Date: 1700000000, Text: text,
+		Chat: models.Chat{ID: chatID, Type: models.ChatTypeSupergroup, Title: "Group"},
+		From: &models.User{ID: userID, FirstName: "Member"}}}
+}
+
+func topicMsg(chatID, userID int64, thread int, text string) models.Update {
+	u := group(chatID, userID, text)
+	u.Message.Chat.IsForum = true
+	u.Message.MessageThreadID = thread
+	u.Message.IsTopicMessage = true
+	return u
+}
+
+func channelPost(chatID int64, text string) models.Update {
+	ch := models.Chat{ID: chatID, Type: models.ChatTypeChannel, Title: "News"}
+	return models.Update{ChannelPost: &models.Message{ID: 1, Date: 1700000000, Text: text, Chat: ch, SenderChat: &ch}}
+}
+
+func memberUpdate(chatID int64, chatType models.ChatType, status models.ChatMemberType) models.Update {
+	bot := &models.User{ID: 1000, IsBot: true, FirstName: "Status", Username: botName}
+	old := models.ChatMember{Type: models.ChatMemberTypeMember, Member: &models.ChatMemberMember{User: bot}}
+	nw := models.ChatMember{Type: status}
+	switch status {
+	case models.ChatMemberTypeLeft:
+		nw.Left = &models.ChatMemberLeft{User: bot}
+	case models.ChatMemberTypeBanned:
+		nw.Banned = &models.ChatMemberBanned{User: bot}
+	case models.ChatMemberTypeMember:
+		nw.Member = &models.ChatMemberMember{User: bot}
+	case models.ChatMemberTypeAdministrator:
+		nw.Administrator = &models.ChatMemberAdministrator{User: *bot}
+	}
+	return models.Update{MyChatMember: &models.ChatMemberUpdated{
+		Chat: models.Chat{ID: chatID, Type: chatType}, From: models.User{ID: 1, FirstName: "Admin"},
+		Date: 1700000000, OldChatMember: old, NewChatMember: nw}}
+}
+
+// testPage is a page with a group row, a shared name and statuses.
+func testPage(url string) *statuspage.Page {
+	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	return &statuspage.Page{
+		Name: "OpenAI", URL: url, Indicator: "minor", Description: "Partially Degraded Service",
+		Components: []statuspage.Component{
+			{ID: "grp1", Name: "APIs", Status: "operational", Group: true, Components: []string{"api1", "emb1"}},
+			{ID: "api1", Name: "API", Status: "degraded_performance", UpdatedAt: at, GroupID: "grp1"},
+			{ID: "emb1", Name: "Embeddings", Status: "operational", UpdatedAt: at, GroupID: "grp1"},
+			{ID: "chat1", Name: "ChatGPT", Status: "operational", UpdatedAt: at},
+			{ID: "chat2", Name: "ChatGPT Enterprise", Status: "operational", UpdatedAt: at},
+			{ID: "sora1", Name: "Sora", Status: "major_outage", UpdatedAt: at},
+		},
+		Incidents: []statuspage.Incident{
+			{ID: "inc1", Name: "Elevated errors on API", Status: "investigating", Impact: "minor",
+				Shortlink: "https://stspg.io/inc1", CreatedAt: time.Date(2026, 3, 8, 9, 2, 0, 0, time.UTC)},
+			{ID: "inc2", Name: "Sora <outage> & more", Status: "resolved", Impact: "major",
+				CreatedAt: time.Date(2026, 3, 7, 1, 0, 0, 0, time.FixedZone("PST", -8*3600))},
+			{ID: "inc3", Name: "Login issues", Status: "resolved", Impact: "critical",
+				Shortlink: "https://stspg.io/inc3", CreatedAt: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)},
+		},
+	}
+}
+
+// snapshot stores p as the poll workflow's latest snapshot, fetched now.
+func (h *harness) snapshot(p *statuspage.Page) {
+	h.t.Helper()
+	if err := h.st.SaveSnapshot(context.Background(), p, time.Now()); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+func (h *harness) subscription(key string) *store.Subscriber {
+	h.t.Helper()
+	sub, err := h.st.Subscription(context.Background(), key)
+	if err != nil {
+		return nil
+	}
+	return sub
+}
+
+// checkHTML fails unless s is well-formed Telegram HTML of the tags the
+// bot uses, with every & < > escaped outside tags.
+func checkHTML(t testing.TB, s string) {
+	t.Helper()
+	if err := validHTML(s); err != "" {
+		t.Fatalf("bad HTML (%s): %q", err, s)
+	}
+	if n := utf16Len(s); n > 4096 {
+		t.Fatalf("reply too long: %d", n)
+	}
+}
+
+func validHTML(s string) string {
+	var stack []string
+	for i := 0; i < len(s); {
+		switch s[i] {
+		case '<':
+			j := strings.IndexByte(s[i:], '>')
+			if j < 0 {
+				return "unclosed tag"
+			}
+			tag := s[i+1 : i+j]
+			i += j + 1
+			if strings.HasPrefix(tag, "/") {
+				if len(stack) == 0 || stack[len(stack)-1] != tag[1:] {
+					return "unbalanced </" + tag[1:] + ">"
+				}
+				stack = stack[:len(stack)-1]
+				continue
+			}
+			name := tag
+			if strings.HasPrefix(tag, "a href=\"") && strings.HasSuffix(tag, "\"") {
+				name = "a"
+				if strings.ContainsAny(tag[8:len(tag)-1], "<>\"") {
+					return "bad href"
+				}
+			}
+			switch name {
+			case "b", "i", "code", "a", "pre":
+			default:
+				return "unknown tag <" + tag + ">"
+			}
+			stack = append(stack, name)
+		case '>':
+			return "bare >"
+		case '&':
+			ok := false
+			for _, e := range []string{"&amp;", "&lt;", "&gt;", "&quot;"} {
+				if strings.HasPrefix(s[i:], e) {
+					ok = true
+					i += len(e)
+					break
+				}
+			}
+			if !ok {
+				return "bare &"
+			}
+		default:
+			i++
+		}
+	}
+	if len(stack) > 0 {
+		return "unclosed <" + stack[len(stack)-1] + ">"
+	}
+	return ""
+}

@@ -1,0 +1,77 @@
+package worker_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	sdkpb "go.temporal.io/api/sdk/v1"
+	"go.temporal.io/api/workflowservice/v1"
+
+	"github.com/openai-status-bot/statusbot/activities"
+	"github.com/openai-status-bot/statusbot/internal/fakes"
+	"github.com/openai-status-bot/statusbot/internal/testenv"
+	"github.com/openai-status-bot/statusbot/workflows"
+)
+
+// A subscriber whose chat always answers 500 puts the delivery into
+// backing_off; the operator's visibility query finds it, the progress query
+// and current details explain it, and the skip signal lets it finish.
+func TestStuckDeliveryIsFoundExplainedAndSkipped(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration test")
+	}
+	defer func(n int32) { workflows.SendAttempts = n }(workflows.SendAttempts)
+	workflows.SendAttempts = 2
+
+	s := testenv.NewStack(t, 2*time.Second)
+	ctx := context.Background()
+	for _, chat := range []int64{701, 702} {
+		_, err := s.Store.Subscribe(ctx, chat, 0, time.Now())
+		require.NoError(t, err)
+	}
+	s.Telegram.FailChat(702, func(int) *fakes.APIError { return fakes.ErrInternal })
+	s.StartWorker(t)
+	s.WaitForBaseline(t)
+	s.Page.SetComponent("api0000001", "API", "major_outage")
+
+	const query = "WorkflowType = 'DeliveryWorkflow' AND ExecutionStatus = 'Running' AND DeliveryState = 'backing_off'"
+	var stuck string
+	testenv.WaitFor(t, time.Minute, "the visibility query to find a backing_off delivery", func() bool {
+		resp, err := s.Temporal.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: query})
+		require.NoError(t, err)
+		if len(resp.GetExecutions()) == 1 {
+			stuck = resp.GetExecutions()[0].GetExecution().GetWorkflowId()
+		}
+		return stuck != ""
+	})
+	require.True(t, strings.HasPrefix(stuck, "delivery/component:api0000001:major_outage:"))
+	require.Len(t, s.Telegram.MessagesTo(701, 0), 1, "the healthy subscriber is not held up")
+
+	v, err := s.Temporal.QueryWorkflow(ctx, stuck, "", activities.ProgressQuery)
+	require.NoError(t, err)
+	var p workflows.Progress
+	require.NoError(t, v.Get(&p))
+	require.Equal(t, workflows.StateBackingOff, p.State)
+	require.Equal(t, []string{"702"}, p.PendingKeys)
+	require.Equal(t, 1, p.Delivered)
+
+	meta, err := s.Temporal.QueryWorkflow(ctx, stuck, "", "__temporal_workflow_metadata")
+	require.NoError(t, err)
+	var md sdkpb.WorkflowMetadata
+	require.NoError(t, meta.Get(&md))
+	details := md.GetCurrentDetails()
+	t.Logf("current details of %s:\n%s", stuck, details)
+	require.Contains(t, details, "`702`")
+	require.Contains(t, details, "Internal Server Error")
+	require.NotContains(t, details, testenv.TestToken)
+
+	require.NoError(t, s.Temporal.SignalWorkflow(ctx, stuck, "", workflows.SignalSkip, "702"))
+	var res workflows.Progress
+	require.NoError(t, s.Temporal.GetWorkflow(ctx, stuck, "").Get(ctx, &res))
+	require.Equal(t, workflows.StateDone, res.State)
+	require.Equal(t, 1, res.Skipped)
+	require.Equal(t, 1, res.Delivered)
+}
