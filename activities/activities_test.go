@@ -1,0 +1,194 @@
+package activities_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/testsuite"
+
+	"github.com/openai-status-bot/statusbot/activities"
+	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/internal/fakes"
+	"github.com/openai-status-bot/statusbot/internal/statuspage"
+	"github.com/openai-status-bot/statusbot/internal/store"
+	"github.com/openai-status-bot/statusbot/internal/telegram"
+	"github.com/openai-status-bot/statusbot/internal/testenv"
+)
+
+func TestMain(m *testing.M) { testenv.Main(m) }
+
+type world struct {
+	a    *activities.Activities
+	st   *store.Store
+	tg   *fakes.Telegram
+	page *fakes.Statuspage
+	env  *testsuite.TestActivityEnvironment
+}
+
+func newWorld(t *testing.T) *world {
+	st := testenv.Store(t)
+	tg := fakes.NewTelegram(testenv.TestToken)
+	t.Cleanup(tg.Close)
+	page := fakes.NewStatuspage()
+	t.Cleanup(page.Close)
+	sender, err := telegram.NewSender(tg.URL(), testenv.TestToken, 2*time.Second)
+	require.NoError(t, err)
+	a := &activities.Activities{Store: st, Page: statuspage.NewClient(page.URL(), 2*time.Second), Telegram: sender}
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestActivityEnvironment()
+	env.RegisterActivity(a)
+	return &world{a: a, st: st, tg: tg, page: page, env: env}
+}
+
+func (w *world) detect(t *testing.T) *activities.Detection {
+	v, err := w.env.ExecuteActivity(w.a.DetectEvents)
+	require.NoError(t, err)
+	var d activities.Detection
+	require.NoError(t, v.Get(&d))
+	return &d
+}
+
+// Baseline first, then a change; an idle poll costs two MongoDB round trips.
+func TestDetectEventsBaselineChangeAndIdleCost(t *testing.T) {
+	w := newWorld(t)
+	require.True(t, w.detect(t).Baseline)
+
+	before := w.st.RoundTrips()
+	d := w.detect(t)
+	require.Empty(t, d.Events)
+	require.LessOrEqual(t, w.st.RoundTrips()-before, int64(2), "an idle poll: snapshot write + checkpoint read")
+	require.Positive(t, d.BytesFetched)
+
+	w.page.SetComponent("api0000001", "API", "degraded_performance")
+	w.page.AddIncidentUpdate("inc1", "Elevated errors", "investigating", "minor", "upd1", "We are looking into it.")
+	d = w.detect(t)
+	require.Len(t, d.Events, 2)
+	require.Equal(t, event.KindComponent, d.Events[0].Kind, "ordered by time: the component changed first")
+	require.Equal(t, event.KindIncident, d.Events[1].Kind)
+
+	_, err := w.env.ExecuteActivity(w.a.CommitCheckpoint, activities.CommitInput{Events: d.Events})
+	require.NoError(t, err)
+	require.Empty(t, w.detect(t).Events, "committed events are not found again")
+
+	snap, err := w.st.LatestSnapshot(context.Background())
+	require.NoError(t, err)
+	require.NotNil(t, snap)
+	require.Len(t, snap.Page.Components, 2)
+
+	// The next update of the incident chains to the first for ordering.
+	w.page.AddIncidentUpdate("inc1", "Elevated errors", "resolved", "minor", "upd2", "Fixed.")
+	d = w.detect(t)
+	require.Len(t, d.Events, 1)
+	require.Equal(t, "incident:inc1:", d.Events[0].Key[:len("incident:inc1:")])
+	require.NotEmpty(t, d.Events[0].Predecessor)
+}
+
+func TestDetectEventsFailsOnlyWhenBothEndpointsFail(t *testing.T) {
+	w := newWorld(t)
+	w.detect(t)
+	w.page.Fault("incidents.json", fakes.ServerError)
+	w.page.SetComponent("api0000001", "API", "major_outage")
+	d := w.detect(t)
+	require.Len(t, d.Events, 1, "a failing incidents.json does not hide component changes")
+	require.NotEmpty(t, d.IncidentsErr)
+
+	w.page.Fault("summary.json", fakes.MalformedJSON)
+	_, err := w.env.ExecuteActivity(w.a.DetectEvents)
+	require.Error(t, err)
+}
+
+func sendTo(t *testing.T, w *world, key string, chat int64) (*activities.SendResult, error) {
+	v, err := w.env.ExecuteActivity(w.a.Send, activities.SendInput{EventKey: key, Recipient: activities.Recipient{Key: store.SubscriberKey(chat, 0), ChatID: chat}})
+	if err != nil {
+		return nil, err
+	}
+	var r activities.SendResult
+	require.NoError(t, v.Get(&r))
+	return &r, nil
+}
+
+func TestSendOutcomes(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	e := event.Event{Key: "component:x:major_outage:t", Kind: event.KindComponent, ComponentName: "API", OldStatus: "operational", NewStatus: "major_outage"}
+	_, err := w.env.ExecuteActivity(w.a.PrepareMessage, e)
+	require.NoError(t, err)
+	for _, chat := range []int64{1, 2, -3, 4} {
+		_, err := w.st.Subscribe(ctx, chat, 0, time.Now())
+		require.NoError(t, err)
+	}
+
+	r, err := sendTo(t, w, e.Key, 1)
+	require.NoError(t, err)
+	require.Equal(t, activities.SendResult{}, *r)
+	require.Contains(t, w.tg.MessagesTo(1, 0)[0].Text, "Major Outage")
+
+	w.tg.FailChat(2, func(int) *fakes.APIError { return fakes.ErrBlocked })
+	r, err = sendTo(t, w, e.Key, 2)
+	require.NoError(t, err)
+	require.True(t, r.Removed)
+	_, err = w.st.Subscription(ctx, "2")
+	require.ErrorIs(t, err, store.ErrNotSubscribed, "a blocked chat is unsubscribed")
+
+	w.tg.FailChat(-3, func(int) *fakes.APIError { return fakes.Upgraded(-1003) })
+	r, err = sendTo(t, w, e.Key, -3)
+	require.NoError(t, err)
+	require.Equal(t, int64(-1003), r.MigratedTo)
+	require.Len(t, w.tg.MessagesTo(-1003, 0), 1, "delivered to the supergroup")
+	_, err = w.st.Subscription(ctx, "-1003")
+	require.NoError(t, err, "the subscription moved")
+	done, err := w.st.Delivered(ctx, e.Key, []string{"-1003"})
+	require.NoError(t, err)
+	require.True(t, done["-1003"], "the moved subscription will not get it again from a later page")
+
+	w.tg.FailChat(4, func(int) *fakes.APIError { return fakes.TooMany(9) })
+	_, err = sendTo(t, w, e.Key, 4)
+	var ae *temporal.ApplicationError
+	require.True(t, errors.As(err, &ae))
+	require.Equal(t, activities.ErrTypeRateLimited, ae.Type())
+	require.Equal(t, 9*time.Second, ae.NextRetryDelay())
+
+	w.tg.FailChat(4, func(int) *fakes.APIError { return fakes.ErrTooLong })
+	_, err = sendTo(t, w, e.Key, 4)
+	require.True(t, errors.As(err, &ae))
+	require.Equal(t, activities.ErrTypePermanentMessage, ae.Type())
+	require.True(t, ae.NonRetryable())
+}
+
+func TestRecipientsFilterAndSkipTheLedger(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	for chat := int64(1); chat <= 5; chat++ {
+		_, err := w.st.Subscribe(ctx, chat, 0, time.Now())
+		require.NoError(t, err)
+	}
+	require.NoError(t, w.st.SetKinds(ctx, "2", []event.Kind{event.KindIncident}))
+	require.NoError(t, w.st.SetComponents(ctx, "3", []string{"other"}))
+	e := event.Event{Key: "component:api:major_outage:t", Kind: event.KindComponent, ComponentID: "api"}
+	require.NoError(t, w.st.RecordDelivered(ctx, e.Key, []string{"4"}, time.Now()))
+
+	var keys []string
+	cursor, pages, already := "", 0, 0
+	for {
+		v, err := w.env.ExecuteActivity(w.a.Recipients, activities.PageInput{Event: e, Cursor: cursor, Limit: 2})
+		require.NoError(t, err)
+		var p activities.RecipientPage
+		require.NoError(t, v.Get(&p))
+		pages++
+		already += p.AlreadyDelivered
+		for _, r := range p.Recipients {
+			keys = append(keys, r.Key)
+		}
+		if p.Next == "" {
+			break
+		}
+		cursor = p.Next
+	}
+	require.Equal(t, []string{"1", "5"}, keys)
+	require.Equal(t, 1, already)
+	require.Equal(t, 3, pages)
+}
