@@ -4,7 +4,7 @@ SHELL := /bin/bash
 
 TEMPORAL_VERSION := v1.5.1
 FERRETDB_VERSION := v1.24.2
-STATICCHECK_VERSION := 2025.1.1
+STATICCHECK_VERSION := v0.8.2
 # Built tools are cached outside the clone, keyed by version: a fresh clone
 # (CI) on the same machine reuses them.
 TOOLS_CACHE ?= $(HOME)/.cache/openai-status-bot/tools
@@ -12,7 +12,8 @@ TEMPORAL_CACHED := $(TOOLS_CACHE)/temporal-$(TEMPORAL_VERSION)/temporal
 DEVDB_HASH := $(shell cat tools/devdb/main.go tools/devdb/go.sum | sha256sum | cut -c1-12)
 DEVDB_CACHED := $(TOOLS_CACHE)/devdb-$(FERRETDB_VERSION)-$(DEVDB_HASH)/devdb
 STATICCHECK_CACHED := $(TOOLS_CACHE)/staticcheck-$(STATICCHECK_VERSION)/staticcheck
-WORKFLOWCHECK_CACHED := $(TOOLS_CACHE)/workflowcheck-sdk-v1.51.0/workflowcheck
+WORKFLOWCHECK_VERSION := v0.6.0
+WORKFLOWCHECK_CACHED := $(TOOLS_CACHE)/workflowcheck-$(WORKFLOWCHECK_VERSION)/workflowcheck
 GO_TEST_FLAGS ?= -count=1 -timeout 30m
 
 .PHONY: help run test build lint docker tools histories bench test-faults fuzz clean-data
@@ -52,7 +53,7 @@ $(STATICCHECK_CACHED):
 
 $(WORKFLOWCHECK_CACHED):
 	@mkdir -p $(dir $@)
-	GOBIN=$(dir $@) go install go.temporal.io/sdk/contrib/tools/workflowcheck@latest
+	GOBIN=$(dir $@) go install go.temporal.io/sdk/contrib/tools/workflowcheck@$(WORKFLOWCHECK_VERSION)
 
 lint: $(STATICCHECK_CACHED) $(WORKFLOWCHECK_CACHED) ## go vet, staticcheck, and workflowcheck (determinism)
 	go vet ./...

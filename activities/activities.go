@@ -296,7 +296,7 @@ func (a *Activities) PredecessorProgress(ctx context.Context, workflowID string,
 }
 
 func (a *Activities) predecessor(ctx context.Context, workflowID string) (*PredecessorState, error) {
-	desc, err := a.Temporal.DescribeWorkflowExecution(ctx, workflowID, "")
+	desc, err := a.Temporal.DescribeWorkflow(ctx, workflowID, "")
 	var nf *serviceerror.NotFound
 	if errors.As(err, &nf) {
 		return &PredecessorState{Closed: true}, nil
@@ -304,7 +304,7 @@ func (a *Activities) predecessor(ctx context.Context, workflowID string) (*Prede
 	if err != nil {
 		return nil, err
 	}
-	if desc.GetWorkflowExecutionInfo().GetCloseTime() != nil {
+	if desc.RawResponse.GetWorkflowExecutionInfo().GetCloseTime() != nil {
 		return &PredecessorState{Closed: true}, nil
 	}
 	v, err := a.Temporal.QueryWorkflow(ctx, workflowID, "", ProgressQuery)

@@ -125,21 +125,21 @@ func pollDetails(d *activities.Detection) string {
 	case len(d.Events) == 0:
 		b.WriteString("No changes.\n")
 	default:
-		fmt.Fprintf(&b, "**%d change(s):**\n\n", len(d.Events))
+		b.WriteString(fmt.Sprintf("**%d change(s):**\n\n", len(d.Events)))
 		for _, e := range d.Events {
 			note := ""
 			if !e.Notify {
 				note = " (recorded only)"
 			}
-			fmt.Fprintf(&b, "- %s%s\n", e.Summary(), note)
+			b.WriteString(fmt.Sprintf("- %s%s\n", e.Summary(), note))
 		}
 	}
 	if d.ComponentsErr != "" {
-		fmt.Fprintf(&b, "\n**summary.json failed:** %s\n", d.ComponentsErr)
+		b.WriteString(fmt.Sprintf("\n**summary.json failed:** %s\n", d.ComponentsErr))
 	}
 	if d.IncidentsErr != "" {
-		fmt.Fprintf(&b, "\n**incidents.json failed:** %s\n", d.IncidentsErr)
+		b.WriteString(fmt.Sprintf("\n**incidents.json failed:** %s\n", d.IncidentsErr))
 	}
-	fmt.Fprintf(&b, "\nFetched %d bytes.\n", d.BytesFetched)
+	b.WriteString(fmt.Sprintf("\nFetched %d bytes.\n", d.BytesFetched))
 	return b.String()
 }

@@ -68,16 +68,16 @@ func deliveryDetails(e event.Event) string {
 	var b strings.Builder
 	switch e.Kind {
 	case event.KindComponent:
-		fmt.Fprintf(&b, "**Component:** %s (`%s`)\n\n**Status:** %s → %s\n\n**Changed at:** %s\n",
-			e.ComponentName, e.ComponentID, statuspage.Label(e.OldStatus), statuspage.Label(e.NewStatus), e.At.UTC().Format("2006-01-02 15:04:05 MST"))
+		b.WriteString(fmt.Sprintf("**Component:** %s (`%s`)\n\n**Status:** %s → %s\n\n**Changed at:** %s\n",
+			e.ComponentName, e.ComponentID, statuspage.Label(e.OldStatus), statuspage.Label(e.NewStatus), e.At.UTC().Format("2006-01-02 15:04:05 MST")))
 	default:
-		fmt.Fprintf(&b, "**%s:** %s (`%s`)\n\n**Update:** %s, impact %s\n\n**Posted at:** %s\n\n**Link:** %s\n",
+		b.WriteString(fmt.Sprintf("**%s:** %s (`%s`)\n\n**Update:** %s, impact %s\n\n**Posted at:** %s\n\n**Link:** %s\n",
 			kindTitle(e.Kind), e.IncidentName, e.IncidentID, statuspage.Label(e.UpdateStatus), statuspage.Label(e.Impact),
-			e.At.UTC().Format("2006-01-02 15:04:05 MST"), e.URL)
+			e.At.UTC().Format("2006-01-02 15:04:05 MST"), e.URL))
 	}
-	fmt.Fprintf(&b, "\n**Event key:** `%s`\n", e.Key)
+	b.WriteString(fmt.Sprintf("\n**Event key:** `%s`\n", e.Key))
 	if e.Predecessor != "" {
-		fmt.Fprintf(&b, "\n**Waits for:** `%s`\n", DeliveryWorkflowID(e.Predecessor))
+		b.WriteString(fmt.Sprintf("\n**Waits for:** `%s`\n", DeliveryWorkflowID(e.Predecessor)))
 	}
 	return b.String()
 }
