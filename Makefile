@@ -74,7 +74,8 @@ test-faults: tools ## fault tests: worker kill, server restarts, page and Telegr
 	go test -count=1 -timeout 30m -run 'Fault|Killed' -v ./worker/
 
 fuzz: ## run every fuzz target for 20s
-	@for spec in "FuzzNotification ./internal/message" "FuzzTruncate ./internal/message" "FuzzDiff ./internal/event"; do \
+	@for spec in "FuzzNotification ./internal/message" "FuzzTruncate ./internal/message" "FuzzDiff ./internal/event" \
+		"FuzzParseCommand ./internal/bot" "FuzzReplies ./internal/bot" "FuzzDecodeUpdates ./internal/bot"; do \
 		set -- $$spec; go test -run '^$$' -fuzz "^$$1$$" -fuzztime 20s -fuzzminimizetime 1s $$2 || exit 1; done
 
 clean-data: ## delete the local state of make run (.data/)

@@ -1,26 +1,33 @@
 // Package bot is the long-poll process that answers Telegram commands and
 // manages subscriptions (`statusbot bot`).
 //
-// Start-up: deleteWebhook (an unclear answer is confirmed with
-// getWebhookInfo), getMe with retries (the username is needed for
-// "/cmd@bot"), setMyCommands, then long polling from the offset stored in
-// MongoDB.
+// Start-up: deleteWebhook with drop_pending_updates=false (an empty or
+// unclear answer is confirmed with getWebhookInfo), getMe with retries
+// (the username is needed for "/cmd@bot"), setMyCommands, then long
+// polling from the offset stored in MongoDB. Transient failures are
+// retried with backoff; 401/404 end Run with an error (token redacted).
 //
 // Long polling is this package's own loop, not go-telegram/bot's Start:
 // that loop acknowledges a batch to Telegram (by asking for the next one)
 // before its updates are handled, drops the updates still buffered when
 // its context ends and hands handlers the cancelled context, so a restart
 // could lose updates. Here every getUpdates asks for the offset after the
-// watermark — the last update up to which everything was handled — so
+// watermark, the last update up to which everything was handled, so
 // Telegram keeps an update until it was handled; updates already
 // dispatched are skipped when Telegram sends them again. The watermark is
-// saved after each handled update and at shutdown: a graceful restart
-// replays nothing, and a crash replays only the updates that were being
-// handled at that moment (at most one per chat), never loses one.
+// saved after each handled update and at shutdown. A graceful restart
+// replays nothing and loses nothing. A crash loses nothing and replays
+// only what was handled after the saved watermark: the updates in flight
+// at that moment (and, when a slow update held the watermark back, the
+// ones after it that had finished); with one command at a time that is at
+// most one.
 //
 // Updates are handled concurrently with a bound, each chat's in order, so
-// a slow status page or a slow chat never stalls other users. Every other
-// Bot API call goes through go-telegram/bot.
+// a slow status page or a slow chat never stalls other users. getUpdates,
+// deleteWebhook, getWebhookInfo and getMe are plain JSON calls (rawAPI:
+// go-telegram/bot has no public getUpdates, and its parameterless calls
+// send an empty multipart body); every other call goes through
+// go-telegram/bot.
 package bot
 
 import (
@@ -109,10 +116,11 @@ func run(ctx context.Context, cfg *config.Config, st *store.Store, hs *health.Se
 	log = log.With("component", "bot")
 	apiURL := strings.TrimRight(cfg.TelegramAPIURL, "/")
 
+	raw := &rawAPI{base: apiURL + "/bot" + token + "/", redact: redact, client: &http.Client{Timeout: cfg.HTTPTimeout}}
 	p := &poller{
-		url:     apiURL + "/bot" + token + "/getUpdates",
-		redact:  redact,
+		api:     raw,
 		client:  &http.Client{Timeout: tn.pollTimeout + cfg.HTTPTimeout},
+		redact:  redact,
 		timeout: tn.pollTimeout,
 		silence: 2*tn.pollTimeout + cfg.HTTPTimeout + 10*time.Second,
 		now:     tn.now,
@@ -127,7 +135,6 @@ func run(ctx context.Context, cfg *config.Config, st *store.Store, hs *health.Se
 		tgbot.WithServerURL(apiURL),
 		tgbot.WithSkipGetMe(),
 		tgbot.WithHTTPClient(tn.pollTimeout, &http.Client{Timeout: cfg.HTTPTimeout}),
-		tgbot.WithAllowedUpdates(AllowedUpdates),
 		tgbot.WithErrorsHandler(func(err error) { log.Warn("telegram client", "err", redact(err.Error())) }),
 		tgbot.WithDebugHandler(func(format string, args ...any) {
 			log.Debug("telegram client", "msg", redact(fmt.Sprintf(format, args...)))
@@ -143,14 +150,12 @@ func run(ctx context.Context, cfg *config.Config, st *store.Store, hs *health.Se
 
 	s := &starter{log: log, redact: redact, tn: tn}
 	// Start-up. A cancelled ctx here is a normal shutdown.
-	if err := s.retry(ctx, "deleteWebhook", 0, func(ctx context.Context) error { return deleteWebhook(ctx, api, log, redact) }); err != nil {
+	if err := s.retry(ctx, "deleteWebhook", 0, func(ctx context.Context) error { return deleteWebhook(ctx, raw, log) }); err != nil {
 		return s.fatal(ctx, err)
 	}
-	var me *models.User
+	var me models.User
 	if err := s.retry(ctx, "getMe", 0, func(ctx context.Context) error {
-		var err error
-		me, err = api.GetMe(ctx)
-		return err
+		return raw.call(ctx, nil, "getMe", map[string]any{}, &me)
 	}); err != nil {
 		return s.fatal(ctx, err)
 	}
@@ -206,18 +211,21 @@ func run(ctx context.Context, cfg *config.Config, st *store.Store, hs *health.Se
 	defer hcancel()
 	p.handle = func(upd *models.Update) {
 		defer func() {
-			if r := recover(); r != nil {
-				log.Error("panic while handling an update", "update_id", upd.ID,
-					"panic", redact(fmt.Sprint(r)), "stack", redact(string(debug.Stack())))
+			if hctx.Err() != nil {
+				// Cut short at shutdown: leave it unhandled, so the
+				// offset stays before it and it is fetched again.
+				return
 			}
 			p.tracker.done(upd.ID)
 			per.signal()
 		}()
-		uctx, cancel := context.WithTimeout(hctx, tn.handlerTimeout)
-		defer cancel()
-		h.handle(uctx, upd)
+		safely(log, redact, upd.ID, func() {
+			uctx, cancel := context.WithTimeout(hctx, tn.handlerTimeout)
+			defer cancel()
+			h.handle(uctx, upd)
+		})
 	}
-	p.skipped = func(id int64) { per.signal() }
+	p.skipped = per.signal
 
 	perStop := make(chan struct{})
 	perDone := make(chan struct{})
@@ -251,6 +259,19 @@ func run(ctx context.Context, cfg *config.Config, st *store.Store, hs *health.Se
 	return nil
 }
 
+// safely runs one update's handling; a panic is logged (token redacted)
+// and the update counts as handled: no input can crash the process or
+// block the offset.
+func safely(log *slog.Logger, redact func(string) string, updateID int64, fn func()) {
+	defer func() {
+		if r := recover(); r != nil {
+			log.Error("panic while handling an update", "update_id", updateID,
+				"panic", redact(fmt.Sprint(r)), "stack", redact(string(debug.Stack())))
+		}
+	}()
+	fn()
+}
+
 // starter retries start-up steps.
 type starter struct {
 	log    *slog.Logger
@@ -269,6 +290,10 @@ func (s *starter) fatal(ctx context.Context, err error) error {
 // permanent reports errors retrying cannot fix: a rejected token, or an
 // API URL that does not serve the Bot API.
 func permanent(err error) bool {
+	var ae *apiError
+	if errors.As(err, &ae) {
+		return ae.code == http.StatusUnauthorized || ae.code == http.StatusNotFound
+	}
 	return errors.Is(err, tgbot.ErrorUnauthorized) || errors.Is(err, tgbot.ErrorNotFound)
 }
 
@@ -290,8 +315,11 @@ func (s *starter) retry(ctx context.Context, what string, attempts int, fn func(
 		}
 		wait := delay
 		var tm *tgbot.TooManyRequestsError
+		var ae *apiError
 		if errors.As(err, &tm) && tm.RetryAfter > 0 {
 			wait = time.Duration(tm.RetryAfter) * time.Second
+		} else if errors.As(err, &ae) && ae.retryAfter > 0 {
+			wait = time.Duration(ae.retryAfter) * time.Second
 		}
 		s.log.Warn("start-up step failed; retrying", "step", what, "attempt", i, "retry_in", wait, "err", s.redact(err.Error()))
 		if !sleep(ctx, wait) {
@@ -312,19 +340,21 @@ func sleep(ctx context.Context, d time.Duration) bool {
 	}
 }
 
-// deleteWebhook removes any webhook, keeping pending updates (Telegram's
-// default for drop_pending_updates is false). Some servers answer with an
-// empty body or no result: then getWebhookInfo must confirm no URL is set.
-func deleteWebhook(ctx context.Context, api *tgbot.Bot, log *slog.Logger, redact func(string) string) error {
-	ok, err := api.DeleteWebhook(ctx, &tgbot.DeleteWebhookParams{DropPendingUpdates: false})
+// deleteWebhook removes any webhook, keeping pending updates
+// (drop_pending_updates=false). Some servers answer with an empty body or
+// no result: then getWebhookInfo must confirm that no URL is set.
+func deleteWebhook(ctx context.Context, api *rawAPI, log *slog.Logger) error {
+	var ok bool
+	err := api.call(ctx, nil, "deleteWebhook", map[string]any{"drop_pending_updates": false}, &ok)
 	if err == nil && ok {
 		return nil
 	}
-	if err != nil && (permanent(err) || ctx.Err() != nil) {
-		return err
+	var ae *apiError
+	if err != nil && (errors.As(err, &ae) || ctx.Err() != nil) {
+		return err // Telegram said no, or we are shutting down
 	}
-	info, ierr := api.GetWebhookInfo(ctx)
-	if ierr != nil {
+	var info models.WebhookInfo
+	if ierr := api.call(ctx, nil, "getWebhookInfo", map[string]any{}, &info); ierr != nil {
 		if err != nil {
 			return err
 		}
@@ -334,19 +364,89 @@ func deleteWebhook(ctx context.Context, api *tgbot.Bot, log *slog.Logger, redact
 		// The URL itself may hold the token; do not show it.
 		return errors.New("deleteWebhook: a webhook is still set")
 	}
-	reason := "no result"
+	reason := "result not true"
 	if err != nil {
-		reason = redact(err.Error())
+		reason = err.Error()
 	}
 	log.Info("deleteWebhook gave no clear answer; getWebhookInfo confirms no webhook is set", "answer", reason)
 	return nil
 }
 
+// rawAPI calls Bot API methods with JSON bodies. It serves getUpdates
+// (go-telegram/bot has no public call for it) and the start-up calls,
+// whose answers must be read exactly (an empty body is not an error of the
+// method). Its errors never hold the token.
+type rawAPI struct {
+	base   string // {api}/bot{token}/
+	client *http.Client
+	redact func(string) string
+}
+
+// maxAnswerBody bounds an answer (getUpdates: 100 updates).
+const maxAnswerBody = 32 << 20
+
+// errEmptyAnswer is an answer without a body.
+var errEmptyAnswer = errors.New("empty answer")
+
+// call posts params as JSON and decodes the result into dest. client nil
+// means the default client.
+func (a *rawAPI) call(ctx context.Context, client *http.Client, method string, params, dest any) error {
+	if client == nil {
+		client = a.client
+	}
+	body, err := json.Marshal(params)
+	if err != nil {
+		return fmt.Errorf("telegram %s: %w", method, err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.base+method, bytes.NewReader(body))
+	if err != nil {
+		return errors.New(a.redact(err.Error()))
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := client.Do(req)
+	if err != nil {
+		return errors.New(a.redact(err.Error()))
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswerBody))
+	if err != nil {
+		return errors.New(a.redact(err.Error()))
+	}
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return fmt.Errorf("telegram %s: HTTP %d: %w", method, resp.StatusCode, errEmptyAnswer)
+	}
+	var r struct {
+		OK          bool            `json:"ok"`
+		Result      json.RawMessage `json:"result"`
+		ErrorCode   int             `json:"error_code"`
+		Description string          `json:"description"`
+		Parameters  struct {
+			RetryAfter int `json:"retry_after"`
+		} `json:"parameters"`
+	}
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return fmt.Errorf("telegram %s: HTTP %d, undecodable answer: %w", method, resp.StatusCode, err)
+	}
+	if !r.OK {
+		code := r.ErrorCode
+		if code == 0 {
+			code = resp.StatusCode
+		}
+		return &apiError{method: method, code: code, desc: a.redact(r.Description), retryAfter: r.Parameters.RetryAfter}
+	}
+	if dest != nil && len(r.Result) > 0 {
+		if err := json.Unmarshal(r.Result, dest); err != nil {
+			return fmt.Errorf("telegram %s: undecodable result: %w", method, err)
+		}
+	}
+	return nil
+}
+
 // poller is the long-poll loop.
 type poller struct {
-	url     string
+	api     *rawAPI
+	client  *http.Client // with the long-poll timeout
 	redact  func(string) string
-	client  *http.Client
 	timeout time.Duration
 	silence time.Duration
 	now     func() time.Time
@@ -355,7 +455,7 @@ type poller struct {
 	tracker *tracker
 	disp    *dispatcher
 	handle  func(*models.Update)
-	skipped func(id int64)
+	skipped func()
 
 	lastRound atomic.Int64 // UnixNano of the last successful getUpdates
 	lastErr   atomic.Pointer[string]
@@ -414,7 +514,7 @@ func (p *poller) loop(ctx context.Context) {
 			if u.bad {
 				p.log.Warn("skipping an update that could not be decoded", "update_id", u.ID, "err", u.err)
 				p.tracker.done(u.ID)
-				p.skipped(u.ID)
+				p.skipped()
 				continue
 			}
 			upd := u.upd
@@ -469,15 +569,13 @@ func chatOf(u *models.Update) int64 {
 
 // apiError is a Bot API error answer.
 type apiError struct {
+	method     string
 	code       int
 	desc       string
 	retryAfter int
 }
 
-func (e *apiError) Error() string { return fmt.Sprintf("telegram getUpdates: %d %s", e.code, e.desc) }
-
-// maxUpdatesBody bounds a getUpdates answer (100 updates).
-const maxUpdatesBody = 32 << 20
+func (e *apiError) Error() string { return fmt.Sprintf("telegram %s: %d %s", e.method, e.code, e.desc) }
 
 type polled struct {
 	ID  int64
@@ -487,53 +585,24 @@ type polled struct {
 }
 
 func (p *poller) getUpdates(ctx context.Context, offset int64) ([]polled, error) {
-	body, _ := json.Marshal(map[string]any{
+	var items []json.RawMessage
+	err := p.api.call(ctx, p.client, "getUpdates", map[string]any{
 		"offset":          offset,
 		"timeout":         int(p.timeout / time.Second),
 		"allowed_updates": AllowedUpdates,
-	})
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.url, bytes.NewReader(body))
+	}, &items)
 	if err != nil {
-		return nil, errors.New(p.redact(err.Error()))
+		return nil, err
 	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := p.client.Do(req)
-	if err != nil {
-		return nil, errors.New(p.redact(err.Error()))
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxUpdatesBody))
-	if err != nil {
-		return nil, errors.New(p.redact(err.Error()))
-	}
-	return decodeUpdates(raw, resp.StatusCode)
+	return decodeUpdates(items), nil
 }
 
-// decodeUpdates reads a getUpdates answer. An update that does not decode
+// decodeUpdates reads getUpdates' result. An update that does not decode
 // is returned as bad (with its ID) so the offset can move past it: one
 // malformed update must not block every later one.
-func decodeUpdates(raw []byte, status int) ([]polled, error) {
-	var r struct {
-		OK          bool              `json:"ok"`
-		Result      []json.RawMessage `json:"result"`
-		ErrorCode   int               `json:"error_code"`
-		Description string            `json:"description"`
-		Parameters  struct {
-			RetryAfter int `json:"retry_after"`
-		} `json:"parameters"`
-	}
-	if err := json.Unmarshal(raw, &r); err != nil {
-		return nil, fmt.Errorf("telegram getUpdates: HTTP %d, undecodable answer: %w", status, err)
-	}
-	if !r.OK {
-		code := r.ErrorCode
-		if code == 0 {
-			code = status
-		}
-		return nil, &apiError{code: code, desc: r.Description, retryAfter: r.Parameters.RetryAfter}
-	}
-	out := make([]polled, 0, len(r.Result))
-	for _, item := range r.Result {
+func decodeUpdates(items []json.RawMessage) []polled {
+	out := make([]polled, 0, len(items))
+	for _, item := range items {
 		var u models.Update
 		if err := json.Unmarshal(item, &u); err != nil {
 			var idOnly struct {
@@ -547,7 +616,7 @@ func decodeUpdates(raw []byte, status int) ([]polled, error) {
 		}
 		out = append(out, polled{ID: u.ID, upd: &u})
 	}
-	return out, nil
+	return out
 }
 
 // persister saves the watermark after updates are handled.

@@ -104,10 +104,17 @@ func (h *harness) start() {
 	h.hs = health.New("127.0.0.1:0")
 	log := slog.New(slog.NewTextHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	go func() { h.done <- run(ctx, h.cfg, h.st, h.hs, log, h.tn) }()
-	waitFor(h.t, "bot ready", func() bool {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
 		rep, _ := h.hs.Evaluate(context.Background())
-		return rep.Ready
-	})
+		if rep.Ready {
+			return
+		}
+		if time.Now().After(deadline) {
+			h.t.Fatalf("bot not ready; logs:\n%s", h.logs.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // stop cancels the bot and returns Run's result.
@@ -144,15 +151,33 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 func (h *harness) exchange(chatID int64, thread int, u models.Update) []fakes.Message {
 	h.t.Helper()
 	before := len(h.tg.MessagesTo(chatID, thread))
+	want := 1
+	for _, m := range []*models.Message{u.Message, u.ChannelPost} {
+		if c, ok := ParseCommand(textOf(m)); ok && c.Name == "help" {
+			want = 2
+		}
+	}
 	h.upd.Push(u)
-	marker := helpUpdate(u)
-	h.upd.Push(marker)
+	h.upd.Push(helpUpdate(u))
 	var got []fakes.Message
 	waitFor(h.t, "replies", func() bool {
 		got = h.tg.MessagesTo(chatID, thread)[before:]
-		return len(got) > 0 && got[len(got)-1].Text == helpText()
+		n := 0
+		for _, m := range got {
+			if m.Text == helpText() {
+				n++
+			}
+		}
+		return n >= want && got[len(got)-1].Text == helpText()
 	})
 	return got[:len(got)-1]
+}
+
+func textOf(m *models.Message) string {
+	if m == nil {
+		return ""
+	}
+	return m.Text
 }
 
 // ask sends a command and expects exactly one reply.

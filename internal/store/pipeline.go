@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -34,8 +35,25 @@ func (s *Store) LoadCheckpoint(ctx context.Context) (event.Checkpoint, error) {
 	return cp, nil
 }
 
-// SaveBaseline records the first successful poll.
+// SaveBaseline records the first successful poll, and each component's
+// status at that time as the start of its history (for /uptime).
 func (s *Store) SaveBaseline(ctx context.Context, cp *event.Checkpoint) error {
+	var hist []any
+	ids := make([]string, 0, len(cp.Components))
+	for id := range cp.Components {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		m := cp.Components[id]
+		hist = append(hist, HistoryEntry{ComponentID: id, Status: m.Status, At: m.UpdatedAt})
+	}
+	if len(hist) > 0 {
+		if _, err := s.db.Collection(colHistory).InsertMany(ctx, hist); err != nil {
+			return fmt.Errorf("mongodb: record baseline history: %w", err)
+		}
+	}
+	// The checkpoint last: if this fails, the next poll makes the baseline again.
 	_, err := s.db.Collection(colCheckpoints).ReplaceOne(ctx, bson.D{{Key: "_id", Value: checkpointID}}, cp, options.Replace().SetUpsert(true))
 	if err != nil {
 		return fmt.Errorf("mongodb: save baseline: %w", err)
@@ -145,8 +163,8 @@ type HistoryEntry struct {
 	At          time.Time `bson:"at"`
 }
 
-// ComponentHistory returns the changes since the given time, oldest first,
-// plus the last change before it (the status the window starts in).
+// ComponentHistory returns the recorded statuses (the baseline's, then every
+// change) at or after the given time, oldest first.
 func (s *Store) ComponentHistory(ctx context.Context, since time.Time) ([]HistoryEntry, error) {
 	cur, err := s.db.Collection(colHistory).Find(ctx, bson.D{{Key: "at", Value: bson.D{{Key: "$gte", Value: since}}}},
 		options.Find().SetSort(bson.D{{Key: "at", Value: 1}}))
