@@ -88,12 +88,20 @@ func (c *Config) Validate() error {
 // value, which could be a secret pasted into the wrong variable.
 func redactEnvErr(err error) error {
 	if pe, ok := err.(*envconfig.ParseError); ok {
-		kind := pe.TypeName
-		hint := map[string]string{"Duration": "a duration such as 30s, 1m or 1h", "float64": "a number"}[kind]
+		hint := map[string]string{"time.Duration": "a duration such as 30s, 1m or 1h", "float64": "a number"}[pe.TypeName]
 		if hint == "" {
-			hint = "a " + kind
+			hint = "a " + pe.TypeName
+		}
+		if r := ranges[pe.KeyName]; r != "" {
+			hint += " " + r
 		}
 		return fmt.Errorf("configuration: %s must be %s", pe.KeyName, hint)
 	}
 	return fmt.Errorf("configuration: %v", err)
+}
+
+var ranges = map[string]string{
+	"POLL_INTERVAL":       "between 1s and 1h",
+	"HTTP_TIMEOUT":        "between 1s and 5m",
+	"TELEGRAM_RATE_LIMIT": "between 1 and 1000 (messages per second)",
 }

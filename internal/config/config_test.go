@@ -1,0 +1,63 @@
+package config_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/openai-status-bot/statusbot/internal/config"
+)
+
+const token = "123456:ABCdefSECRET"
+
+func setRequired(t *testing.T) {
+	t.Setenv("TELEGRAM_BOT_TOKEN", token)
+	t.Setenv("MONGODB_URI", "mongodb://user:pa55word@db:27017")
+}
+
+func TestDefaults(t *testing.T) {
+	setRequired(t)
+	c, err := config.Load()
+	require.NoError(t, err)
+	require.Equal(t, "https://api.telegram.org", c.TelegramAPIURL)
+	require.Equal(t, "https://status.openai.com", c.StatuspageURL)
+	require.Equal(t, "openai-status-bot", c.MongoDBDatabase)
+	require.Equal(t, "localhost:7233", c.TemporalAddress)
+	require.Equal(t, "default", c.TemporalNamespace)
+	require.Equal(t, "openai-status-bot", c.TemporalTaskQueue)
+	require.Equal(t, time.Minute, c.PollInterval)
+	require.Equal(t, 10*time.Second, c.HTTPTimeout)
+	require.Equal(t, 25.0, c.TelegramRateLimit)
+	require.Equal(t, "127.0.0.1:8080", c.HealthAddr)
+	require.Equal(t, "info", c.LogLevel)
+}
+
+func TestBadValuesNameTheVariableAndRange(t *testing.T) {
+	cases := []struct{ env, value, want string }{
+		{"POLL_INTERVAL", "500ms", "POLL_INTERVAL must be between 1s and 1h"},
+		{"POLL_INTERVAL", "2h", "POLL_INTERVAL must be between 1s and 1h"},
+		{"POLL_INTERVAL", "soon", "POLL_INTERVAL must be a duration"},
+		{"HTTP_TIMEOUT", "0s", "HTTP_TIMEOUT must be between 1s and 5m"},
+		{"TELEGRAM_RATE_LIMIT", "0", "TELEGRAM_RATE_LIMIT must be between 1 and 1000"},
+		{"TELEGRAM_RATE_LIMIT", "fast", "TELEGRAM_RATE_LIMIT must be a number"},
+		{"TELEGRAM_API_URL", "ftp://x", "TELEGRAM_API_URL must be an http(s) URL"},
+		{"STATUSPAGE_URL", "status.openai.com", "STATUSPAGE_URL must be an http(s) URL"},
+		{"LOG_LEVEL", "loud", "LOG_LEVEL must be one of debug, info, warn, error"},
+		{"MONGODB_URI", "postgres://secret@x", "MONGODB_URI must start with mongodb://"},
+		{"TELEGRAM_BOT_TOKEN", "", "TELEGRAM_BOT_TOKEN"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.env+"="+tc.value, func(t *testing.T) {
+			setRequired(t)
+			t.Setenv(tc.env, tc.value)
+			_, err := config.Load()
+			require.Error(t, err)
+			require.Contains(t, err.Error(), tc.want)
+			require.NotContains(t, err.Error(), "SECRET")
+			require.NotContains(t, err.Error(), "pa55word")
+			require.False(t, strings.Contains(err.Error(), "secret@"), err.Error())
+		})
+	}
+}
