@@ -75,6 +75,11 @@ func TestWorkerKilledMidFanOutStillDeliversToEveryone(t *testing.T) {
 	}
 	var logs syncBuffer
 	w1 := s.StartWorkerProcess(t, &logs)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("worker logs:\n%s", logs.String())
+		}
+	})
 	s.WaitForBaseline(t)
 	// Slow sends so that the kill lands mid-fan-out.
 	s.Telegram.Hang(40 * time.Millisecond)

@@ -102,11 +102,42 @@ func (s *Store) ensureIndexes(ctx context.Context) error {
 		},
 	}
 	for _, name := range []string{colDeliveries, colHistory, colSubscriptions} {
-		if _, err := s.db.Collection(name).Indexes().CreateMany(ctx, idx[name]); err != nil {
+		iv := s.db.Collection(name).Indexes()
+		specs, err := iv.ListSpecifications(ctx)
+		if err != nil {
 			return err
+		}
+		have := map[string]bool{}
+		for _, sp := range specs {
+			have[sp.Name] = true
+		}
+		// Create only the missing ones: FerretDB v1 drops the connection
+		// when asked to create an index that exists.
+		var missing []mongo.IndexModel
+		for _, m := range idx[name] {
+			if !have[indexName(m.Keys.(bson.D))] {
+				missing = append(missing, m)
+			}
+		}
+		if len(missing) > 0 {
+			if _, err := iv.CreateMany(ctx, missing); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
+}
+
+// indexName is the server's default name: field_1_other_1.
+func indexName(keys bson.D) string {
+	name := ""
+	for i, k := range keys {
+		if i > 0 {
+			name += "_"
+		}
+		name += fmt.Sprintf("%s_%v", k.Key, k.Value)
+	}
+	return name
 }
 
 // SubscriberKey is "chatID" or "chatID:threadID" for a forum topic.

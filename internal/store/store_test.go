@@ -1,0 +1,70 @@
+package store_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/internal/store"
+	"github.com/openai-status-bot/statusbot/internal/testenv"
+)
+
+// Every process opens the store at start-up; the second must find the
+// collections and indexes in place (FerretDB drops the connection when an
+// existing index is created again).
+func TestOpenIsIdempotent(t *testing.T) {
+	uri, db := testenv.MongoURI(t), testenv.DatabaseName(t)
+	for i := 0; i < 3; i++ {
+		st, err := store.Open(context.Background(), uri, db)
+		require.NoError(t, err, "open #%d", i+1)
+		require.NoError(t, st.Close(time.Second))
+	}
+}
+
+func TestCommitEventsAndPrune(t *testing.T) {
+	st := testenv.Store(t)
+	ctx := context.Background()
+	now := time.Date(2026, 3, 8, 9, 0, 0, 0, time.UTC)
+	require.NoError(t, st.SaveBaseline(ctx, &event.Checkpoint{Baseline: true,
+		Components: map[string]event.ComponentMark{"api": {Status: "operational", UpdatedAt: now.Add(-time.Hour)}},
+		Incidents:  map[string]event.IncidentMark{"old": {Updates: map[string]string{"u0": "v0"}}}}))
+
+	evs := []event.Event{
+		{Key: "component:api:major_outage:t1", Kind: event.KindComponent, ComponentID: "api", NewStatus: "major_outage", StatusSince: now, Notify: true},
+		{Key: "component:api:operational:t2", Kind: event.KindComponent, ComponentID: "api", NewStatus: "operational", StatusSince: now.Add(time.Minute), Notify: true},
+		{Key: "incident:inc:u1:v1", Kind: event.KindIncident, IncidentID: "inc", UpdateID: "u1", Version: "v1", Notify: true},
+	}
+	require.NoError(t, st.CommitEvents(ctx, evs, []string{"old"}, now))
+	cp, err := st.LoadCheckpoint(ctx)
+	require.NoError(t, err)
+	require.True(t, cp.Baseline)
+	require.Equal(t, "operational", cp.Components["api"].Status, "the latest of two changes in one poll wins")
+	require.Equal(t, "component:api:operational:t2", cp.Components["api"].LastEvent)
+	require.Equal(t, "v1", cp.Incidents["inc"].Updates["u1"])
+	require.Equal(t, "incident:inc:u1:v1", cp.Incidents["inc"].LastEvent)
+	require.NotContains(t, cp.Incidents, "old", "pruned")
+
+	hist, err := st.ComponentHistory(ctx, now.Add(-2*time.Hour))
+	require.NoError(t, err)
+	var statuses []string
+	for _, h := range hist {
+		statuses = append(statuses, h.Status)
+	}
+	require.Equal(t, []string{"operational", "major_outage", "operational"}, statuses, "baseline, then each change")
+}
+
+func TestLedgerIsIdempotent(t *testing.T) {
+	st := testenv.Store(t)
+	ctx := context.Background()
+	require.NoError(t, st.RecordDelivered(ctx, "e1", []string{"a", "b"}, time.Now()))
+	require.NoError(t, st.RecordDelivered(ctx, "e1", []string{"b", "c"}, time.Now()), "a retried batch is fine")
+	got, err := st.Delivered(ctx, "e1", []string{"a", "b", "c", "d"})
+	require.NoError(t, err)
+	require.Equal(t, map[string]bool{"a": true, "b": true, "c": true}, got)
+	got, err = st.Delivered(ctx, "e2", []string{"a"})
+	require.NoError(t, err)
+	require.Empty(t, got)
+}
