@@ -31,6 +31,9 @@ func NewStatuspage() *Statuspage {
 	return s
 }
 
+// ServeHTTP makes the fake usable behind any server (cmd/fakeapis).
+func (s *Statuspage) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.serve(w, r) }
+
 // URL is the value for STATUSPAGE_URL.
 func (s *Statuspage) URL() string { return s.Server.URL }
 
@@ -117,7 +120,7 @@ func (s *Statuspage) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	page := map[string]any{"id": "page00001", "name": "OpenAI", "url": s.Server.URL, "time_zone": "America/Los_Angeles", "updated_at": s.clock.Format(time.RFC3339)}
+	page := map[string]any{"id": "page00001", "name": "OpenAI", "url": "http://" + r.Host, "time_zone": "America/Los_Angeles", "updated_at": s.clock.Format(time.RFC3339)}
 	switch r.URL.Path {
 	case "/api/v2/summary.json":
 		indicator, desc := "none", "All Systems Operational"

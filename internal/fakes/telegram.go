@@ -102,6 +102,9 @@ func NewTelegram(token string) *Telegram {
 	return t
 }
 
+// ServeHTTP makes the fake usable behind any server (cmd/fakeapis).
+func (t *Telegram) ServeHTTP(w http.ResponseWriter, r *http.Request) { t.serve(w, r) }
+
 // URL is the value for TELEGRAM_API_URL.
 func (t *Telegram) URL() string { return t.Server.URL }
 
