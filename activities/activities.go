@@ -215,19 +215,21 @@ func (a *Activities) Send(ctx context.Context, in SendInput) (*SendResult, error
 	r := in.Recipient
 	err = a.Telegram.Send(ctx, r.ChatID, r.ThreadID, text)
 	var se *telegram.SendError
+	var migratedTo int64
 	if err != nil && errors.As(err, &se) && se.Outcome == telegram.Migrated {
 		if err := a.Store.MigrateChat(ctx, r.ChatID, se.MigrateTo); err != nil {
 			return nil, err
 		}
-		// The moved subscription may come up again in a later page.
-		newKey := store.SubscriberKey(se.MigrateTo, r.ThreadID)
-		if err := a.Store.RecordDelivered(ctx, in.EventKey, []string{newKey}, a.now()); err != nil {
-			return nil, err
-		}
 		activity.GetLogger(ctx).Info("subscriber migrated to supergroup", "subscriber", r.Key)
-		err = a.Telegram.Send(ctx, se.MigrateTo, r.ThreadID, text)
+		migratedTo = se.MigrateTo
+		r = Recipient{Key: store.SubscriberKey(se.MigrateTo, r.ThreadID), ChatID: se.MigrateTo, ThreadID: r.ThreadID}
+		err = a.Telegram.Send(ctx, r.ChatID, r.ThreadID, text)
 		if err == nil {
-			return &SendResult{MigratedTo: se.MigrateTo}, nil
+			// The moved subscription may come up again in a later page.
+			if err := a.Store.RecordDelivered(ctx, in.EventKey, []string{r.Key}, a.now()); err != nil {
+				return nil, err
+			}
+			return &SendResult{MigratedTo: migratedTo}, nil
 		}
 	}
 	if err == nil {

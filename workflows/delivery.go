@@ -47,6 +47,9 @@ type DeliveryInput struct {
 type Pending struct {
 	Recipient activities.Recipient `json:"recipient"`
 	Bursts    int                  `json:"bursts"`
+	// Waits counts checks of the previous update while it still had this
+	// subscriber pending; they do not use up the retry budget.
+	Waits int `json:"waits,omitempty"`
 	LastError string               `json:"last_error,omitempty"`
 	NextAt    time.Time            `json:"next_at"`
 	// WaitsForPredecessor: the previous update of this incident or component
@@ -78,6 +81,11 @@ type DeliveryState struct {
 	// Failures keeps the first few failures for operators.
 	Failures  []Failure `json:"failures,omitempty"`
 	GaveUp    bool      `json:"gave_up,omitempty"`
+	// InFlight are the subscribers of the window being sent: a later update
+	// must wait for them as for pending ones.
+	InFlight []string `json:"in_flight,omitempty"`
+	// SkipKeys are subscribers an operator skipped before they were read.
+	SkipKeys []string `json:"skip_keys,omitempty"`
 	Runs      int       `json:"runs"`
 	LastState string    `json:"last_state,omitempty"`
 }
@@ -169,6 +177,10 @@ func (d *delivery) run(ctx workflow.Context) (*Progress, error) {
 			st.AlreadyDelivered += page.AlreadyDelivered
 			now := workflow.Now(ctx)
 			for _, r := range page.Recipients {
+				if slices.Contains(st.SkipKeys, r.Key) {
+					st.Skipped++
+					continue
+				}
 				if slices.Contains(st.Blocked, r.Key) {
 					st.Pending = append(st.Pending, Pending{Recipient: r, WaitsForPredecessor: true, NextAt: now.Add(2 * time.Second)})
 					continue
@@ -177,6 +189,11 @@ func (d *delivery) run(ctx workflow.Context) (*Progress, error) {
 			}
 			st.Cursor = page.Next
 			st.PagesDone = page.Next == ""
+			// Signals that came while the page was read apply to it.
+			d.drainSignals(ctx)
+			if st.GaveUp {
+				break
+			}
 		}
 		n := min(WindowSize, len(st.Queue))
 		window := st.Queue[:n]
@@ -221,8 +238,8 @@ func (d *delivery) run(ctx workflow.Context) (*Progress, error) {
 			}
 			for _, p := range blocked {
 				if !ps.Closed && slices.Contains(ps.Pending, p.Recipient.Key) {
-					p.Bursts++
-					p.NextAt = now.Add(backoff(p.Bursts, 2*time.Second))
+					p.Waits++
+					p.NextAt = now.Add(backoff(p.Waits, 2*time.Second))
 					rest = append(rest, p)
 					continue
 				}
@@ -248,7 +265,13 @@ func (d *delivery) run(ctx workflow.Context) (*Progress, error) {
 		for _, p := range st.Pending {
 			d.fail(p.Recipient.Key, "given up by an operator; last error: "+p.LastError)
 		}
-		st.Pending = nil
+		for _, r := range st.Queue {
+			d.fail(r.Key, "given up by an operator before it was tried")
+		}
+		if !st.PagesDone {
+			d.fail("(subscribers not yet read)", "given up by an operator before every page of subscribers was read")
+		}
+		st.Pending, st.Queue = nil, nil
 	}
 
 	p := d.progress()
@@ -272,7 +295,7 @@ func (d *delivery) sendWindow(ctx, actx workflow.Context, fresh []activities.Rec
 	st := d.st
 	sctx := workflow.WithActivityOptions(actx, workflow.ActivityOptions{
 		TaskQueue:           SendTaskQueue(workflow.GetInfo(ctx).TaskQueueName),
-		StartToCloseTimeout: 45 * time.Second,
+		StartToCloseTimeout: 90 * time.Second,
 		RetryPolicy: &temporal.RetryPolicy{
 			InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second,
 			MaximumAttempts: SendAttempts, NonRetryableErrorTypes: []string{activities.ErrTypePermanentMessage},
@@ -283,6 +306,11 @@ func (d *delivery) sendWindow(ctx, actx workflow.Context, fresh []activities.Rec
 	for _, r := range fresh {
 		items = append(items, Pending{Recipient: r})
 	}
+	st.InFlight = st.InFlight[:0]
+	for _, p := range items {
+		st.InFlight = append(st.InFlight, p.Recipient.Key)
+	}
+	defer func() { st.InFlight = nil }()
 	futures := make([]workflow.Future, len(items))
 	for i, p := range items {
 		futures[i] = workflow.ExecuteActivity(sctx, a.Send, activities.SendInput{EventKey: d.e.Key, Recipient: p.Recipient})
@@ -303,6 +331,12 @@ func (d *delivery) sendWindow(ctx, actx workflow.Context, fresh []activities.Rec
 			delivered = append(delivered, p.Recipient.Key)
 		case isPermanent(err):
 			d.fail(p.Recipient.Key, errorText(err))
+		case retryAfter(err) > 0:
+			// Telegram's flood limit outlasted the burst: wait exactly what
+			// it asked, without using up the retry budget.
+			p.LastError = errorText(err)
+			p.NextAt = workflow.Now(ctx).Add(retryAfter(err))
+			st.Pending = append(st.Pending, p)
 		default:
 			p.Bursts++
 			p.LastError = errorText(err)
@@ -395,13 +429,14 @@ func (d *delivery) drainSignals(ctx workflow.Context) {
 }
 
 func (d *delivery) skip(key string) {
-	d.st.Pending = slices.DeleteFunc(d.st.Pending, func(p Pending) bool {
-		if p.Recipient.Key == key {
-			d.st.Skipped++
-			return true
-		}
-		return false
-	})
+	n := len(d.st.Pending) + len(d.st.Queue)
+	d.st.Pending = slices.DeleteFunc(d.st.Pending, func(p Pending) bool { return p.Recipient.Key == key })
+	d.st.Queue = slices.DeleteFunc(d.st.Queue, func(r activities.Recipient) bool { return r.Key == key })
+	d.st.Skipped += n - len(d.st.Pending) - len(d.st.Queue)
+	if !d.st.PagesDone && !slices.Contains(d.st.SkipKeys, key) {
+		// Not read yet: drop it when its page comes.
+		d.st.SkipKeys = append(d.st.SkipKeys, key)
+	}
 }
 
 func (d *delivery) retryNow(ctx workflow.Context) {
@@ -440,8 +475,10 @@ func (d *delivery) progress() *Progress {
 	p := &Progress{
 		State: st.LastState, Delivered: st.Delivered, AlreadyDelivered: st.AlreadyDelivered,
 		Pending: len(st.Pending) + len(st.Queue), Removed: st.Removed, Migrated: st.Migrated, Skipped: st.Skipped,
-		Failed: st.FailedCount, FirstPassDone: st.PagesDone && len(st.Queue) == 0, Failures: st.Failures,
+		Failed: st.FailedCount, FirstPassDone: st.PagesDone && len(st.Queue) == 0 && len(st.InFlight) == 0, Failures: st.Failures,
 	}
+	p.Pending += len(st.InFlight)
+	p.PendingKeys = append(p.PendingKeys, st.InFlight...)
 	for _, q := range st.Pending {
 		p.PendingKeys = append(p.PendingKeys, q.Recipient.Key)
 		if p.NextAttempt.IsZero() || q.NextAt.Before(p.NextAttempt) {
@@ -464,6 +501,15 @@ func backoff(bursts int, base time.Duration) time.Duration {
 		d *= 2
 	}
 	return min(d, time.Hour)
+}
+
+// retryAfter is the wait a 429 asked for, or 0.
+func retryAfter(err error) time.Duration {
+	var ae *temporal.ApplicationError
+	if errors.As(err, &ae) && ae.Type() == activities.ErrTypeRateLimited {
+		return max(ae.NextRetryDelay(), time.Second)
+	}
+	return 0
 }
 
 func isPermanent(err error) bool {

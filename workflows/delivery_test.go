@@ -40,14 +40,17 @@ type deliveryEnv struct {
 	results  map[string]*activities.SendResult
 }
 
-func newDeliveryEnv(t *testing.T) *deliveryEnv {
+func newDeliveryEnv(t *testing.T) *deliveryEnv { return newSlowDeliveryEnv(t, 0) }
+
+// newSlowDeliveryEnv: every send takes sendTime.
+func newSlowDeliveryEnv(t *testing.T, sendTime time.Duration) *deliveryEnv {
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestWorkflowEnvironment()
 	d := &deliveryEnv{TestWorkflowEnvironment: env, a: &activities.Activities{}, attempts: map[string]int{},
 		fail: map[string][]error{}, results: map[string]*activities.SendResult{}}
 	env.RegisterActivity(d.a)
 	env.OnActivity(d.a.PrepareMessage, mock.Anything, mock.Anything).Return(120, nil)
-	env.OnActivity(d.a.Send, mock.Anything, mock.Anything).Return(
+	env.OnActivity(d.a.Send, mock.Anything, mock.Anything).After(sendTime).Return(
 		func(_ context.Context, in activities.SendInput) (*activities.SendResult, error) {
 			d.mu.Lock()
 			defer d.mu.Unlock()
@@ -290,4 +293,86 @@ func TestDeliveryContinuesAsNewWithCursor(t *testing.T) {
 	require.NoError(t, d2.GetWorkflowError())
 	require.Equal(t, 3, d2.progress(t).Delivered)
 	d2.AssertNotCalled(t, "PrepareMessage", mock.Anything, mock.Anything)
+}
+
+// A window being sent counts as pending for the next update of the same
+// incident: its first pass is not done until the window's results are in.
+func TestDeliveryWindowInFlightIsPending(t *testing.T) {
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	a := &activities.Activities{}
+	env.RegisterActivity(a)
+	env.OnActivity(a.PrepareMessage, mock.Anything, mock.Anything).Return(120, nil)
+	env.OnActivity(a.Recipients, mock.Anything, mock.Anything).Return(&activities.RecipientPage{Recipients: recipients("a")}, nil)
+	env.OnActivity(a.Send, mock.Anything, mock.Anything).After(10*time.Second).Return(&activities.SendResult{}, nil)
+	env.OnActivity(a.RecordDelivered, mock.Anything, mock.Anything).Return(nil)
+	var during workflows.Progress
+	env.RegisterDelayedCallback(func() {
+		v, err := env.QueryWorkflow(activities.ProgressQuery)
+		require.NoError(t, err)
+		require.NoError(t, v.Get(&during))
+	}, 5*time.Second)
+	env.ExecuteWorkflow(workflows.DeliveryWorkflow, workflows.DeliveryInput{Event: componentEvent("c1", "major_outage", t0)})
+	require.NoError(t, env.GetWorkflowError())
+	require.False(t, during.FirstPassDone)
+	require.Equal(t, []string{"a"}, during.PendingKeys)
+	var done workflows.Progress
+	require.NoError(t, env.GetWorkflowResult(&done))
+	require.True(t, done.FirstPassDone)
+	require.Empty(t, done.PendingKeys)
+}
+
+// A flood of 429s longer than a burst keeps waiting exactly retry_after and
+// never uses up the retry budget.
+func TestDelivery429FloodDoesNotUseTheRetryBudget(t *testing.T) {
+	d := newDeliveryEnv(t)
+	d.pages(activities.RecipientPage{Recipients: recipients("a")})
+	for i := 0; i < 3*int(workflows.SendAttempts); i++ {
+		d.fail["a"] = append(d.fail["a"], temporal.NewApplicationErrorWithOptions("Too Many Requests: retry after 3", activities.ErrTypeRateLimited,
+			temporal.ApplicationErrorOptions{NextRetryDelay: 3 * time.Second}))
+	}
+	start := d.Now()
+	var sentAt time.Time
+	d.SetOnActivityCompletedListener(func(info *activityInfo, _ encodedValue, err error) {
+		if info.ActivityType.Name == "Send" && err == nil {
+			sentAt = d.Now()
+		}
+	})
+	d.ExecuteWorkflow(workflows.DeliveryWorkflow, workflows.DeliveryInput{Event: componentEvent("c1", "major_outage", t0)})
+	require.NoError(t, d.GetWorkflowError())
+	require.Equal(t, []string{"a"}, d.sent)
+	waited := sentAt.Sub(start)
+	want := time.Duration(3*workflows.SendAttempts) * 3 * time.Second
+	require.GreaterOrEqual(t, waited, want)
+	require.Less(t, waited, want+5*time.Second, "no burst backoff on top of retry_after")
+}
+
+// An operator can skip a subscriber that has not been tried yet, and give
+// up a delivery that has not read every page: nobody is silently dropped.
+func TestDeliveryOperatorActsDuringTheFirstPass(t *testing.T) {
+	t.Run("skip before the page is read", func(t *testing.T) {
+		d := newDeliveryEnv(t)
+		d.OnActivity(d.a.Recipients, mock.Anything, mock.Anything).After(time.Minute).Return(&activities.RecipientPage{Recipients: recipients("a", "b")}, nil).Once()
+		d.RegisterDelayedCallback(func() { d.SignalWorkflow(workflows.SignalSkip, "b") }, 10*time.Second)
+		d.ExecuteWorkflow(workflows.DeliveryWorkflow, workflows.DeliveryInput{Event: componentEvent("c1", "major_outage", t0)})
+		require.NoError(t, d.GetWorkflowError())
+		require.Equal(t, []string{"a"}, d.sent)
+		require.Equal(t, 1, d.progress(t).Skipped)
+	})
+	t.Run("give up with pages unread", func(t *testing.T) {
+		d := newSlowDeliveryEnv(t, time.Minute)
+		workflows.WindowSize, workflows.PageSize = 1, 2
+		defer func() { workflows.WindowSize, workflows.PageSize = 50, 500 }()
+		d.pages(activities.RecipientPage{Recipients: recipients("a", "b"), Next: "b"})
+		d.RegisterDelayedCallback(func() { d.SignalWorkflow(workflows.SignalGiveUp, nil) }, 10*time.Second)
+		d.ExecuteWorkflow(workflows.DeliveryWorkflow, workflows.DeliveryInput{Event: componentEvent("c1", "major_outage", t0)})
+		err := d.GetWorkflowError()
+		require.Error(t, err)
+		var ae *temporal.ApplicationError
+		require.True(t, errors.As(err, &ae))
+		var p workflows.Progress
+		require.NoError(t, ae.Details(&p))
+		require.Equal(t, 1, p.Delivered)
+		require.Equal(t, 2, p.Failed, "the queued subscriber and the unread pages count as failed")
+	})
 }

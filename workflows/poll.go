@@ -47,7 +47,7 @@ type PollResult struct {
 func PollWorkflow(ctx workflow.Context) (*PollResult, error) {
 	var a *activities.Activities
 	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		StartToCloseTimeout: time.Minute,
+		StartToCloseTimeout: 2 * time.Minute,
 		RetryPolicy: &temporal.RetryPolicy{
 			InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 10 * time.Second, MaximumAttempts: 3,
 		},

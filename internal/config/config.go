@@ -60,8 +60,9 @@ func (c *Config) Validate() error {
 	if c.PollInterval < time.Second || c.PollInterval > time.Hour {
 		errs = append(errs, fmt.Sprintf("POLL_INTERVAL must be between 1s and 1h, got %s", c.PollInterval))
 	}
-	if c.HTTPTimeout < time.Second || c.HTTPTimeout > 5*time.Minute {
-		errs = append(errs, fmt.Sprintf("HTTP_TIMEOUT must be between 1s and 5m, got %s", c.HTTPTimeout))
+	// Activity timeouts leave room for two requests of HTTP_TIMEOUT each.
+	if c.HTTPTimeout < time.Second || c.HTTPTimeout > 30*time.Second {
+		errs = append(errs, fmt.Sprintf("HTTP_TIMEOUT must be between 1s and 30s, got %s", c.HTTPTimeout))
 	}
 	if c.TelegramRateLimit < 1 || c.TelegramRateLimit > 1000 {
 		errs = append(errs, fmt.Sprintf("TELEGRAM_RATE_LIMIT must be between 1 and 1000 messages per second, got %g", c.TelegramRateLimit))
@@ -102,6 +103,6 @@ func redactEnvErr(err error) error {
 
 var ranges = map[string]string{
 	"POLL_INTERVAL":       "between 1s and 1h",
-	"HTTP_TIMEOUT":        "between 1s and 5m",
+	"HTTP_TIMEOUT":        "between 1s and 30s",
 	"TELEGRAM_RATE_LIMIT": "between 1 and 1000 (messages per second)",
 }

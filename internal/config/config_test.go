@@ -39,7 +39,7 @@ func TestBadValuesNameTheVariableAndRange(t *testing.T) {
 		{"POLL_INTERVAL", "500ms", "POLL_INTERVAL must be between 1s and 1h"},
 		{"POLL_INTERVAL", "2h", "POLL_INTERVAL must be between 1s and 1h"},
 		{"POLL_INTERVAL", "soon", "POLL_INTERVAL must be a duration"},
-		{"HTTP_TIMEOUT", "0s", "HTTP_TIMEOUT must be between 1s and 5m"},
+		{"HTTP_TIMEOUT", "0s", "HTTP_TIMEOUT must be between 1s and 30s"},
 		{"TELEGRAM_RATE_LIMIT", "0", "TELEGRAM_RATE_LIMIT must be between 1 and 1000"},
 		{"TELEGRAM_RATE_LIMIT", "fast", "TELEGRAM_RATE_LIMIT must be a number"},
 		{"TELEGRAM_API_URL", "ftp://x", "TELEGRAM_API_URL must be an http(s) URL"},

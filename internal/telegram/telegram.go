@@ -79,8 +79,10 @@ func Classify(err error, token string) *SendError {
 var terminalBadRequests = []string{
 	"chat not found", "message thread not found", "message thread is closed", "topic_closed",
 	"bot was kicked", "bot is not a member", "user is deactivated", "peer_id_invalid",
-	"have no rights to send", "not enough rights to send",
 }
+
+// Missing rights to send (a muted bot, a channel post right taken away) can
+// be temporary: the message fails visibly, the subscription stays.
 
 // Redact removes the bot token from text (transport errors embed the URL).
 func Redact(s, token string) string {

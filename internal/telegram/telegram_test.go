@@ -34,6 +34,7 @@ func TestSendClassifiesTelegramAnswers(t *testing.T) {
 		{"topic closed", &fakes.APIError{Code: 400, Description: "Bad Request: TOPIC_CLOSED"}, telegram.Terminal},
 		{"upgraded", fakes.Upgraded(-1001234), telegram.Migrated},
 		{"too long", fakes.ErrTooLong, telegram.Permanent},
+		{"no rights", &fakes.APIError{Code: 400, Description: "Bad Request: not enough rights to send text messages to the chat"}, telegram.Permanent},
 		{"parse", fakes.ErrParse, telegram.Permanent},
 		{"5xx", fakes.ErrInternal, telegram.Transient},
 		{"bad gateway", &fakes.APIError{Code: 502, Description: "Bad Gateway"}, telegram.Transient},
