@@ -49,9 +49,9 @@ type Pending struct {
 	Bursts    int                  `json:"bursts"`
 	// Waits counts checks of the previous update while it still had this
 	// subscriber pending; they do not use up the retry budget.
-	Waits int `json:"waits,omitempty"`
-	LastError string               `json:"last_error,omitempty"`
-	NextAt    time.Time            `json:"next_at"`
+	Waits     int       `json:"waits,omitempty"`
+	LastError string    `json:"last_error,omitempty"`
+	NextAt    time.Time `json:"next_at"`
 	// WaitsForPredecessor: the previous update of this incident or component
 	// has not reached this subscriber yet.
 	WaitsForPredecessor bool `json:"waits_for_predecessor,omitempty"`
@@ -79,15 +79,15 @@ type DeliveryState struct {
 	Skipped            int                    `json:"skipped,omitempty"`
 	FailedCount        int                    `json:"failed"`
 	// Failures keeps the first few failures for operators.
-	Failures  []Failure `json:"failures,omitempty"`
-	GaveUp    bool      `json:"gave_up,omitempty"`
+	Failures []Failure `json:"failures,omitempty"`
+	GaveUp   bool      `json:"gave_up,omitempty"`
 	// InFlight are the subscribers of the window being sent: a later update
 	// must wait for them as for pending ones.
 	InFlight []string `json:"in_flight,omitempty"`
 	// SkipKeys are subscribers an operator skipped before they were read.
-	SkipKeys []string `json:"skip_keys,omitempty"`
-	Runs      int       `json:"runs"`
-	LastState string    `json:"last_state,omitempty"`
+	SkipKeys  []string `json:"skip_keys,omitempty"`
+	Runs      int      `json:"runs"`
+	LastState string   `json:"last_state,omitempty"`
 }
 
 // Progress answers the "progress" query.
