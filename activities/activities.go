@@ -255,6 +255,23 @@ func (a *Activities) Send(ctx context.Context, in SendInput) (*SendResult, error
 	}
 }
 
+// StillSubscribed returns the keys that still have a subscription wanting
+// the event: retries must not reach a chat that sent /stop or changed its
+// filter meanwhile. One round trip per retry round.
+func (a *Activities) StillSubscribed(ctx context.Context, e event.Event, keys []string) ([]string, error) {
+	subs, err := a.Store.Subscriptions(ctx, keys)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, s := range subs {
+		if e.Accepts(s.Kinds, s.Components) {
+			out = append(out, s.Key)
+		}
+	}
+	return out, nil
+}
+
 // RecordInput lists subscribers an event was delivered to.
 type RecordInput struct {
 	EventKey string   `json:"event_key"`

@@ -192,3 +192,20 @@ func TestRecipientsFilterAndSkipTheLedger(t *testing.T) {
 	require.Equal(t, 1, already)
 	require.Equal(t, 3, pages)
 }
+
+func TestStillSubscribedDropsStoppedAndFilteredChats(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	for _, chat := range []int64{1, 2, 3} {
+		_, err := w.st.Subscribe(ctx, chat, 0, time.Now())
+		require.NoError(t, err)
+	}
+	require.NoError(t, w.st.SetKinds(ctx, "2", []event.Kind{event.KindIncident}))
+	require.NoError(t, w.st.Unsubscribe(ctx, "3"))
+	e := event.Event{Key: "component:api:major_outage:t", Kind: event.KindComponent, ComponentID: "api"}
+	v, err := w.env.ExecuteActivity(w.a.StillSubscribed, e, []string{"1", "2", "3", "4"})
+	require.NoError(t, err)
+	var still []string
+	require.NoError(t, v.Get(&still))
+	require.Equal(t, []string{"1"}, still)
+}

@@ -118,9 +118,12 @@ func scheduleAction(cfg *config.Config) *client.ScheduleWorkflowAction {
 	}
 }
 
-// PollRunTimeout bounds one poll: a stuck run must not skip polls forever.
+// PollRunTimeout bounds one poll. It is long on purpose: a poll whose
+// deliveries have started keeps retrying its checkpoint commit through a
+// MongoDB outage (later polls are skipped meanwhile, and could not work
+// anyway); a run cut short there could miss a change that reverts.
 func PollRunTimeout(interval time.Duration) time.Duration {
-	return min(max(5*interval, 2*time.Minute), 15*time.Minute)
+	return min(max(30*interval, 10*time.Minute), time.Hour)
 }
 
 // catchupWindow is about one interval (the server needs at least 10s).

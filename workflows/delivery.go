@@ -77,7 +77,9 @@ type DeliveryState struct {
 	Removed            int                    `json:"removed"`
 	Migrated           int                    `json:"migrated,omitempty"`
 	Skipped            int                    `json:"skipped,omitempty"`
-	FailedCount        int                    `json:"failed"`
+	// Unsubscribed left (or changed filters) while their retry was pending.
+	Unsubscribed int `json:"unsubscribed,omitempty"`
+	FailedCount  int `json:"failed"`
 	// Failures keeps the first few failures for operators.
 	Failures []Failure `json:"failures,omitempty"`
 	GaveUp   bool      `json:"gave_up,omitempty"`
@@ -99,6 +101,7 @@ type Progress struct {
 	Removed          int       `json:"removed"`
 	Migrated         int       `json:"migrated"`
 	Skipped          int       `json:"skipped"`
+	Unsubscribed     int       `json:"unsubscribed"`
 	Failed           int       `json:"failed"`
 	FirstPassDone    bool      `json:"first_pass_done"`
 	PendingKeys      []string  `json:"pending_keys,omitempty"`
@@ -248,6 +251,25 @@ func (d *delivery) run(ctx workflow.Context) (*Progress, error) {
 			}
 		}
 		st.Pending = rest
+		if len(due) > 0 {
+			keys := make([]string, len(due))
+			for i, p := range due {
+				keys[i] = p.Recipient.Key
+			}
+			c := workflow.WithActivityOptions(actx, workflow.ActivityOptions{StartToCloseTimeout: 30 * time.Second,
+				RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: time.Minute}, Summary: "Check the subscriptions are still there"})
+			var still []string
+			if err := workflow.ExecuteActivity(c, a.StillSubscribed, d.e, keys).Get(ctx, &still); err != nil {
+				return nil, err
+			}
+			due = slices.DeleteFunc(due, func(p Pending) bool {
+				if slices.Contains(still, p.Recipient.Key) {
+					return false
+				}
+				st.Unsubscribed++
+				return true
+			})
+		}
 		d.setState(ctx, StateDelivering)
 		for len(due) > 0 {
 			n := min(WindowSize, len(due))
@@ -474,7 +496,7 @@ func (d *delivery) progress() *Progress {
 	st := d.st
 	p := &Progress{
 		State: st.LastState, Delivered: st.Delivered, AlreadyDelivered: st.AlreadyDelivered,
-		Pending: len(st.Pending) + len(st.Queue), Removed: st.Removed, Migrated: st.Migrated, Skipped: st.Skipped,
+		Pending: len(st.Pending) + len(st.Queue), Removed: st.Removed, Migrated: st.Migrated, Skipped: st.Skipped, Unsubscribed: st.Unsubscribed,
 		Failed: st.FailedCount, FirstPassDone: st.PagesDone && len(st.Queue) == 0 && len(st.InFlight) == 0, Failures: st.Failures,
 	}
 	p.Pending += len(st.InFlight)

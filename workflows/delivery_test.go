@@ -38,6 +38,7 @@ type deliveryEnv struct {
 	attempts map[string]int     // send attempts per key
 	fail     map[string][]error // scripted failures per key, consumed per attempt
 	results  map[string]*activities.SendResult
+	gone     map[string]bool // unsubscribed since the first pass
 }
 
 func newDeliveryEnv(t *testing.T) *deliveryEnv { return newSlowDeliveryEnv(t, 0) }
@@ -47,7 +48,7 @@ func newSlowDeliveryEnv(t *testing.T, sendTime time.Duration) *deliveryEnv {
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestWorkflowEnvironment()
 	d := &deliveryEnv{TestWorkflowEnvironment: env, a: &activities.Activities{}, attempts: map[string]int{},
-		fail: map[string][]error{}, results: map[string]*activities.SendResult{}}
+		fail: map[string][]error{}, results: map[string]*activities.SendResult{}, gone: map[string]bool{}}
 	env.RegisterActivity(d.a)
 	env.OnActivity(d.a.PrepareMessage, mock.Anything, mock.Anything).Return(120, nil)
 	env.OnActivity(d.a.Send, mock.Anything, mock.Anything).After(sendTime).Return(
@@ -67,6 +68,18 @@ func newSlowDeliveryEnv(t *testing.T, sendTime time.Duration) *deliveryEnv {
 			}
 			d.sent = append(d.sent, k)
 			return &activities.SendResult{}, nil
+		})
+	env.OnActivity(d.a.StillSubscribed, mock.Anything, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, _ event.Event, keys []string) ([]string, error) {
+			d.mu.Lock()
+			defer d.mu.Unlock()
+			var out []string
+			for _, k := range keys {
+				if !d.gone[k] {
+					out = append(out, k)
+				}
+			}
+			return out, nil
 		})
 	env.OnActivity(d.a.RecordDelivered, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in activities.RecordInput) error {
@@ -375,4 +388,19 @@ func TestDeliveryOperatorActsDuringTheFirstPass(t *testing.T) {
 		require.Equal(t, 1, p.Delivered)
 		require.Equal(t, 2, p.Failed, "the queued subscriber and the unread pages count as failed")
 	})
+}
+
+// A chat that sends /stop while its retry is pending is not sent to.
+func TestDeliveryDropsRetriesOfUnsubscribedChats(t *testing.T) {
+	d := newDeliveryEnv(t)
+	d.pages(activities.RecipientPage{Recipients: recipients("a")})
+	for i := 0; i < int(workflows.SendAttempts); i++ {
+		d.fail["a"] = append(d.fail["a"], temporal.NewApplicationError("502", activities.ErrTypeTransient))
+	}
+	d.RegisterDelayedCallback(func() { d.mu.Lock(); d.gone["a"] = true; d.mu.Unlock() }, 45*time.Second)
+	d.ExecuteWorkflow(workflows.DeliveryWorkflow, workflows.DeliveryInput{Event: componentEvent("c1", "major_outage", t0)})
+	require.NoError(t, d.GetWorkflowError())
+	require.Empty(t, d.sent)
+	require.Equal(t, int(workflows.SendAttempts), d.attempts["a"])
+	require.Equal(t, 1, d.progress(t).Unsubscribed)
 }

@@ -100,6 +100,22 @@ func (s *Store) Subscription(ctx context.Context, key string) (*Subscriber, erro
 	return &sub, nil
 }
 
+// Subscriptions returns those of the keys that are subscribed.
+func (s *Store) Subscriptions(ctx context.Context, keys []string) ([]Subscriber, error) {
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	cur, err := s.subs().Find(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: keys}}}})
+	if err != nil {
+		return nil, fmt.Errorf("mongodb: read subscriptions: %w", err)
+	}
+	var out []Subscriber
+	if err := cur.All(ctx, &out); err != nil {
+		return nil, fmt.Errorf("mongodb: read subscriptions: %w", err)
+	}
+	return out, nil
+}
+
 // SetKinds replaces the subscription's kinds.
 func (s *Store) SetKinds(ctx context.Context, key string, kinds []event.Kind) error {
 	return s.updateSub(ctx, key, bson.D{{Key: "$set", Value: bson.D{{Key: "kinds", Value: kinds}}}})
