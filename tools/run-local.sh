@@ -40,6 +40,7 @@ trap cleanup INT TERM EXIT
 
 bin/temporal server start-dev --ip 127.0.0.1 --port "$TEMPORAL_PORT" --ui-port "$UI_PORT" \
   --db-filename .data/temporal.db --log-level warn \
+  --dynamic-config-value matching.numTaskqueueReadPartitions=1 --dynamic-config-value matching.numTaskqueueWritePartitions=1 \
   --search-attribute EventKind=Keyword --search-attribute EventKey=Keyword --search-attribute IncidentID=Keyword \
   --search-attribute ComponentIDs=KeywordList --search-attribute DeliveryState=Keyword \
   --search-attribute PendingSubscribers=Int --search-attribute FailedSubscribers=Int \

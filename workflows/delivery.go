@@ -17,7 +17,8 @@ import (
 var (
 	// PageSize is how many subscribers one Recipients activity reads.
 	PageSize = 500
-	// WindowSize bounds concurrent Send activities of one delivery.
+	// WindowSize bounds concurrent Send activities of one delivery (a
+	// sliding window) and is the ledger's batch size.
 	WindowSize = 50
 	// MaxHistoryLength triggers continue-as-new well before Temporal's limits.
 	MaxHistoryLength = 8000
@@ -168,49 +169,26 @@ func (d *delivery) run(ctx workflow.Context) (*Progress, error) {
 		workflow.SetCurrentDetails(ctx, "")
 	}
 
-	// First pass: every subscriber once, page by page, window by window.
-	for !st.PagesDone || len(st.Queue) > 0 {
-		if len(st.Queue) == 0 {
-			c := workflow.WithActivityOptions(actx, workflow.ActivityOptions{StartToCloseTimeout: time.Minute,
-				RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: time.Minute}, Summary: "Read a page of subscribers"})
-			var page activities.RecipientPage
-			if err := workflow.ExecuteActivity(c, a.Recipients, activities.PageInput{Event: d.e, Cursor: st.Cursor, Limit: PageSize}).Get(ctx, &page); err != nil {
-				return nil, err
+	// First pass: every subscriber once, page by page, with a sliding
+	// window of sends.
+	firstPass := func() (Pending, bool, error) {
+		for len(st.Queue) == 0 {
+			if st.PagesDone || st.GaveUp {
+				return Pending{}, false, nil
 			}
-			st.AlreadyDelivered += page.AlreadyDelivered
-			now := workflow.Now(ctx)
-			for _, r := range page.Recipients {
-				if slices.Contains(st.SkipKeys, r.Key) {
-					st.Skipped++
-					continue
-				}
-				if slices.Contains(st.Blocked, r.Key) {
-					st.Pending = append(st.Pending, Pending{Recipient: r, WaitsForPredecessor: true, NextAt: now.Add(2 * time.Second)})
-					continue
-				}
-				st.Queue = append(st.Queue, r)
-			}
-			st.Cursor = page.Next
-			st.PagesDone = page.Next == ""
-			// Signals that came while the page was read apply to it.
-			d.drainSignals(ctx)
-			if st.GaveUp {
-				break
+			if err := d.readPage(ctx, actx); err != nil {
+				return Pending{}, false, err
 			}
 		}
-		n := min(WindowSize, len(st.Queue))
-		window := st.Queue[:n]
-		st.Queue = slices.Clone(st.Queue[n:])
-		if err := d.sendWindow(ctx, actx, window, nil); err != nil {
-			return nil, err
-		}
-		d.drainSignals(ctx)
-		if d.st.GaveUp {
-			break
-		}
-		if d.historyFull(ctx) {
-			return nil, workflow.NewContinueAsNewError(ctx, DeliveryWorkflow, DeliveryInput{Event: d.e, State: st})
-		}
+		r := st.Queue[0]
+		st.Queue = st.Queue[1:]
+		return Pending{Recipient: r}, true, nil
+	}
+	if err := d.pump(ctx, actx, firstPass); err != nil {
+		return nil, err
+	}
+	if !st.GaveUp && (!st.PagesDone || len(st.Queue) > 0) {
+		return nil, workflow.NewContinueAsNewError(ctx, DeliveryWorkflow, DeliveryInput{Event: d.e, State: st})
 	}
 
 	// Retries: bursts with growing pauses, visible as backing_off.
@@ -271,14 +249,19 @@ func (d *delivery) run(ctx workflow.Context) (*Progress, error) {
 			})
 		}
 		d.setState(ctx, StateDelivering)
-		for len(due) > 0 {
-			n := min(WindowSize, len(due))
-			if err := d.sendWindow(ctx, actx, nil, due[:n]); err != nil {
-				return nil, err
+		retry := func() (Pending, bool, error) {
+			if len(due) == 0 {
+				return Pending{}, false, nil
 			}
-			due = due[n:]
+			p := due[0]
+			due = due[1:]
+			return p, true, nil
 		}
-		d.drainSignals(ctx)
+		if err := d.pump(ctx, actx, retry); err != nil {
+			return nil, err
+		}
+		// Not started (history full, or given up): back to pending.
+		st.Pending = append(st.Pending, due...)
 		if d.historyFull(ctx) {
 			return nil, workflow.NewContinueAsNewError(ctx, DeliveryWorkflow, DeliveryInput{Event: d.e, State: st})
 		}
@@ -311,9 +294,40 @@ func (d *delivery) run(ctx workflow.Context) (*Progress, error) {
 	return p, nil
 }
 
-// sendWindow sends one window: fresh recipients from the first pass, or
-// pending ones on retry. Successes go to the ledger in one batch.
-func (d *delivery) sendWindow(ctx, actx workflow.Context, fresh []activities.Recipient, retry []Pending) error {
+// readPage reads the next page of recipients into the queue.
+func (d *delivery) readPage(ctx, actx workflow.Context) error {
+	st := d.st
+	c := workflow.WithActivityOptions(actx, workflow.ActivityOptions{StartToCloseTimeout: time.Minute,
+		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: time.Minute}, Summary: "Read a page of subscribers"})
+	var page activities.RecipientPage
+	if err := workflow.ExecuteActivity(c, a.Recipients, activities.PageInput{Event: d.e, Cursor: st.Cursor, Limit: PageSize}).Get(ctx, &page); err != nil {
+		return err
+	}
+	st.AlreadyDelivered += page.AlreadyDelivered
+	now := workflow.Now(ctx)
+	for _, r := range page.Recipients {
+		if slices.Contains(st.SkipKeys, r.Key) {
+			st.Skipped++
+			continue
+		}
+		if slices.Contains(st.Blocked, r.Key) {
+			st.Pending = append(st.Pending, Pending{Recipient: r, WaitsForPredecessor: true, NextAt: now.Add(2 * time.Second)})
+			continue
+		}
+		st.Queue = append(st.Queue, r)
+	}
+	st.Cursor = page.Next
+	st.PagesDone = page.Next == ""
+	// Signals that came while the page was read apply to it.
+	d.drainSignals(ctx)
+	return nil
+}
+
+// pump keeps up to WindowSize sends in flight, starting the next as soon as
+// one finishes, and writes the ledger once per WindowSize deliveries. It
+// stops taking work when the history is full or an operator gave up, and
+// returns when everything it started has finished.
+func (d *delivery) pump(ctx, actx workflow.Context, next func() (Pending, bool, error)) error {
 	st := d.st
 	sctx := workflow.WithActivityOptions(actx, workflow.ActivityOptions{
 		TaskQueue:           SendTaskQueue(workflow.GetInfo(ctx).TaskQueueName),
@@ -324,61 +338,94 @@ func (d *delivery) sendWindow(ctx, actx workflow.Context, fresh []activities.Rec
 		},
 		Summary: "Send the notification to one subscriber",
 	})
-	items := retry
-	for _, r := range fresh {
-		items = append(items, Pending{Recipient: r})
-	}
-	st.InFlight = st.InFlight[:0]
-	for _, p := range items {
-		st.InFlight = append(st.InFlight, p.Recipient.Key)
-	}
-	defer func() { st.InFlight = nil }()
-	futures := make([]workflow.Future, len(items))
-	for i, p := range items {
-		futures[i] = workflow.ExecuteActivity(sctx, a.Send, activities.SendInput{EventKey: d.e.Key, Recipient: p.Recipient})
-	}
+	sel := workflow.NewSelector(ctx)
+	inFlight := 0
 	var delivered []string
-	for i, f := range futures {
-		p := items[i]
-		var res activities.SendResult
-		err := f.Get(ctx, &res)
-		switch {
-		case err == nil && res.Removed:
-			st.Removed++
-		case err == nil:
-			st.Delivered++
-			if res.MigratedTo != 0 {
-				st.Migrated++
-			}
-			delivered = append(delivered, p.Recipient.Key)
-		case isPermanent(err):
-			d.fail(p.Recipient.Key, errorText(err))
-		case retryAfter(err) > 0:
-			// Telegram's flood limit outlasted the burst: wait exactly what
-			// it asked, without using up the retry budget.
-			p.LastError = errorText(err)
-			p.NextAt = workflow.Now(ctx).Add(retryAfter(err))
-			st.Pending = append(st.Pending, p)
-		default:
-			p.Bursts++
-			p.LastError = errorText(err)
-			if p.Bursts >= MaxBursts {
-				d.fail(p.Recipient.Key, fmt.Sprintf("gave up after %d bursts: %s", p.Bursts, p.LastError))
-				continue
-			}
-			p.NextAt = workflow.Now(ctx).Add(backoff(p.Bursts, BurstBackoff))
-			st.Pending = append(st.Pending, p)
+	flush := func() error {
+		if len(delivered) == 0 {
+			return nil
 		}
-	}
-	if len(delivered) > 0 {
 		c := workflow.WithActivityOptions(actx, workflow.ActivityOptions{StartToCloseTimeout: 30 * time.Second,
 			RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: time.Minute},
 			Summary:     fmt.Sprintf("Record %d delivery(ies) in the ledger", len(delivered))})
 		if err := workflow.ExecuteActivity(c, a.RecordDelivered, activities.RecordInput{EventKey: d.e.Key, Keys: delivered}).Get(ctx, nil); err != nil {
 			return err
 		}
+		delivered = nil
+		return nil
 	}
-	return nil
+	started := 0
+	for {
+		// At least one send per run, so a run that starts near the history
+		// limit still makes progress.
+		for inFlight < WindowSize && !st.GaveUp && (started == 0 || !d.historyFull(ctx)) {
+			p, ok, err := next()
+			if err != nil {
+				return err
+			}
+			if !ok {
+				break
+			}
+			st.InFlight = append(st.InFlight, p.Recipient.Key)
+			inFlight++
+			started++
+			f := workflow.ExecuteActivity(sctx, a.Send, activities.SendInput{EventKey: d.e.Key, Recipient: p.Recipient})
+			sel.AddFuture(f, func(f workflow.Future) {
+				inFlight--
+				if i := slices.Index(st.InFlight, p.Recipient.Key); i >= 0 {
+					st.InFlight = slices.Delete(st.InFlight, i, i+1)
+				}
+				var res activities.SendResult
+				err := f.Get(ctx, &res)
+				if d.settle(ctx, p, &res, err) {
+					delivered = append(delivered, p.Recipient.Key)
+				}
+			})
+		}
+		if inFlight == 0 {
+			return flush()
+		}
+		sel.Select(ctx)
+		d.drainSignals(ctx)
+		if len(delivered) >= WindowSize {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// settle records one send's outcome; true when it was delivered.
+func (d *delivery) settle(ctx workflow.Context, p Pending, res *activities.SendResult, err error) bool {
+	st := d.st
+	switch {
+	case err == nil && res.Removed:
+		st.Removed++
+	case err == nil:
+		st.Delivered++
+		if res.MigratedTo != 0 {
+			st.Migrated++
+		}
+		return true
+	case isPermanent(err):
+		d.fail(p.Recipient.Key, errorText(err))
+	case retryAfter(err) > 0:
+		// Telegram's flood limit outlasted the burst: wait exactly what it
+		// asked, without using up the retry budget.
+		p.LastError = errorText(err)
+		p.NextAt = workflow.Now(ctx).Add(retryAfter(err))
+		st.Pending = append(st.Pending, p)
+	default:
+		p.Bursts++
+		p.LastError = errorText(err)
+		if p.Bursts >= MaxBursts {
+			d.fail(p.Recipient.Key, fmt.Sprintf("gave up after %d bursts: %s", p.Bursts, p.LastError))
+			return false
+		}
+		p.NextAt = workflow.Now(ctx).Add(backoff(p.Bursts, BurstBackoff))
+		st.Pending = append(st.Pending, p)
+	}
+	return false
 }
 
 // waitForRetry sleeps until the earliest pending retry or an operator

@@ -39,6 +39,13 @@ var (
 	nsNext    int
 )
 
+// SinglePartition gives every task queue one partition, as compose.yml does
+// for the send queue: TaskQueueActivitiesPerSecond is enforced per partition.
+var SinglePartition = []string{
+	"--dynamic-config-value", "matching.numTaskqueueReadPartitions=1",
+	"--dynamic-config-value", "matching.numTaskqueueWritePartitions=1",
+}
+
 // TestToken is the bot token the fakes expect.
 const TestToken = "123456789:AAtestTOKENsecretPART_abcdefghijklmn"
 
@@ -51,7 +58,7 @@ func DevServer(t testing.TB) string {
 		t.Skipf("Temporal CLI not found at %s: run `make tools` (or set TEMPORAL_BIN) to run this test", bin)
 	}
 	devOnce.Do(func() {
-		args := []string{"--dynamic-config-value", "frontend.enableUpdateWorkflowExecution=true"}
+		args := append([]string{"--dynamic-config-value", "frontend.enableUpdateWorkflowExecution=true"}, SinglePartition...)
 		for i := 0; i < namespacePool; i++ {
 			args = append(args, "--namespace", fmt.Sprintf("itest%d", i))
 		}

@@ -1,0 +1,514 @@
+package worker_test
+
+// Benchmarks on the real stack (Temporal dev server, FerretDB, fake Telegram
+// and Statuspage). Run them one at a time, once each:
+//
+//	make bench                                                     # all of them
+//	go test -count=1 -run '^$' -bench 'FanOut/subscribers=1000$' -benchtime 1x -timeout 60m ./worker/
+//
+// docs/benchmarks.md explains every metric and holds the latest results.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/client"
+
+	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/internal/fakes"
+	"github.com/openai-status-bot/statusbot/internal/testenv"
+	"github.com/openai-status-bot/statusbot/workflows"
+)
+
+// Telegram's real limits, enforced by the fake with 429 + retry_after.
+const (
+	telegramGlobalPerSecond = 30
+	telegramPerChat         = time.Second
+)
+
+// BenchmarkFanOut delivers one event per iteration to n subscribers through
+// the in-process worker, against a fake Telegram enforcing 30 msg/s overall
+// and 1 msg/s per chat. The poll is triggered by hand (the Schedule's
+// interval is an hour) so that the counts hold exactly one poll.
+func BenchmarkFanOut(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		b.Run(fmt.Sprintf("subscribers=%d", n), func(b *testing.B) { benchFanOut(b, n) })
+	}
+}
+
+func benchFanOut(b *testing.B, n int) {
+	runFanOut(b, testenv.NewStack(b, time.Hour), n)
+}
+
+func runFanOut(b *testing.B, s *testenv.Stack, n int) {
+	s.Telegram.GlobalPerSecond = telegramGlobalPerSecond
+	s.Telegram.PerChatInterval = telegramPerChat
+	const firstChat = 1_000_000
+	seedStart := time.Now()
+	seedSubscribers(b, s, firstChat, n)
+	b.Logf("seeded %d subscribers in %v", n, time.Since(seedStart).Round(time.Millisecond))
+
+	s.StartWorker(b)
+	s.WaitForBaseline(b)
+	ctx := context.Background()
+	counted := map[string]bool{} // run IDs already counted
+	_ = countHistories(b, s, counted, "")
+
+	mem := startMemSampler()
+	b.ResetTimer()
+	var tot struct {
+		msgs, tooMany, activities, events, roundTrips int64
+		sendSpan, total, stall                        time.Duration
+	}
+	statuses := []string{"major_outage", "operational"}
+	for i := 0; i < b.N; i++ {
+		before := len(s.Telegram.Messages())
+		tm0, rt0 := s.Telegram.TooManyCount(), s.Store.RoundTrips()
+		start := time.Now()
+		s.Page.SetComponent("api0000001", "API", statuses[i%2])
+		if err := s.Temporal.ScheduleClient().GetHandle(ctx, workflows.ScheduleID).Trigger(ctx, client.ScheduleTriggerOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		testenv.WaitFor(b, time.Duration(n)*time.Second/5+5*time.Minute, fmt.Sprintf("%d deliveries", n), func() bool {
+			return len(s.Telegram.Messages())-before >= n
+		})
+		msgs := s.Telegram.Messages()[before:]
+		waitDeliveriesClosed(b, s)
+		first, last := msgs[0].At, msgs[len(msgs)-1].At
+		if lost, dups := tally(msgs, firstChat, n); lost != 0 || dups != 0 {
+			b.Errorf("fan-out %d: %d lost, %d duplicate(s)", i, lost, dups)
+		}
+		c := countHistories(b, s, counted, "")
+		tot.msgs += int64(len(msgs))
+		tot.tooMany += int64(s.Telegram.TooManyCount() - tm0)
+		tot.roundTrips += s.Store.RoundTrips() - rt0
+		tot.activities += int64(c.activities)
+		tot.events += int64(c.events)
+		tot.sendSpan += last.Sub(first)
+		tot.total += last.Sub(start)
+		if path := os.Getenv("BENCH_DUMP_TIMELINE"); path != "" { // one line per delivery: seconds since the first, chat
+			var sb strings.Builder
+			for _, m := range msgs {
+				fmt.Fprintf(&sb, "%.3f %d\n", m.At.Sub(first).Seconds(), m.ChatID)
+			}
+			_ = os.WriteFile(path, []byte(sb.String()), 0o644)
+		}
+		stalls, stalled := stallTime(msgs, s.Config.TelegramRateLimit)
+		tot.stall += stalled
+		atWindow := windowBoundaryGaps(msgs, workflows.WindowSize)
+		b.Logf("fan-out %d: gaps between windows of %d sends: mean %v, max %v, sum %v", i, workflows.WindowSize,
+			mean(atWindow).Round(time.Millisecond), slices.Max(append(atWindow, 0)).Round(time.Millisecond), sum(atWindow).Round(time.Millisecond))
+		b.Logf("fan-out %d: %d msgs, first after %v, last after %v; %d workflow runs (%d of the delivery), %d activities, %d events; "+
+			"%d stall(s) (gap > 3 send slots) adding up to %v",
+			i, len(msgs), first.Sub(start).Round(time.Millisecond), last.Sub(start).Round(time.Millisecond), c.runs, c.deliveryRuns,
+			c.activities, c.events, stalls, stalled.Round(time.Millisecond))
+	}
+	b.StopTimer()
+	peak := mem.stop()
+
+	perSec := float64(tot.msgs-int64(b.N)) / tot.sendSpan.Seconds() // first to last message
+	limit := s.Config.TelegramRateLimit
+	m := float64(tot.msgs)
+	b.ReportMetric(perSec, "msgs/s")
+	b.ReportMetric(perSec/limit, "ratio")
+	b.ReportMetric(float64(tot.msgs)/tot.total.Seconds(), "msgs/s_incl_poll")
+	b.ReportMetric(float64(tot.tooMany)/float64(b.N), "429s")
+	b.ReportMetric(tot.stall.Seconds()/float64(b.N), "stall_s")
+	b.ReportMetric(float64(tot.activities)/m, "activities/msg")
+	b.ReportMetric(float64(tot.events)/m, "events/msg")
+	b.ReportMetric(float64(tot.roundTrips)/m, "roundtrips/msg")
+	b.ReportMetric(float64(peak.heapInuse)/(1<<20), "heap_inuse_peak_MB")
+	b.ReportMetric(float64(peak.sys)/(1<<20), "sys_peak_MB")
+	b.ReportMetric(float64(peak.rssHWM)/(1<<20), "rss_peak_MB")
+	b.Logf("RESULT fanout subscribers=%d: %.2f msgs/s (ratio %.3f of TELEGRAM_RATE_LIMIT=%g; %.2f msgs/s from trigger to last), "+
+		"429s=%d, per message: %.2f activities, %.2f history events, %.3f MongoDB round trips; "+
+		"memory (in-process worker + fakes): heap in use peak %.1f MiB, Sys peak %.1f MiB, RSS peak %.1f MiB",
+		n, perSec, perSec/limit, limit, float64(tot.msgs)/tot.total.Seconds(), tot.tooMany,
+		float64(tot.activities)/m, float64(tot.events)/m, float64(tot.roundTrips)/m,
+		float64(peak.heapInuse)/(1<<20), float64(peak.sys)/(1<<20), float64(peak.rssHWM)/(1<<20))
+}
+
+// BenchmarkIdlePoll measures what one poll that finds nothing costs, with a
+// page the size of status.openai.com's (about 30 components, 50 incidents).
+func BenchmarkIdlePoll(b *testing.B) {
+	const interval = time.Second
+	const polls = 20
+	s := testenv.NewStack(b, interval)
+	realisticPage(s.Page)
+	s.StartWorker(b)
+	s.WaitForBaseline(b)
+	time.Sleep(2 * interval)
+	counted := map[string]bool{}
+	_ = countHistories(b, s, counted, "PollWorkflow")
+	sched0 := schedulerEvents(b, s)
+
+	b.ResetTimer()
+	req0, rt0 := s.Page.Requests("/api/v2/summary.json"), s.Store.RoundTrips()
+	testenv.WaitFor(b, time.Duration(polls*b.N)*interval*4, "idle polls", func() bool {
+		return s.Page.Requests("/api/v2/summary.json")-req0 >= polls*b.N
+	})
+	time.Sleep(interval / 2) // let the last one finish
+	fetches, rt := s.Page.Requests("/api/v2/summary.json")-req0, s.Store.RoundTrips()-rt0
+	b.StopTimer()
+	time.Sleep(time.Second) // visibility
+	c := countHistories(b, s, counted, "PollWorkflow")
+	sched := schedulerEvents(b, s) - sched0
+	if c.runs == 0 {
+		b.Fatal("no poll runs found")
+	}
+	if c.children != 0 || len(s.Telegram.Messages()) != 0 {
+		b.Fatalf("an idle poll started %d deliveries and sent %d messages", c.children, len(s.Telegram.Messages()))
+	}
+	runs := float64(c.runs)
+	perPoll := struct{ acts, events, sched, rt, bytes float64 }{
+		float64(c.activities) / runs, float64(c.events) / runs, float64(sched) / runs, float64(rt) / float64(fetches), float64(c.bytesFetched) / runs,
+	}
+	const day = 24 * 60 // polls per day at a one-minute interval
+	b.ReportMetric(perPoll.acts, "activities/poll")
+	b.ReportMetric(perPoll.events, "events/poll")
+	b.ReportMetric(perPoll.sched, "scheduler_events/poll")
+	b.ReportMetric(perPoll.rt, "roundtrips/poll")
+	b.ReportMetric(perPoll.bytes, "bytes/poll")
+	b.ReportMetric(perPoll.acts*day, "activities/day")
+	b.ReportMetric(perPoll.events*day, "events/day")
+	b.ReportMetric(perPoll.rt*day, "roundtrips/day")
+	b.ReportMetric(perPoll.bytes*day/(1<<20), "MiB/day")
+	b.Logf("RESULT idle poll (%d runs): %.2f activities, %.2f history events (+%.2f in the Schedule's own workflow), %.2f MongoDB round trips, %.0f bytes fetched per poll; "+
+		"per day at 1m: %.0f activities, %.0f events, %.0f round trips, %.1f MiB",
+		c.runs, perPoll.acts, perPoll.events, perPoll.sched, perPoll.rt, perPoll.bytes,
+		perPoll.acts*day, perPoll.events*day, perPoll.rt*day, perPoll.bytes*day/(1<<20))
+}
+
+// BenchmarkLatency measures the time from a change on the status page to the
+// first and the last delivery, with the Schedule's interval at 2s (the
+// change waits on average half an interval for the next poll).
+func BenchmarkLatency(b *testing.B) {
+	for _, n := range []int{10, 1000} {
+		b.Run(fmt.Sprintf("subscribers=%d", n), func(b *testing.B) {
+			const interval = 2 * time.Second
+			s := testenv.NewStack(b, interval)
+			s.Telegram.GlobalPerSecond = telegramGlobalPerSecond
+			s.Telegram.PerChatInterval = telegramPerChat
+			const firstChat = 2_000_000
+			seedSubscribers(b, s, firstChat, n)
+			s.StartWorker(b)
+			s.WaitForBaseline(b)
+			time.Sleep(interval)
+			var firstSum, lastSum time.Duration
+			var firstMin, firstMax time.Duration
+			statuses := []string{"degraded_performance", "operational"}
+			// The wait for the next poll is uniform in [0, interval): small
+			// fan-outs take several samples per iteration.
+			samples := b.N * max(1, 50/n)
+			b.ResetTimer()
+			for i := 0; i < samples; i++ {
+				before := len(s.Telegram.Messages())
+				changed := time.Now()
+				s.Page.SetComponent("chatgpt001", "ChatGPT", statuses[i%2])
+				testenv.WaitFor(b, time.Duration(n)*time.Second/5+3*time.Minute, "every delivery", func() bool {
+					return len(s.Telegram.Messages())-before >= n
+				})
+				msgs := s.Telegram.Messages()[before:]
+				first, last := msgs[0].At.Sub(changed), msgs[len(msgs)-1].At.Sub(changed)
+				firstSum += first
+				lastSum += last
+				if i == 0 || first < firstMin {
+					firstMin = first
+				}
+				firstMax = max(firstMax, first)
+				time.Sleep(time.Duration(i%4) * interval / 4) // spread the change across the interval
+				if lost, dups := tally(msgs, firstChat, n); lost != 0 || dups != 0 {
+					b.Errorf("%d lost, %d duplicate(s)", lost, dups)
+				}
+				waitDeliveriesClosed(b, s)
+			}
+			b.StopTimer()
+			first, last := firstSum/time.Duration(samples), lastSum/time.Duration(samples)
+			b.ReportMetric(first.Seconds(), "first_s")
+			b.ReportMetric(last.Seconds(), "last_s")
+			b.ReportMetric(firstMin.Seconds(), "first_min_s")
+			b.ReportMetric(firstMax.Seconds(), "first_max_s")
+			b.Logf("RESULT latency subscribers=%d (poll interval %v, %d sample(s)): change to first delivery %v (min %v, max %v), to last %v",
+				n, interval, samples, first.Round(time.Millisecond), firstMin.Round(time.Millisecond), firstMax.Round(time.Millisecond), last.Round(time.Millisecond))
+		})
+	}
+}
+
+// stallTime finds the gaps between consecutive deliveries longer than three
+// send slots at the rate limit, and adds up their excess over one slot: the
+// time the pipeline left Telegram idle.
+func stallTime(msgs []fakes.Message, limit float64) (n int, total time.Duration) {
+	slot := time.Duration(float64(time.Second) / limit)
+	for i := 1; i < len(msgs); i++ {
+		if gap := msgs[i].At.Sub(msgs[i-1].At); gap > 3*slot {
+			n++
+			total += gap - slot
+		}
+	}
+	return n, total
+}
+
+// windowBoundaryGaps are the gaps between the last send of one window and
+// the first of the next (a window's sends all finish before the next starts).
+func windowBoundaryGaps(msgs []fakes.Message, window int) []time.Duration {
+	var out []time.Duration
+	for i := window; i < len(msgs); i += window {
+		out = append(out, msgs[i].At.Sub(msgs[i-1].At))
+	}
+	return out
+}
+
+func sum(ds []time.Duration) time.Duration {
+	var t time.Duration
+	for _, d := range ds {
+		t += d
+	}
+	return t
+}
+
+func mean(ds []time.Duration) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	return sum(ds) / time.Duration(len(ds))
+}
+
+// seedSubscribers inserts n default subscriptions (chats first..first+n-1)
+// in batches, on a client of its own so that the store's round-trip counter
+// only sees the worker.
+func seedSubscribers(t testing.TB, s *testenv.Stack, first int64, n int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	c, err := mongo.Connect(options.Client().ApplyURI(s.Config.MongoDBURI))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = c.Disconnect(context.Background()) }()
+	coll := c.Database(s.Config.MongoDBDatabase).Collection("subscriptions")
+	now := time.Now().UTC()
+	const batch = 1000
+	for i := 0; i < n; i += batch {
+		docs := make([]any, 0, batch)
+		for j := i; j < min(i+batch, n); j++ {
+			chat := first + int64(j)
+			docs = append(docs, bson.D{
+				{Key: "_id", Value: strconv.FormatInt(chat, 10)}, {Key: "chat_id", Value: chat}, {Key: "thread_id", Value: 0},
+				{Key: "kinds", Value: event.DefaultKinds}, {Key: "components", Value: []string{}}, {Key: "created_at", Value: now},
+			})
+		}
+		if _, err := coll.InsertMany(ctx, docs, options.InsertMany().SetOrdered(false)); err != nil {
+			t.Fatalf("seed subscribers: %v", err)
+		}
+	}
+	got, err := coll.CountDocuments(ctx, bson.D{})
+	if err != nil || got != int64(n) {
+		t.Fatalf("seeded %d subscribers, want %d (%v)", got, n, err)
+	}
+}
+
+// tally counts, among msgs, the chats first..first+n-1 that got nothing
+// (lost) and the extra messages beyond one per chat (duplicates).
+func tally(msgs []fakes.Message, first int64, n int) (lost, dups int) {
+	counts := map[int64]int{}
+	for _, m := range msgs {
+		counts[m.ChatID]++
+	}
+	for i := 0; i < n; i++ {
+		switch c := counts[first+int64(i)]; {
+		case c == 0:
+			lost++
+		case c > 1:
+			dups += c - 1
+		}
+	}
+	return lost, dups
+}
+
+// waitDeliveriesClosed waits until no delivery of the stack runs.
+func waitDeliveriesClosed(t testing.TB, s *testenv.Stack) {
+	t.Helper()
+	testenv.WaitFor(t, 5*time.Minute, "every delivery workflow to close", func() bool {
+		return len(s.Deliveries(t, enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING)) == 0
+	})
+}
+
+type historyCounts struct {
+	runs, deliveryRuns, activities, events, children int
+	bytesFetched                                     int64
+}
+
+// countHistories adds up the histories of every run (each continue-as-new
+// run is listed on its own by visibility) of the given workflow type ("" for
+// all) that is closed and not yet in counted.
+func countHistories(t testing.TB, s *testenv.Stack, counted map[string]bool, wfType string) historyCounts {
+	t.Helper()
+	ctx := context.Background()
+	q := "ExecutionStatus != 'Running'"
+	if wfType != "" {
+		q += " AND WorkflowType = '" + wfType + "'"
+	}
+	var out historyCounts
+	var token []byte
+	for {
+		resp, err := s.Temporal.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: q, PageSize: 1000, NextPageToken: token})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ex := range resp.GetExecutions() {
+			id, run := ex.GetExecution().GetWorkflowId(), ex.GetExecution().GetRunId()
+			if counted[run] {
+				continue
+			}
+			counted[run] = true
+			out.runs++
+			if strings.HasPrefix(id, "delivery/") {
+				out.deliveryRuns++
+			}
+			it := s.Temporal.GetWorkflowHistory(ctx, id, run, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+			for it.HasNext() {
+				e, err := it.Next()
+				if err != nil {
+					t.Fatal(err)
+				}
+				out.events++
+				switch e.GetEventType() {
+				case enumspb.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
+					out.activities++
+				case enumspb.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED:
+					out.children++
+				case enumspb.EVENT_TYPE_ACTIVITY_TASK_COMPLETED:
+					out.bytesFetched += bytesFetched(e)
+				}
+			}
+		}
+		token = resp.GetNextPageToken()
+		if len(token) == 0 {
+			return out
+		}
+	}
+}
+
+// bytesFetched reads DetectEvents' BytesFetched from its completion.
+func bytesFetched(e *historypb.HistoryEvent) int64 {
+	for _, p := range e.GetActivityTaskCompletedEventAttributes().GetResult().GetPayloads() {
+		if !strings.Contains(string(p.GetData()), "bytes_fetched") {
+			continue
+		}
+		var d struct {
+			BytesFetched int64 `json:"bytes_fetched"`
+		}
+		if json.Unmarshal(p.GetData(), &d) == nil {
+			return d.BytesFetched
+		}
+	}
+	return 0
+}
+
+// schedulerEvents is the length of the Schedule's own workflow history
+// (the server runs each Schedule as a workflow); 0 when the server does not
+// expose it.
+func schedulerEvents(t testing.TB, s *testenv.Stack) int {
+	it := s.Temporal.GetWorkflowHistory(context.Background(), "temporal-sys-scheduler:"+workflows.ScheduleID, "", false,
+		enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	n := 0
+	for it.HasNext() {
+		if _, err := it.Next(); err != nil {
+			t.Logf("scheduler history not available: %v", err)
+			return 0
+		}
+		n++
+	}
+	return n
+}
+
+// realisticPage fills the fake page to about the size of status.openai.com:
+// 30 components and 50 resolved incidents with four updates each.
+func realisticPage(p *fakes.Statuspage) {
+	for i := 0; i < 28; i++ {
+		p.SetComponent(fmt.Sprintf("comp%06d", i), fmt.Sprintf("Component %d", i), "operational")
+	}
+	body := strings.Repeat("We are investigating elevated error rates for some requests. ", 4)
+	for i := 0; i < 50; i++ {
+		id := fmt.Sprintf("inc%07d", i)
+		for j, st := range []string{"investigating", "identified", "monitoring", "resolved"} {
+			p.AddIncidentUpdate(id, fmt.Sprintf("Elevated errors %d", i), st, "minor", fmt.Sprintf("%s-u%d", id, j), body)
+		}
+	}
+}
+
+type memPeak struct{ heapInuse, sys, rssHWM uint64 }
+
+type memSampler struct {
+	mu   sync.Mutex
+	peak memPeak
+	done chan struct{}
+	wg   sync.WaitGroup
+}
+
+// startMemSampler samples runtime.MemStats every 200ms (HeapInuse and Sys
+// peaks) and reads the process's peak RSS (VmHWM) at the end. The worker runs
+// in this process together with the fakes, so these bound its memory.
+func startMemSampler() *memSampler {
+	runtime.GC()
+	// "5" resets VmHWM to the current RSS (Linux 4.0+), so the peak is this run's.
+	_ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
+	m := &memSampler{done: make(chan struct{})}
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		tick := time.NewTicker(200 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			m.mu.Lock()
+			m.peak.heapInuse = max(m.peak.heapInuse, ms.HeapInuse)
+			m.peak.sys = max(m.peak.sys, ms.Sys)
+			m.mu.Unlock()
+			select {
+			case <-m.done:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return m
+}
+
+func (m *memSampler) stop() memPeak {
+	close(m.done)
+	m.wg.Wait()
+	m.peak.rssHWM = vmHWM()
+	return m.peak
+}
+
+// vmHWM is the peak resident set size of this process, from /proc.
+func vmHWM() uint64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmHWM:" {
+			kb, _ := strconv.ParseUint(f[1], 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}
