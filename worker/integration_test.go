@@ -1,10 +1,8 @@
 package worker_test
 
 import (
-	"bytes"
 	"context"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -73,7 +71,7 @@ func TestWorkerKilledMidFanOutStillDeliversToEveryone(t *testing.T) {
 		_, err := s.Store.Subscribe(ctx, int64(10000+i), 0, time.Now())
 		require.NoError(t, err)
 	}
-	var logs syncBuffer
+	var logs testenv.LogBuffer
 	w1 := s.StartWorkerProcess(t, &logs)
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -114,19 +112,3 @@ func TestWorkerKilledMidFanOutStillDeliversToEveryone(t *testing.T) {
 	require.NotContains(t, logs.String(), testenv.TestToken[strings.IndexByte(testenv.TestToken, ':')+1:], "the token never reaches a log")
 }
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}

@@ -1,11 +1,9 @@
 package bot
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -25,23 +23,6 @@ const (
 	botName    = "openai_status_test_bot" // the fake's getMe username
 )
 
-// syncBuffer collects log output from many goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // harness runs the bot against the fake Telegram server, a fake status
 // page and FerretDB.
@@ -53,7 +34,7 @@ type harness struct {
 	st   *store.Store
 	cfg  *config.Config
 	hs   *health.Server
-	logs *syncBuffer
+	logs *testenv.LogBuffer
 	tn   tuning
 
 	cancel context.CancelFunc
@@ -79,7 +60,7 @@ func newHarness(t *testing.T) *harness {
 			PollInterval:     time.Minute,
 			HTTPTimeout:      5 * time.Second,
 		},
-		logs: &syncBuffer{},
+		logs: &testenv.LogBuffer{},
 	}
 	h.tn = defaultTuning(h.cfg)
 	h.tn.pollTimeout = time.Second

@@ -21,7 +21,6 @@ import (
 
 	"github.com/openai-status-bot/statusbot/internal/config"
 	"github.com/openai-status-bot/statusbot/internal/fakes"
-	"github.com/openai-status-bot/statusbot/internal/logging"
 	"github.com/openai-status-bot/statusbot/internal/store"
 	"github.com/openai-status-bot/statusbot/worker"
 	"github.com/openai-status-bot/statusbot/workflows"
@@ -92,47 +91,7 @@ type Stack struct {
 // NewStack starts (or reuses) the servers and fakes for one test.
 func NewStack(t testing.TB, pollInterval time.Duration) *Stack {
 	t.Helper()
-	addr := DevServer(t)
-	uri := MongoURI(t)
-	nsMu.Lock()
-	if nsNext >= namespacePool {
-		nsMu.Unlock()
-		t.Fatalf("testenv: more than %d stacks in one test binary; raise namespacePool", namespacePool)
-	}
-	ns := fmt.Sprintf("itest%d", nsNext)
-	nsNext++
-	nsMu.Unlock()
-
-	tg := fakes.NewTelegram(TestToken)
-	t.Cleanup(tg.Close)
-	page := fakes.NewStatuspage()
-	t.Cleanup(page.Close)
-	cfg := &config.Config{
-		TelegramBotToken: TestToken, TelegramAPIURL: tg.URL(), StatuspageURL: page.URL(),
-		MongoDBURI: uri, MongoDBDatabase: DatabaseName(t),
-		TemporalAddress: addr, TemporalNamespace: ns, TemporalTaskQueue: "statusbot-" + ns,
-		PollInterval: pollInterval, HTTPTimeout: 2 * time.Second, TelegramRateLimit: 25,
-		HealthAddr: "127.0.0.1:0", LogLevel: "warn",
-	}
-	if err := cfg.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	log := logging.New(os.Stderr, "warn", TestToken)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	st, err := store.Open(ctx, uri, cfg.MongoDBDatabase)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = st.Close(5 * time.Second) })
-	c, err := worker.Dial(cfg, log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
-	s := &Stack{Config: cfg, Store: st, Temporal: c, Telegram: tg, Page: page, Log: log}
-	t.Cleanup(func() { s.deleteSchedule() })
-	return s
+	return NewStackWith(t, pollInterval, StackOptions{})
 }
 
 func (s *Stack) deleteSchedule() {
