@@ -111,4 +111,3 @@ func TestWorkerKilledMidFanOutStillDeliversToEveryone(t *testing.T) {
 	require.LessOrEqual(t, dups, 50, "duplicates only from sends in flight at the kill")
 	require.NotContains(t, logs.String(), testenv.TestToken[strings.IndexByte(testenv.TestToken, ':')+1:], "the token never reaches a log")
 }
-

@@ -23,7 +23,6 @@ const (
 	botName    = "openai_status_test_bot" // the fake's getMe username
 )
 
-
 // harness runs the bot against the fake Telegram server, a fake status
 // page and FerretDB.
 type harness struct {
