@@ -40,8 +40,11 @@ func TestExportReplayHistories(t *testing.T) {
 
 	s.Page.SetComponent("api0000001", "API", "degraded_performance")
 	testenv.WaitFor(t, time.Minute, "the 429-then-success delivery", func() bool { return len(s.Telegram.MessagesTo(501, 0)) == 1 })
-	first := closedDeliveries(t, s)
-	require.Len(t, first, 1)
+	var first []string
+	testenv.WaitFor(t, 30*time.Second, "the first delivery to close", func() bool {
+		first = closedDeliveries(t, s)
+		return len(first) == 1
+	})
 
 	_, err = s.Store.Subscribe(ctx, 502, 0, time.Now())
 	require.NoError(t, err)
