@@ -2,6 +2,7 @@ package worker_test
 
 import (
 	"context"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -67,6 +68,17 @@ func TestStuckDeliveryIsFoundExplainedAndSkipped(t *testing.T) {
 	require.Contains(t, details, "`702`")
 	require.Contains(t, details, "Internal Server Error")
 	require.NotContains(t, details, testenv.TestToken)
+
+	// `statusbot deliveries` lists it with its state, pending count and error.
+	cmd := exec.Command(testenv.StatusbotBinary(t), "deliveries")
+	cmd.Env = s.Env()
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, string(out))
+	t.Logf("statusbot deliveries:\n%s", out)
+	require.Contains(t, string(out), stuck)
+	require.Contains(t, string(out), "backing_off")
+	require.Contains(t, string(out), "Internal Server Error")
+	require.NotContains(t, string(out), testenv.TestToken)
 
 	require.NoError(t, s.Temporal.SignalWorkflow(ctx, stuck, "", workflows.SignalSkip, "702"))
 	var res workflows.Progress

@@ -108,6 +108,8 @@ type Progress struct {
 	PendingKeys      []string  `json:"pending_keys,omitempty"`
 	Failures         []Failure `json:"failures,omitempty"`
 	NextAttempt      time.Time `json:"next_attempt,omitempty"`
+	// LastError is the latest Telegram error of the subscriber worst off.
+	LastError string `json:"last_error,omitempty"`
 }
 
 const maxFailuresKept = 20
@@ -548,6 +550,15 @@ func (d *delivery) progress() *Progress {
 	}
 	p.Pending += len(st.InFlight)
 	p.PendingKeys = append(p.PendingKeys, st.InFlight...)
+	worst := -1
+	for _, q := range st.Pending {
+		if q.LastError != "" && q.Bursts > worst {
+			worst, p.LastError = q.Bursts, q.LastError
+		}
+	}
+	if p.LastError == "" && len(st.Failures) > 0 {
+		p.LastError = st.Failures[len(st.Failures)-1].Error
+	}
 	for _, q := range st.Pending {
 		p.PendingKeys = append(p.PendingKeys, q.Recipient.Key)
 		if p.NextAttempt.IsZero() || q.NextAt.Before(p.NextAttempt) {

@@ -43,15 +43,14 @@ func listDeliveries(ctx context.Context, cfg *config.Config, log *slog.Logger, w
 				pending = payloadString(sa[workflows.AttrPendingCount.GetName()].GetData())
 				failed = payloadString(sa[workflows.AttrFailedCount.GetName()].GetData())
 			}
-			if ex.GetCloseTime() == nil {
+			// A closed delivery answers too (a worker replays it).
+			{
 				if v, err := c.QueryWorkflow(ctx, id, "", activities.ProgressQuery); err == nil {
 					var p workflows.Progress
 					if v.Get(&p) == nil {
 						state = p.State
 						pending, failed = fmt.Sprint(p.Pending), fmt.Sprint(p.Failed)
-						if len(p.Failures) > 0 {
-							lastErr = p.Failures[len(p.Failures)-1].Error
-						}
+						lastErr = p.LastError
 					}
 				}
 			}
