@@ -44,14 +44,12 @@ func listDeliveries(ctx context.Context, cfg *config.Config, log *slog.Logger, w
 				failed = payloadString(sa[workflows.AttrFailedCount.GetName()].GetData())
 			}
 			// A closed delivery answers too (a worker replays it).
-			{
-				if v, err := c.QueryWorkflow(ctx, id, "", activities.ProgressQuery); err == nil {
-					var p workflows.Progress
-					if v.Get(&p) == nil {
-						state = p.State
-						pending, failed = fmt.Sprint(p.Pending), fmt.Sprint(p.Failed)
-						lastErr = p.LastError
-					}
+			if v, err := c.QueryWorkflow(ctx, id, "", activities.ProgressQuery); err == nil {
+				var p workflows.Progress
+				if v.Get(&p) == nil {
+					state = p.State
+					pending, failed = fmt.Sprint(p.Pending), fmt.Sprint(p.Failed)
+					lastErr = p.LastError
 				}
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", id, ex.GetStatus().String(), state, pending, failed, truncate(lastErr, 80))
