@@ -87,10 +87,13 @@ type DeliveryState struct {
 	// InFlight are the subscribers of the window being sent: a later update
 	// must wait for them as for pending ones.
 	InFlight []string `json:"in_flight,omitempty"`
-	// SkipKeys are subscribers an operator skipped before they were read.
-	SkipKeys  []string `json:"skip_keys,omitempty"`
-	Runs      int      `json:"runs"`
-	LastState string   `json:"last_state,omitempty"`
+	// SkipKeys are subscribers an operator skipped: dropped when read, and
+	// not retried if their send was in flight.
+	SkipKeys []string `json:"skip_keys,omitempty"`
+	// FirstPassDone: every subscriber has been tried once.
+	FirstPassDone bool   `json:"first_pass_done,omitempty"`
+	Runs          int    `json:"runs"`
+	LastState     string `json:"last_state,omitempty"`
 }
 
 // Progress answers the "progress" query.
@@ -135,6 +138,9 @@ type delivery struct {
 	e                         event.Event
 	st                        *DeliveryState
 	skipCh, retryCh, giveUpCh workflow.ReceiveChannel
+	// due are the retries of the current round not started yet; they are
+	// pending for the progress query and for skip.
+	due []Pending
 }
 
 var a *activities.Activities
@@ -173,11 +179,15 @@ func (d *delivery) run(ctx workflow.Context) (*Progress, error) {
 
 	// First pass: every subscriber once, page by page, with a sliding
 	// window of sends.
+	pagesRead := 0
 	firstPass := func() (Pending, bool, error) {
 		for len(st.Queue) == 0 {
-			if st.PagesDone || st.GaveUp {
+			// Pages that yield nobody (all delivered, all filtered out)
+			// still grow the history.
+			if st.PagesDone || st.GaveUp || (pagesRead > 0 && d.historyFull(ctx)) {
 				return Pending{}, false, nil
 			}
+			pagesRead++
 			if err := d.readPage(ctx, actx); err != nil {
 				return Pending{}, false, err
 			}
@@ -186,11 +196,15 @@ func (d *delivery) run(ctx workflow.Context) (*Progress, error) {
 		st.Queue = st.Queue[1:]
 		return Pending{Recipient: r}, true, nil
 	}
-	if err := d.pump(ctx, actx, firstPass); err != nil {
-		return nil, err
-	}
-	if !st.GaveUp && (!st.PagesDone || len(st.Queue) > 0) {
-		return nil, workflow.NewContinueAsNewError(ctx, DeliveryWorkflow, DeliveryInput{Event: d.e, State: st})
+	if !st.FirstPassDone {
+		if err := d.pump(ctx, actx, firstPass); err != nil {
+			return nil, err
+		}
+		d.drainSignals(ctx)
+		if !st.GaveUp && (!st.PagesDone || len(st.Queue) > 0) {
+			return nil, workflow.NewContinueAsNewError(ctx, DeliveryWorkflow, DeliveryInput{Event: d.e, State: st})
+		}
+		st.FirstPassDone = true
 	}
 
 	// Retries: bursts with growing pauses, visible as backing_off.
@@ -231,9 +245,10 @@ func (d *delivery) run(ctx workflow.Context) (*Progress, error) {
 			}
 		}
 		st.Pending = rest
-		if len(due) > 0 {
-			keys := make([]string, len(due))
-			for i, p := range due {
+		d.due = due
+		if len(d.due) > 0 {
+			keys := make([]string, len(d.due))
+			for i, p := range d.due {
 				keys[i] = p.Recipient.Key
 			}
 			c := workflow.WithActivityOptions(actx, workflow.ActivityOptions{StartToCloseTimeout: 30 * time.Second,
@@ -242,7 +257,7 @@ func (d *delivery) run(ctx workflow.Context) (*Progress, error) {
 			if err := workflow.ExecuteActivity(c, a.StillSubscribed, d.e, keys).Get(ctx, &still); err != nil {
 				return nil, err
 			}
-			due = slices.DeleteFunc(due, func(p Pending) bool {
+			d.due = slices.DeleteFunc(d.due, func(p Pending) bool {
 				if slices.Contains(still, p.Recipient.Key) {
 					return false
 				}
@@ -252,18 +267,23 @@ func (d *delivery) run(ctx workflow.Context) (*Progress, error) {
 		}
 		d.setState(ctx, StateDelivering)
 		retry := func() (Pending, bool, error) {
-			if len(due) == 0 {
+			if len(d.due) == 0 {
 				return Pending{}, false, nil
 			}
-			p := due[0]
-			due = due[1:]
+			p := d.due[0]
+			d.due = d.due[1:]
 			return p, true, nil
 		}
 		if err := d.pump(ctx, actx, retry); err != nil {
 			return nil, err
 		}
 		// Not started (history full, or given up): back to pending.
-		st.Pending = append(st.Pending, due...)
+		st.Pending = append(st.Pending, d.due...)
+		d.due = nil
+		d.drainSignals(ctx)
+		if st.GaveUp {
+			break
+		}
 		if d.historyFull(ctx) {
 			return nil, workflow.NewContinueAsNewError(ctx, DeliveryWorkflow, DeliveryInput{Event: d.e, State: st})
 		}
@@ -357,13 +377,16 @@ func (d *delivery) pump(ctx, actx workflow.Context, next func() (Pending, bool, 
 		return nil
 	}
 	started := 0
+	var nextErr error
 	for {
 		// At least one send per run, so a run that starts near the history
 		// limit still makes progress.
-		for inFlight < WindowSize && !st.GaveUp && (started == 0 || !d.historyFull(ctx)) {
+		for nextErr == nil && inFlight < WindowSize && !st.GaveUp && (started == 0 || !d.historyFull(ctx)) {
 			p, ok, err := next()
 			if err != nil {
-				return err
+				// Finish what is in flight and record it before failing.
+				nextErr = err
+				break
 			}
 			if !ok {
 				break
@@ -385,13 +408,16 @@ func (d *delivery) pump(ctx, actx workflow.Context, next func() (Pending, bool, 
 			})
 		}
 		if inFlight == 0 {
-			return flush()
+			if err := flush(); err != nil {
+				return err
+			}
+			return nextErr
 		}
 		sel.Select(ctx)
 		d.drainSignals(ctx)
 		if len(delivered) >= WindowSize {
-			if err := flush(); err != nil {
-				return err
+			if err := flush(); err != nil && nextErr == nil {
+				nextErr = err
 			}
 		}
 	}
@@ -400,6 +426,10 @@ func (d *delivery) pump(ctx, actx workflow.Context, next func() (Pending, bool, 
 // settle records one send's outcome; true when it was delivered.
 func (d *delivery) settle(ctx workflow.Context, p Pending, res *activities.SendResult, err error) bool {
 	st := d.st
+	if err != nil && slices.Contains(st.SkipKeys, p.Recipient.Key) {
+		st.Skipped++ // skipped by an operator while its send was in flight
+		return false
+	}
 	switch {
 	case err == nil && res.Removed:
 		st.Removed++
@@ -500,12 +530,13 @@ func (d *delivery) drainSignals(ctx workflow.Context) {
 }
 
 func (d *delivery) skip(key string) {
-	n := len(d.st.Pending) + len(d.st.Queue)
+	n := len(d.st.Pending) + len(d.st.Queue) + len(d.due)
 	d.st.Pending = slices.DeleteFunc(d.st.Pending, func(p Pending) bool { return p.Recipient.Key == key })
 	d.st.Queue = slices.DeleteFunc(d.st.Queue, func(r activities.Recipient) bool { return r.Key == key })
-	d.st.Skipped += n - len(d.st.Pending) - len(d.st.Queue)
-	if !d.st.PagesDone && !slices.Contains(d.st.SkipKeys, key) {
-		// Not read yet: drop it when its page comes.
+	d.due = slices.DeleteFunc(d.due, func(p Pending) bool { return p.Recipient.Key == key })
+	d.st.Skipped += n - len(d.st.Pending) - len(d.st.Queue) - len(d.due)
+	if !slices.Contains(d.st.SkipKeys, key) {
+		// Not read yet, or its send is in flight: drop it when it comes.
 		d.st.SkipKeys = append(d.st.SkipKeys, key)
 	}
 }
@@ -546,10 +577,13 @@ func (d *delivery) progress() *Progress {
 	p := &Progress{
 		State: st.LastState, Delivered: st.Delivered, AlreadyDelivered: st.AlreadyDelivered,
 		Pending: len(st.Pending) + len(st.Queue), Removed: st.Removed, Migrated: st.Migrated, Skipped: st.Skipped, Unsubscribed: st.Unsubscribed,
-		Failed: st.FailedCount, FirstPassDone: st.PagesDone && len(st.Queue) == 0 && len(st.InFlight) == 0, Failures: st.Failures,
+		Failed: st.FailedCount, FirstPassDone: st.FirstPassDone, Failures: st.Failures,
 	}
-	p.Pending += len(st.InFlight)
+	p.Pending += len(st.InFlight) + len(d.due)
 	p.PendingKeys = append(p.PendingKeys, st.InFlight...)
+	for _, q := range d.due {
+		p.PendingKeys = append(p.PendingKeys, q.Recipient.Key)
+	}
 	worst := -1
 	for _, q := range st.Pending {
 		if q.LastError != "" && q.Bursts > worst {

@@ -3,6 +3,7 @@ package workflows_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -404,4 +405,63 @@ func TestDeliveryDropsRetriesOfUnsubscribedChats(t *testing.T) {
 	require.Empty(t, d.sent)
 	require.Equal(t, int(workflows.SendAttempts), d.attempts["a"])
 	require.Equal(t, 1, d.progress(t).Unsubscribed)
+}
+
+// Until a subscriber has the message, the progress query lists it as
+// pending (queued, in flight, due for retry or backing off): a later update
+// of the same incident relies on that to keep per-subscriber order.
+func TestDeliveryProgressListsEveryUndeliveredSubscriber(t *testing.T) {
+	defer func() { workflows.WindowSize = 50 }()
+	d := newSlowDeliveryEnv(t, 3*time.Second)
+	// All three fail their first burst together; the retry round then sends
+	// one at a time, so two wait their turn while one is in flight.
+	d.RegisterDelayedCallback(func() { workflows.WindowSize = 1 }, 55*time.Second)
+	all := []string{"a", "b", "c"}
+	d.pages(activities.RecipientPage{Recipients: recipients(all...)})
+	for _, k := range all {
+		for i := 0; i < int(workflows.SendAttempts); i++ {
+			d.fail[k] = append(d.fail[k], temporal.NewApplicationError("502", activities.ErrTypeTransient))
+		}
+	}
+	checks := 0
+	for at := time.Second; at < 10*time.Minute; at += 2 * time.Second {
+		d.RegisterDelayedCallback(func() {
+			if d.IsWorkflowCompleted() {
+				return
+			}
+			v, err := d.QueryWorkflow(activities.ProgressQuery)
+			require.NoError(t, err)
+			var p workflows.Progress
+			require.NoError(t, v.Get(&p))
+			d.mu.Lock()
+			defer d.mu.Unlock()
+			for _, k := range all {
+				if !slices.Contains(d.sent, k) {
+					require.Contains(t, p.PendingKeys, k, "at %v: %+v", at, p)
+				}
+			}
+			checks++
+		}, at)
+	}
+	d.ExecuteWorkflow(workflows.DeliveryWorkflow, workflows.DeliveryInput{Event: componentEvent("c1", "major_outage", t0)})
+	require.NoError(t, d.GetWorkflowError())
+	require.ElementsMatch(t, all, d.sent)
+	require.Greater(t, checks, 20)
+}
+
+// A skip for a subscriber whose send is in flight holds even when another
+// send finishes first: it is not retried.
+func TestDeliverySkipOfAnInFlightSend(t *testing.T) {
+	d := newSlowDeliveryEnv(t, 5*time.Second)
+	d.pages(activities.RecipientPage{Recipients: recipients("a", "b")})
+	for i := 0; i < 100; i++ {
+		d.fail["a"] = append(d.fail["a"], temporal.NewApplicationError("502", activities.ErrTypeTransient))
+	}
+	d.RegisterDelayedCallback(func() { d.SignalWorkflow(workflows.SignalSkip, "a") }, 2*time.Second)
+	d.ExecuteWorkflow(workflows.DeliveryWorkflow, workflows.DeliveryInput{Event: componentEvent("c1", "major_outage", t0)})
+	require.NoError(t, d.GetWorkflowError())
+	require.Equal(t, []string{"b"}, d.sent)
+	p := d.progress(t)
+	require.Equal(t, 1, p.Skipped)
+	require.Equal(t, int(workflows.SendAttempts), d.attempts["a"], "one burst, no retry after the skip")
 }
