@@ -209,3 +209,23 @@ func TestStillSubscribedDropsStoppedAndFilteredChats(t *testing.T) {
 	require.NoError(t, v.Get(&still))
 	require.Equal(t, []string{"1"}, still)
 }
+
+// A maintenance is announced when scheduled, started and completed; the
+// completed update only shows in scheduled-maintenances.json.
+func TestMaintenanceLifecycleIncludingCompleted(t *testing.T) {
+	w := newWorld(t)
+	require.True(t, w.detect(t).Baseline)
+	var got []string
+	for _, st := range []string{"scheduled", "in_progress", "completed"} {
+		w.page.AddMaintenanceUpdate("mnt1", "Database upgrade", st, "mu-"+st, "Step: "+st)
+		d := w.detect(t)
+		require.Len(t, d.Events, 1, st)
+		e := d.Events[0]
+		require.Equal(t, event.KindMaintenance, e.Kind)
+		got = append(got, e.UpdateStatus)
+		_, err := w.env.ExecuteActivity(w.a.CommitCheckpoint, activities.CommitInput{Events: d.Events, Prune: d.Prune})
+		require.NoError(t, err)
+	}
+	require.Equal(t, []string{"scheduled", "in_progress", "completed"}, got)
+	require.Empty(t, w.detect(t).Events)
+}

@@ -249,7 +249,13 @@ func historyReply(p *statuspage.Page, n int) string {
 	if p.IncidentsErr != "" && len(p.Incidents) == 0 {
 		return "Incident history is unavailable right now. Please try again later."
 	}
-	incs := append([]statuspage.Incident(nil), p.Incidents...)
+	// Incidents only: maintenances are announced, not incidents.
+	var incs []statuspage.Incident
+	for _, inc := range p.Incidents {
+		if !inc.IsMaintenance() {
+			incs = append(incs, inc)
+		}
+	}
 	sort.SliceStable(incs, func(i, j int) bool {
 		if !incs[i].CreatedAt.Equal(incs[j].CreatedAt) {
 			return incs[i].CreatedAt.After(incs[j].CreatedAt)

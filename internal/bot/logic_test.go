@@ -165,6 +165,11 @@ func TestHistoryReplyOrderAndLinks(t *testing.T) {
 	if got := historyReply(&statuspage.Page{}, 5); got != "No recent incidents." {
 		t.Fatal(got)
 	}
+	// Maintenances are not incidents, however recent.
+	mnt := statuspage.Incident{ID: "m1", Name: "Database upgrade", Impact: "maintenance", Status: "completed", CreatedAt: time.Now()}
+	if got := historyReply(&statuspage.Page{Incidents: []statuspage.Incident{mnt}}, 5); got != "No recent incidents." {
+		t.Fatal(got)
+	}
 	if got := historyReply(&statuspage.Page{IncidentsErr: "HTTP 500"}, 5); !strings.HasPrefix(got, "Incident history is unavailable") {
 		t.Fatal(got)
 	}

@@ -105,8 +105,8 @@ type Result struct {
 // Diff compares the page with the checkpoint.
 func Diff(cp Checkpoint, p *statuspage.Page) Result {
 	if !cp.Baseline {
-		if p.ComponentsErr != "" || p.IncidentsErr != "" {
-			// A baseline from half a page would announce the other half as new.
+		if p.ComponentsErr != "" || p.IncidentsErr != "" || p.MaintenancesErr != "" {
+			// A baseline from part of a page would announce the rest as new.
 			return Result{}
 		}
 		return Result{Baseline: Baseline(p)}
@@ -119,10 +119,10 @@ func Diff(cp Checkpoint, p *statuspage.Page) Result {
 	if p.IncidentsErr == "" {
 		evs = append(evs, incidentEvents(cp, p)...)
 	}
-	// Scheduled maintenances come from summary.json: prune only when both
-	// halves were read, or a maintenance would be forgotten and announced
-	// again.
-	if p.IncidentsErr == "" && p.ComponentsErr == "" {
+	// Maintenances come from summary.json and scheduled-maintenances.json:
+	// prune only when every endpoint was read, or a maintenance would be
+	// forgotten and announced again.
+	if p.IncidentsErr == "" && p.ComponentsErr == "" && p.MaintenancesErr == "" {
 		inFeed := map[string]bool{}
 		for _, i := range p.Incidents {
 			inFeed[i.ID] = true

@@ -16,6 +16,7 @@ type Statuspage struct {
 	mu         sync.Mutex
 	components []map[string]any
 	incidents  []map[string]any
+	maints     []map[string]any
 	faults     map[string]func(w http.ResponseWriter, r *http.Request) bool
 	requests   map[string]int
 	clock      time.Time
@@ -86,6 +87,31 @@ func (s *Statuspage) AddIncidentUpdate(incidentID, name, status, impact, updateI
 	inc["incident_updates"] = append([]any{u}, inc["incident_updates"].([]any)...)
 }
 
+// AddMaintenanceUpdate adds an update to a scheduled maintenance, creating
+// it. Summary lists it while it is scheduled, in progress or verifying; the
+// full list (scheduled-maintenances.json) always.
+func (s *Statuspage) AddMaintenanceUpdate(id, name, status, updateID, body string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.tick()
+	var m map[string]any
+	for _, x := range s.maints {
+		if x["id"] == id {
+			m = x
+		}
+	}
+	if m == nil {
+		m = map[string]any{"id": id, "name": name, "impact": "maintenance", "created_at": now,
+			"shortlink": "https://stspg.io/" + id, "page_id": "page00001", "monitoring_at": nil, "resolved_at": nil,
+			"started_at": now, "scheduled_for": now, "scheduled_until": now, "components": []any{}, "incident_updates": []any{}}
+		s.maints = append([]map[string]any{m}, s.maints...)
+	}
+	m["status"], m["updated_at"] = status, now
+	u := map[string]any{"id": updateID, "incident_id": id, "status": status, "body": body,
+		"created_at": now, "updated_at": now, "display_at": now, "affected_components": nil}
+	m["incident_updates"] = append([]any{u}, m["incident_updates"].([]any)...)
+}
+
 // Fault makes requests whose path contains pathPart go to f while it
 // returns true ("" matches every path); nil removes it.
 func (s *Statuspage) Fault(pathPart string, f func(w http.ResponseWriter, r *http.Request) bool) {
@@ -135,8 +161,16 @@ func (s *Statuspage) serve(w http.ResponseWriter, r *http.Request) {
 				unresolved = append(unresolved, i)
 			}
 		}
+		var active []any
+		for _, m := range s.maints {
+			if m["status"] != "completed" {
+				active = append(active, m)
+			}
+		}
 		writeJSON(w, 200, map[string]any{"page": page, "status": map[string]any{"indicator": indicator, "description": desc},
-			"components": s.components, "incidents": nonNil(unresolved), "scheduled_maintenances": []any{}})
+			"components": s.components, "incidents": nonNil(unresolved), "scheduled_maintenances": nonNil(active)})
+	case "/api/v2/scheduled-maintenances.json":
+		writeJSON(w, 200, map[string]any{"page": page, "scheduled_maintenances": nonNil(anySlice(s.maints))})
 	case "/api/v2/incidents.json":
 		writeJSON(w, 200, map[string]any{"page": page, "incidents": nonNil(anySlice(s.incidents))})
 	default:

@@ -28,6 +28,9 @@ type Page struct {
 	// failing endpoint must not hide the other's changes.
 	ComponentsErr string `json:"components_err,omitempty"`
 	IncidentsErr  string `json:"incidents_err,omitempty"`
+	// MaintenancesErr: scheduled-maintenances.json failed; maintenances
+	// then come from summary.json alone (upcoming and in progress only).
+	MaintenancesErr string `json:"maintenances_err,omitempty"`
 }
 
 type Component struct {
@@ -89,6 +92,10 @@ type summaryJSON struct {
 	ScheduledMaintenances []Incident  `json:"scheduled_maintenances"`
 }
 
+type maintenancesJSON struct {
+	ScheduledMaintenances []Incident `json:"scheduled_maintenances"`
+}
+
 type incidentsJSON struct {
 	Incidents []Incident `json:"incidents"`
 }
@@ -118,6 +125,13 @@ func (c *Client) Fetch(ctx context.Context) (*Page, int64, error) {
 	var inc incidentsJSON
 	n1, errS := c.get(ctx, "/api/v2/summary.json", &s)
 	n2, errI := c.get(ctx, "/api/v2/incidents.json", &inc)
+	// The full maintenance list: the only place a completed one shows.
+	var sm maintenancesJSON
+	n3, errM := c.get(ctx, "/api/v2/scheduled-maintenances.json", &sm)
+	n2 += n3
+	if errM != nil {
+		p.MaintenancesErr = errM.Error()
+	}
 	if errS != nil && errI != nil {
 		// %w keeps both causes for errors.Is (ErrTooLarge, timeouts).
 		return nil, n1 + n2, fmt.Errorf("summary: %w; incidents: %w", errS, errI)
@@ -133,7 +147,7 @@ func (c *Client) Fetch(ctx context.Context) (*Page, int64, error) {
 		p.IncidentsErr = errI.Error()
 	}
 	seen := map[string]bool{}
-	for _, list := range [][]Incident{inc.Incidents, s.ScheduledMaintenances} {
+	for _, list := range [][]Incident{inc.Incidents, sm.ScheduledMaintenances, s.ScheduledMaintenances} {
 		for _, i := range list {
 			if i.ID == "" || seen[i.ID] {
 				continue

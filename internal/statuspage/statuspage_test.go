@@ -115,10 +115,15 @@ func newServer(t *testing.T, summary, incidents http.HandlerFunc) *server {
 	}
 	mux.HandleFunc("/api/v2/summary.json", count(summary))
 	mux.HandleFunc("/api/v2/incidents.json", count(incidents))
+	mux.HandleFunc("/api/v2/scheduled-maintenances.json", count(serve(maintenancesJSON)))
 	s.Server = httptest.NewServer(mux)
 	t.Cleanup(s.Close)
 	return s
 }
+
+// maintenancesJSON is scheduled-maintenances.json with one completed
+// maintenance, which summary.json no longer lists.
+const maintenancesJSON = `{"page":{"id":"p"},"scheduled_maintenances":[{"id":"mnt-done","name":"Database upgrade","status":"completed","impact":"maintenance","shortlink":"https://stspg.io/m1","created_at":"2026-03-01T10:00:00.000-08:00","updated_at":"2026-03-01T12:00:00.000-08:00","scheduled_for":"2026-03-01T10:00:00.000-08:00","scheduled_until":"2026-03-01T12:00:00.000-08:00","components":[],"incident_updates":[{"id":"mu2","status":"completed","body":"Done.","created_at":"2026-03-01T12:00:00.000-08:00","updated_at":"2026-03-01T12:00:00.000-08:00","display_at":"2026-03-01T12:00:00.000-08:00"}]}]}`
 
 func serve(body string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
@@ -178,7 +183,7 @@ func TestFetchHappyPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := int64(len(summaryJSON) + len(incidentsJSON)); n != want {
+	if want := int64(len(summaryJSON) + len(incidentsJSON) + len(maintenancesJSON)); n != want {
 		t.Errorf("bytes = %d, want %d", n, want)
 	}
 	srv.mu.Lock()
@@ -209,13 +214,14 @@ func TestFetchHappyPath(t *testing.T) {
 		t.Errorf("updated_at = %v", chat.UpdatedAt)
 	}
 
-	// incidents.json first, then the maintenances only summary.json lists;
-	// an incident in both appears once.
+	// incidents.json first, then scheduled-maintenances.json (with the
+	// completed one summary.json no longer lists), then what only
+	// summary.json lists; an incident in several appears once.
 	var ids []string
 	for _, i := range p.Incidents {
 		ids = append(ids, i.ID)
 	}
-	if got, want := strings.Join(ids, ","), "inc-1,inc-0,inc-2,mnt-1"; got != want {
+	if got, want := strings.Join(ids, ","), "inc-1,inc-0,inc-2,mnt-done,mnt-1"; got != want {
 		t.Fatalf("incidents = %s, want %s", got, want)
 	}
 	inc := p.Incidents[0]
@@ -243,10 +249,13 @@ func TestFetchHappyPath(t *testing.T) {
 	if r := p.Incidents[1].ResolvedAt; r == nil || !r.Equal(ts("2026-03-01T09:00:00Z")) {
 		t.Errorf("resolved_at = %v", r)
 	}
-	m := p.Incidents[3]
+	m := p.Incidents[4] // mnt-1, from summary.json
 	if !m.IsMaintenance() || m.ScheduledFor == nil || !m.ScheduledFor.Equal(ts("2026-03-10T08:00:00Z")) ||
 		m.ScheduledUntil == nil || len(m.Updates) != 1 {
 		t.Errorf("maintenance = %+v", m)
+	}
+	if done := p.Incidents[3]; done.ID != "mnt-done" || !done.IsMaintenance() || done.Updates[0].Status != "completed" {
+		t.Errorf("completed maintenance = %+v", done)
 	}
 }
 
@@ -260,35 +269,35 @@ func TestFetchHalfFailed(t *testing.T) {
 	}{
 		{
 			name: "summary 500", summary: status(500, "oops"), incidents: serve(incidentsJSON),
-			compErr: "HTTP 500", wantIncidents: []string{"inc-1", "inc-0", "inc-2"},
+			compErr: "HTTP 500", wantIncidents: []string{"inc-1", "inc-0", "inc-2", "mnt-done"},
 		},
 		{
 			name: "summary malformed", summary: serve(`{"components": [`), incidents: serve(incidentsJSON),
-			compErr: "malformed JSON", wantIncidents: []string{"inc-1", "inc-0", "inc-2"},
+			compErr: "malformed JSON", wantIncidents: []string{"inc-1", "inc-0", "inc-2", "mnt-done"},
 		},
 		{
 			name: "summary wrong shape", summary: serve(`{"components": {"id": 1}}`), incidents: serve(incidentsJSON),
-			compErr: "malformed JSON", wantIncidents: []string{"inc-1", "inc-0", "inc-2"},
+			compErr: "malformed JSON", wantIncidents: []string{"inc-1", "inc-0", "inc-2", "mnt-done"},
 		},
 		{
 			name: "incidents 503", summary: serve(summaryJSON), incidents: status(503, "<html>down</html>"),
-			incErr: "HTTP 503", wantComponents: true, wantIncidents: []string{"mnt-1", "inc-2"},
+			incErr: "HTTP 503", wantComponents: true, wantIncidents: []string{"mnt-done", "mnt-1", "inc-2"},
 		},
 		{
 			name: "incidents HTML with 200", summary: serve(summaryJSON), incidents: serve("<html>maintenance</html>"),
-			incErr: "malformed JSON", wantComponents: true, wantIncidents: []string{"mnt-1", "inc-2"},
+			incErr: "malformed JSON", wantComponents: true, wantIncidents: []string{"mnt-done", "mnt-1", "inc-2"},
 		},
 		{
 			name: "incidents 404", summary: serve(summaryJSON), incidents: http.NotFound,
-			incErr: "HTTP 404", wantComponents: true, wantIncidents: []string{"mnt-1", "inc-2"},
+			incErr: "HTTP 404", wantComponents: true, wantIncidents: []string{"mnt-done", "mnt-1", "inc-2"},
 		},
 		{
 			name: "incidents too large", summary: serve(summaryJSON), incidents: huge,
-			incErr: statuspage.ErrTooLarge.Error(), wantComponents: true, wantIncidents: []string{"mnt-1", "inc-2"},
+			incErr: statuspage.ErrTooLarge.Error(), wantComponents: true, wantIncidents: []string{"mnt-done", "mnt-1", "inc-2"},
 		},
 		{
 			name: "summary too large", summary: huge, incidents: serve(incidentsJSON),
-			compErr: statuspage.ErrTooLarge.Error(), wantIncidents: []string{"inc-1", "inc-0", "inc-2"},
+			compErr: statuspage.ErrTooLarge.Error(), wantIncidents: []string{"inc-1", "inc-0", "inc-2", "mnt-done"},
 		},
 	}
 	for _, tt := range tests {
