@@ -1,6 +1,9 @@
 package fakes
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -167,12 +170,12 @@ func (s *Statuspage) serve(w http.ResponseWriter, r *http.Request) {
 				active = append(active, m)
 			}
 		}
-		writeJSON(w, 200, map[string]any{"page": page, "status": map[string]any{"indicator": indicator, "description": desc},
+		writeJSONTagged(w, r, map[string]any{"page": page, "status": map[string]any{"indicator": indicator, "description": desc},
 			"components": s.components, "incidents": nonNil(unresolved), "scheduled_maintenances": nonNil(active)})
 	case "/api/v2/scheduled-maintenances.json":
-		writeJSON(w, 200, map[string]any{"page": page, "scheduled_maintenances": nonNil(anySlice(s.maints))})
+		writeJSONTagged(w, r, map[string]any{"page": page, "scheduled_maintenances": nonNil(anySlice(s.maints))})
 	case "/api/v2/incidents.json":
-		writeJSON(w, 200, map[string]any{"page": page, "incidents": nonNil(anySlice(s.incidents))})
+		writeJSONTagged(w, r, map[string]any{"page": page, "incidents": nonNil(anySlice(s.incidents))})
 	default:
 		http.NotFound(w, r)
 	}
@@ -228,4 +231,19 @@ func Huge(n int) func(http.ResponseWriter, *http.Request) bool {
 		_, _ = w.Write([]byte(`"}`))
 		return true
 	}
+}
+
+// writeJSONTagged answers with an ETag, and 304 when the client has it,
+// like Statuspage's CDN.
+func writeJSONTagged(w http.ResponseWriter, r *http.Request, v any) {
+	b, _ := json.Marshal(v)
+	sum := sha256.Sum256(b)
+	etag := `"` + hex.EncodeToString(sum[:8]) + `"`
+	w.Header().Set("ETag", etag)
+	if r.Header.Get("If-None-Match") == etag {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(b)
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -110,6 +111,16 @@ var ErrTooLarge = errors.New("response exceeds size limit")
 type Client struct {
 	BaseURL string
 	HTTP    *http.Client
+
+	// Validators and bodies of the last answers, for conditional requests:
+	// an unchanged page costs a 304 instead of the whole body.
+	mu    sync.Mutex
+	cache map[string]cachedBody
+}
+
+type cachedBody struct {
+	etag, lastModified string
+	body               []byte
 }
 
 // NewClient returns a client whose every request ends after timeout.
@@ -169,6 +180,17 @@ func (c *Client) get(ctx context.Context, path string, into any) (int64, error) 
 	}
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", "openai-status-bot")
+	c.mu.Lock()
+	prev, havePrev := c.cache[path]
+	c.mu.Unlock()
+	if havePrev {
+		if prev.etag != "" {
+			req.Header.Set("If-None-Match", prev.etag)
+		}
+		if prev.lastModified != "" {
+			req.Header.Set("If-Modified-Since", prev.lastModified)
+		}
+	}
 	resp, err := c.HTTP.Do(req)
 	if err != nil {
 		return 0, fmt.Errorf("GET %s: %w", path, err)
@@ -182,11 +204,27 @@ func (c *Client) get(ctx context.Context, path string, into any) (int64, error) 
 	if n > MaxBodyBytes {
 		return n, fmt.Errorf("GET %s: %w (%d bytes)", path, ErrTooLarge, MaxBodyBytes)
 	}
-	if resp.StatusCode != http.StatusOK {
+	switch {
+	case resp.StatusCode == http.StatusNotModified && havePrev:
+		body = prev.body
+	case resp.StatusCode != http.StatusOK:
 		return n, fmt.Errorf("GET %s: HTTP %d", path, resp.StatusCode)
 	}
 	if err := json.Unmarshal(body, into); err != nil {
 		return n, fmt.Errorf("GET %s: malformed JSON: %w", path, err)
+	}
+	if resp.StatusCode == http.StatusOK {
+		etag, lm := resp.Header.Get("ETag"), resp.Header.Get("Last-Modified")
+		c.mu.Lock()
+		if c.cache == nil {
+			c.cache = map[string]cachedBody{}
+		}
+		if etag != "" || lm != "" {
+			c.cache[path] = cachedBody{etag: etag, lastModified: lm, body: body}
+		} else {
+			delete(c.cache, path)
+		}
+		c.mu.Unlock()
 	}
 	return n, nil
 }

@@ -449,3 +449,36 @@ func TestLabel(t *testing.T) {
 		}
 	}
 }
+
+// An unchanged page costs a 304: the client sends the ETag it got and
+// reuses the body it kept.
+func TestFetchConditional(t *testing.T) {
+	var conditional int
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("ETag", `"v1"`)
+		if r.Header.Get("If-None-Match") == `"v1"` {
+			conditional++
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		serve(summaryJSON)(w, r)
+	}, serve(incidentsJSON))
+	c := statuspage.NewClient(srv.URL, 2*time.Second)
+	first, n1, err := c.Fetch(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, n2, err := c.Fetch(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if conditional != 1 {
+		t.Fatalf("conditional requests = %d, want 1", conditional)
+	}
+	if n2 != n1-int64(len(summaryJSON)) {
+		t.Errorf("bytes: first %d, second %d: the 304 should cost nothing", n1, n2)
+	}
+	if len(second.Components) == 0 || len(second.Components) != len(first.Components) || second.Description != first.Description {
+		t.Errorf("the kept summary was not reused: %+v", second)
+	}
+}
