@@ -234,14 +234,7 @@ func TestFaultFerretDBStoppedForAPoll(t *testing.T) {
 	const first = 50_000
 	mongo := testenv.StartOwnMongo(t)
 	s := testenv.NewStackWith(t, time.Second, testenv.StackOptions{MongoURI: mongo.URI})
-	s.Telegram.GlobalPerSecond = telegramGlobalPerSecond
-	s.Telegram.PerChatInterval = telegramPerChat
-	seedSubscribers(t, s, first, n)
-	s.StartWorker(t)
-	s.WaitForBaseline(t)
-
-	s.Page.SetComponent("api0000001", "API", "major_outage")
-	testenv.WaitFor(t, time.Minute, "the fan-out to be under way", func() bool { return len(s.Telegram.Messages()) >= 20 })
+	startFanOut(t, s, first, n)
 	atStop := len(s.Telegram.Messages())
 	stopStart := time.Now()
 	mongo.Kill(t)
@@ -294,14 +287,7 @@ func TestFaultTemporalRestartedMidFanOut(t *testing.T) {
 	const first = 60_000
 	tmp := testenv.StartOwnTemporal(t)
 	s := testenv.NewStackWith(t, 2*time.Second, testenv.StackOptions{TemporalAddress: tmp.Addr, TemporalNamespace: tmp.Namespace})
-	s.Telegram.GlobalPerSecond = telegramGlobalPerSecond
-	s.Telegram.PerChatInterval = telegramPerChat
-	seedSubscribers(t, s, first, n)
-	s.StartWorker(t)
-	s.WaitForBaseline(t)
-
-	s.Page.SetComponent("api0000001", "API", "major_outage")
-	testenv.WaitFor(t, time.Minute, "the fan-out to be under way", func() bool { return len(s.Telegram.Messages()) >= 20 })
+	startFanOut(t, s, first, n)
 	stopped := time.Now()
 	tmp.Stop(t)
 	atStop := len(s.Telegram.Messages())
@@ -332,4 +318,17 @@ func TestFaultTemporalRestartedMidFanOut(t *testing.T) {
 	t.Logf("last subscriber reached %v after the restart", done.Sub(restarted).Round(time.Millisecond))
 	_, dups := report(t, "Temporal dev server restarted mid-fan-out", msgs, first, n, []string{"component"}, unknown)
 	require.LessOrEqual(t, dups, 50, "duplicates only from the sends in flight at the stop (one window at most)")
+}
+
+// startFanOut seeds n subscribers, starts the worker, makes one change and
+// returns once the fan-out is under way, under Telegram's limits.
+func startFanOut(t *testing.T, s *testenv.Stack, first int64, n int) {
+	t.Helper()
+	s.Telegram.GlobalPerSecond = telegramGlobalPerSecond
+	s.Telegram.PerChatInterval = telegramPerChat
+	seedSubscribers(t, s, first, n)
+	s.StartWorker(t)
+	s.WaitForBaseline(t)
+	s.Page.SetComponent("api0000001", "API", "major_outage")
+	testenv.WaitFor(t, time.Minute, "the fan-out to be under way", func() bool { return len(s.Telegram.Messages()) >= 20 })
 }

@@ -69,50 +69,39 @@ func (s *Statuspage) SetComponent(id, name, status string) {
 
 // AddIncidentUpdate adds an update to an incident, creating the incident.
 func (s *Statuspage) AddIncidentUpdate(incidentID, name, status, impact, updateID, body string) {
+	s.addUpdate(&s.incidents, incidentID, name, status, impact, updateID, body, false)
+}
+
+// AddMaintenanceUpdate adds an update to a scheduled maintenance, creating
+// it. Summary lists it while it is not completed; the full list
+// (scheduled-maintenances.json) always.
+func (s *Statuspage) AddMaintenanceUpdate(id, name, status, updateID, body string) {
+	s.addUpdate(&s.maints, id, name, status, "maintenance", updateID, body, true)
+}
+
+func (s *Statuspage) addUpdate(list *[]map[string]any, id, name, status, impact, updateID, body string, scheduled bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.tick()
 	var inc map[string]any
-	for _, i := range s.incidents {
-		if i["id"] == incidentID {
+	for _, i := range *list {
+		if i["id"] == id {
 			inc = i
 		}
 	}
 	if inc == nil {
-		inc = map[string]any{"id": incidentID, "name": name, "impact": impact, "created_at": now,
-			"shortlink": "https://stspg.io/" + incidentID, "page_id": "page00001", "monitoring_at": nil,
+		inc = map[string]any{"id": id, "name": name, "impact": impact, "created_at": now,
+			"shortlink": "https://stspg.io/" + id, "page_id": "page00001", "monitoring_at": nil,
 			"resolved_at": nil, "started_at": now, "components": []any{}, "incident_updates": []any{}}
-		s.incidents = append([]map[string]any{inc}, s.incidents...)
+		if scheduled {
+			inc["scheduled_for"], inc["scheduled_until"] = now, now
+		}
+		*list = append([]map[string]any{inc}, *list...)
 	}
 	inc["status"], inc["updated_at"] = status, now
-	u := map[string]any{"id": updateID, "incident_id": incidentID, "status": status, "body": body,
-		"created_at": now, "updated_at": now, "display_at": now, "affected_components": nil}
-	inc["incident_updates"] = append([]any{u}, inc["incident_updates"].([]any)...)
-}
-
-// AddMaintenanceUpdate adds an update to a scheduled maintenance, creating
-// it. Summary lists it while it is scheduled, in progress or verifying; the
-// full list (scheduled-maintenances.json) always.
-func (s *Statuspage) AddMaintenanceUpdate(id, name, status, updateID, body string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	now := s.tick()
-	var m map[string]any
-	for _, x := range s.maints {
-		if x["id"] == id {
-			m = x
-		}
-	}
-	if m == nil {
-		m = map[string]any{"id": id, "name": name, "impact": "maintenance", "created_at": now,
-			"shortlink": "https://stspg.io/" + id, "page_id": "page00001", "monitoring_at": nil, "resolved_at": nil,
-			"started_at": now, "scheduled_for": now, "scheduled_until": now, "components": []any{}, "incident_updates": []any{}}
-		s.maints = append([]map[string]any{m}, s.maints...)
-	}
-	m["status"], m["updated_at"] = status, now
 	u := map[string]any{"id": updateID, "incident_id": id, "status": status, "body": body,
 		"created_at": now, "updated_at": now, "display_at": now, "affected_components": nil}
-	m["incident_updates"] = append([]any{u}, m["incident_updates"].([]any)...)
+	inc["incident_updates"] = append([]any{u}, inc["incident_updates"].([]any)...)
 }
 
 // Fault makes requests whose path contains pathPart go to f while it
