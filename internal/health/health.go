@@ -131,6 +131,10 @@ func (s *Server) Addr() string {
 
 // Probe asks a running server; nil when it answers 200.
 func Probe(addr string) error {
+	// A server listening on every interface is probed on loopback.
+	if host, port, err := net.SplitHostPort(addr); err == nil && (host == "" || host == "0.0.0.0" || host == "::") {
+		addr = net.JoinHostPort("127.0.0.1", port)
+	}
 	c := &http.Client{Timeout: 5 * time.Second}
 	resp, err := c.Get("http://" + addr + "/healthz")
 	if err != nil {

@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -39,4 +41,18 @@ func TestHealthIs503UntilReadyThenFollowsChecks(t *testing.T) {
 	require.Equal(t, http.StatusServiceUnavailable, code)
 	require.Equal(t, "unhealthy", r.Status)
 	require.Contains(t, r.Checks["mongodb"], "timeout")
+}
+
+func TestProbeReachesAServerOnEveryInterface(t *testing.T) {
+	s := health.New("0.0.0.0:0")
+	s.SetReady()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { _ = s.Run(ctx) }()
+	for s.Addr() == "" {
+		time.Sleep(10 * time.Millisecond)
+	}
+	_, port, _ := net.SplitHostPort(s.Addr())
+	require.NoError(t, health.Probe(":"+port))
+	require.NoError(t, health.Probe("0.0.0.0:"+port))
 }
