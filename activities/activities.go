@@ -35,7 +35,9 @@ type Activities struct {
 	Telegram *telegram.Sender
 	// Temporal lets a delivery wait for its predecessor.
 	Temporal client.Client
-	Now      func() time.Time
+	// DeliveryStarted reports whether the delivery of an event exists.
+	DeliveryStarted func(ctx context.Context, eventKey string) (bool, error)
+	Now             func() time.Time
 
 	msgMu    sync.Mutex
 	messages map[string]string
@@ -76,6 +78,11 @@ func (a *Activities) DetectEvents(ctx context.Context) (*Detection, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(cp.Intent) > 0 {
+		if err := a.settleIntent(ctx, &cp); err != nil {
+			return nil, err
+		}
+	}
 	res := event.Diff(cp, page)
 	if res.Baseline != nil {
 		if err := a.Store.SaveBaseline(ctx, res.Baseline); err != nil {
@@ -85,7 +92,39 @@ func (a *Activities) DetectEvents(ctx context.Context) (*Detection, error) {
 		return d, nil
 	}
 	d.Events, d.Prune = res.Events, res.Prune
+	if len(d.Events) > 0 {
+		if err := a.Store.SaveIntent(ctx, d.Events); err != nil {
+			return nil, err
+		}
+	}
 	return d, nil
+}
+
+// settleIntent commits the events of an earlier poll whose deliveries
+// started but which never committed (its run timed out, MongoDB was down):
+// without this, a change that reverted meanwhile would go unannounced.
+// Events are settled in order, up to the first whose delivery never started.
+func (a *Activities) settleIntent(ctx context.Context, cp *event.Checkpoint) error {
+	var started []event.Event
+	for _, e := range cp.Intent {
+		if e.Notify {
+			ok, err := a.DeliveryStarted(ctx, e.Key)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				break
+			}
+		}
+		started = append(started, e)
+	}
+	if err := a.Store.CommitEvents(ctx, started, nil, a.now()); err != nil {
+		return err
+	}
+	activity.GetLogger(ctx).Info("settled an uncommitted poll", "events", len(cp.Intent), "committed", len(started))
+	cp.Apply(started)
+	cp.Intent = nil
+	return nil
 }
 
 // CommitInput lists events whose delivery has durably started.

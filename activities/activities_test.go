@@ -229,3 +229,36 @@ func TestMaintenanceLifecycleIncludingCompleted(t *testing.T) {
 	require.Equal(t, []string{"scheduled", "in_progress", "completed"}, got)
 	require.Empty(t, w.detect(t).Events)
 }
+
+// A poll that started a delivery but never committed it (its run timed out
+// while MongoDB was down) is settled by the next poll: a change that
+// reverted meanwhile is still announced, after the first one.
+func TestDetectEventsSettlesAnUncommittedPoll(t *testing.T) {
+	w := newWorld(t)
+	started := map[string]bool{}
+	w.a.DeliveryStarted = func(_ context.Context, key string) (bool, error) { return started[key], nil }
+	require.True(t, w.detect(t).Baseline)
+
+	w.page.SetComponent("api0000001", "API", "major_outage")
+	d := w.detect(t)
+	require.Len(t, d.Events, 1)
+	outage := d.Events[0]
+	started[outage.Key] = true // its delivery started; the commit never came
+
+	w.page.SetComponent("api0000001", "API", "operational")
+	d = w.detect(t)
+	require.Len(t, d.Events, 1, "the recovery is announced")
+	require.Equal(t, "operational", d.Events[0].NewStatus)
+	require.Equal(t, "major_outage", d.Events[0].OldStatus)
+	require.Equal(t, outage.Key, d.Events[0].Predecessor, "and ordered after the outage")
+
+	// An intended event whose delivery never started is found again instead.
+	w.page.SetComponent("chatgpt001", "ChatGPT", "degraded_performance")
+	_, err := w.env.ExecuteActivity(w.a.CommitCheckpoint, activities.CommitInput{Events: d.Events})
+	require.NoError(t, err)
+	d = w.detect(t)
+	require.Len(t, d.Events, 1)
+	again := w.detect(t)
+	require.Len(t, again.Events, 1, "not started: detected again")
+	require.Equal(t, d.Events[0].Key, again.Events[0].Key)
+}

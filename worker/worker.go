@@ -49,6 +49,14 @@ func Run(ctx context.Context, cfg *config.Config, c client.Client, st *store.Sto
 	}
 	acts := &activities.Activities{
 		Store: st, Page: statuspage.NewClient(cfg.StatuspageURL, cfg.HTTPTimeout), Telegram: sender, Temporal: c,
+		DeliveryStarted: func(ctx context.Context, eventKey string) (bool, error) {
+			_, err := c.DescribeWorkflow(ctx, workflows.DeliveryWorkflowID(eventKey), "")
+			var nf *serviceerror.NotFound
+			if errors.As(err, &nf) {
+				return false, nil
+			}
+			return err == nil, err
+		},
 	}
 	pipeline := worker.New(c, cfg.TemporalTaskQueue, worker.Options{})
 	pipeline.RegisterWorkflow(workflows.PollWorkflow)

@@ -78,6 +78,9 @@ type Checkpoint struct {
 	Baseline   bool                     `bson:"baseline" json:"baseline"`
 	Components map[string]ComponentMark `bson:"components" json:"components"`
 	Incidents  map[string]IncidentMark  `bson:"incidents" json:"incidents"`
+	// Intent lists the events of a poll that may have started deliveries
+	// but not committed yet; the next poll settles it before diffing.
+	Intent []Event `bson:"intent,omitempty" json:"intent,omitempty"`
 }
 
 type ComponentMark struct {

@@ -109,6 +109,8 @@ func (s *Store) CommitEvents(ctx context.Context, evs []event.Event, prune []str
 	for _, id := range prune {
 		unset = append(unset, bson.E{Key: "incidents." + id, Value: ""})
 	}
+	// Whatever the last poll intended is settled by this commit.
+	unset = append(unset, bson.E{Key: "intent", Value: ""})
 	upd := bson.D{}
 	if len(set) > 0 {
 		upd = append(upd, bson.E{Key: "$set", Value: dedupe(set)})
@@ -154,6 +156,18 @@ func dedupe(d bson.D) bson.D {
 		}
 	}
 	return out
+}
+
+// SaveIntent records the events a poll is about to hand over, so that a
+// poll cut short between starting deliveries and committing them is settled
+// by the next one.
+func (s *Store) SaveIntent(ctx context.Context, evs []event.Event) error {
+	_, err := s.db.Collection(colCheckpoints).UpdateOne(ctx, bson.D{{Key: "_id", Value: checkpointID}},
+		bson.D{{Key: "$set", Value: bson.D{{Key: "intent", Value: evs}}}})
+	if err != nil {
+		return fmt.Errorf("mongodb: save intent: %w", err)
+	}
+	return nil
 }
 
 // HistoryEntry is one component status change.
