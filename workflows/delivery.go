@@ -340,6 +340,13 @@ func (d *delivery) readPage(ctx, actx workflow.Context) error {
 	}
 	st.Cursor = page.Next
 	st.PagesDone = page.Next == ""
+	// The list view's counts follow the delivery page by page (versioned:
+	// deliveries recorded before this change replay without it).
+	if workflow.GetVersion(ctx, "page-counts", workflow.DefaultVersion, 1) >= 1 {
+		_ = workflow.UpsertTypedSearchAttributes(ctx,
+			AttrPendingCount.ValueSet(int64(d.pendingCount())),
+			AttrFailedCount.ValueSet(int64(st.FailedCount)))
+	}
 	// Signals that came while the page was read apply to it.
 	d.drainSignals(ctx)
 	return nil
@@ -563,8 +570,13 @@ func (d *delivery) setState(ctx workflow.Context, state string) {
 	st.LastState = state
 	_ = workflow.UpsertTypedSearchAttributes(ctx,
 		AttrDeliveryState.ValueSet(state),
-		AttrPendingCount.ValueSet(int64(len(st.Pending))),
+		AttrPendingCount.ValueSet(int64(d.pendingCount())),
 		AttrFailedCount.ValueSet(int64(st.FailedCount)))
+}
+
+// pendingCount is every subscriber not settled yet that the delivery knows of.
+func (d *delivery) pendingCount() int {
+	return len(d.st.Queue) + len(d.st.Pending) + len(d.st.InFlight) + len(d.due)
 }
 
 func (d *delivery) historyFull(ctx workflow.Context) bool {
@@ -576,10 +588,9 @@ func (d *delivery) progress() *Progress {
 	st := d.st
 	p := &Progress{
 		State: st.LastState, Delivered: st.Delivered, AlreadyDelivered: st.AlreadyDelivered,
-		Pending: len(st.Pending) + len(st.Queue), Removed: st.Removed, Migrated: st.Migrated, Skipped: st.Skipped, Unsubscribed: st.Unsubscribed,
+		Pending: d.pendingCount(), Removed: st.Removed, Migrated: st.Migrated, Skipped: st.Skipped, Unsubscribed: st.Unsubscribed,
 		Failed: st.FailedCount, FirstPassDone: st.FirstPassDone, Failures: st.Failures,
 	}
-	p.Pending += len(st.InFlight) + len(d.due)
 	p.PendingKeys = append(p.PendingKeys, st.InFlight...)
 	for _, q := range d.due {
 		p.PendingKeys = append(p.PendingKeys, q.Recipient.Key)
