@@ -152,8 +152,7 @@ func (d *delivery) run(ctx workflow.Context) (*Progress, error) {
 		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: time.Minute},
 	})
 	if !st.MessageReady {
-		c := workflow.WithActivityOptions(actx, workflow.ActivityOptions{StartToCloseTimeout: 30 * time.Second,
-			RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: time.Minute}, Summary: "Format the notification"})
+		c := step(actx, 30*time.Second, "Format the notification")
 		if err := workflow.ExecuteActivity(c, a.PrepareMessage, d.e).Get(ctx, nil); err != nil {
 			return nil, err
 		}
@@ -227,8 +226,7 @@ func (d *delivery) run(ctx workflow.Context) (*Progress, error) {
 			}
 		}
 		if len(blocked) > 0 {
-			c := workflow.WithActivityOptions(actx, workflow.ActivityOptions{StartToCloseTimeout: 30 * time.Second,
-				RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: time.Minute}, Summary: "Check the previous update's progress"})
+			c := step(actx, 30*time.Second, "Check the previous update's progress")
 			var ps activities.PredecessorState
 			if err := workflow.ExecuteActivity(c, a.PredecessorProgress, DeliveryWorkflowID(d.e.Predecessor), false).Get(ctx, &ps); err != nil {
 				return nil, err
@@ -251,8 +249,7 @@ func (d *delivery) run(ctx workflow.Context) (*Progress, error) {
 			for i, p := range d.due {
 				keys[i] = p.Recipient.Key
 			}
-			c := workflow.WithActivityOptions(actx, workflow.ActivityOptions{StartToCloseTimeout: 30 * time.Second,
-				RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: time.Minute}, Summary: "Check the subscriptions are still there"})
+			c := step(actx, 30*time.Second, "Check the subscriptions are still there")
 			var still []string
 			if err := workflow.ExecuteActivity(c, a.StillSubscribed, d.e, keys).Get(ctx, &still); err != nil {
 				return nil, err
@@ -316,11 +313,17 @@ func (d *delivery) run(ctx workflow.Context) (*Progress, error) {
 	return p, nil
 }
 
+// step gives an activity call of the delivery its timeout and summary;
+// it retries until it succeeds (its failures are infrastructure ones).
+func step(actx workflow.Context, timeout time.Duration, summary string) workflow.Context {
+	return workflow.WithActivityOptions(actx, workflow.ActivityOptions{StartToCloseTimeout: timeout,
+		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: time.Minute}, Summary: summary})
+}
+
 // readPage reads the next page of recipients into the queue.
 func (d *delivery) readPage(ctx, actx workflow.Context) error {
 	st := d.st
-	c := workflow.WithActivityOptions(actx, workflow.ActivityOptions{StartToCloseTimeout: time.Minute,
-		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: time.Minute}, Summary: "Read a page of subscribers"})
+	c := step(actx, time.Minute, "Read a page of subscribers")
 	var page activities.RecipientPage
 	if err := workflow.ExecuteActivity(c, a.Recipients, activities.PageInput{Event: d.e, Cursor: st.Cursor, Limit: PageSize}).Get(ctx, &page); err != nil {
 		return err
@@ -374,9 +377,7 @@ func (d *delivery) pump(ctx, actx workflow.Context, next func() (Pending, bool, 
 		if len(delivered) == 0 {
 			return nil
 		}
-		c := workflow.WithActivityOptions(actx, workflow.ActivityOptions{StartToCloseTimeout: 30 * time.Second,
-			RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: time.Minute},
-			Summary:     fmt.Sprintf("Record %d delivery(ies) in the ledger", len(delivered))})
+		c := step(actx, 30*time.Second, fmt.Sprintf("Record %d delivery(ies) in the ledger", len(delivered)))
 		if err := workflow.ExecuteActivity(c, a.RecordDelivered, activities.RecordInput{EventKey: d.e.Key, Keys: delivered}).Get(ctx, nil); err != nil {
 			return err
 		}
