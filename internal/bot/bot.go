@@ -180,6 +180,9 @@ func run(ctx context.Context, cfg *config.Config, st *store.Store, hs *health.Se
 		return s.fatal(ctx, err)
 	}
 
+	// One client for live fetches: its connections and conditional-request
+	// cache are reused.
+	pageClient := statuspage.NewClient(cfg.StatuspageURL, cfg.HTTPTimeout)
 	h := &handler{
 		api:      api,
 		st:       st,
@@ -191,7 +194,7 @@ func run(ctx context.Context, cfg *config.Config, st *store.Store, hs *health.Se
 		pages: &pageSource{
 			snapshots: st.LatestSnapshot,
 			fetch: func(ctx context.Context) (*statuspage.Page, error) {
-				pg, _, err := statuspage.NewClient(cfg.StatuspageURL, cfg.HTTPTimeout).Fetch(ctx)
+				pg, _, err := pageClient.Fetch(ctx)
 				return pg, err
 			},
 			maxAge:   2 * cfg.PollInterval,
