@@ -47,8 +47,17 @@ func Run(ctx context.Context, cfg *config.Config, c client.Client, st *store.Sto
 	if err != nil {
 		return err
 	}
+	page, err := statuspage.New(cfg.StatuspageProvider, cfg.StatuspageURL, cfg.HTTPTimeout)
+	if err != nil {
+		return err
+	}
+	if auto, ok := page.(*statuspage.Auto); ok {
+		auto.OnChoose = func(p string) { log.Info("status page provider chosen", "provider", p, "url", cfg.StatuspageURL) }
+	}
+	pace := newCadence(c, cfg)
 	acts := &activities.Activities{
-		Store: st, Page: statuspage.NewClient(cfg.StatuspageURL, cfg.HTTPTimeout), Telegram: sender, Temporal: c,
+		Store: st, Page: page, Telegram: sender, Temporal: c,
+		BlindAfter: 3 * cfg.PollInterval, Cadence: pace.Set,
 		DeliveryStarted: func(ctx context.Context, eventKey string) (bool, error) {
 			_, err := c.DescribeWorkflow(ctx, workflows.DeliveryWorkflowID(eventKey), "")
 			var nf *serviceerror.NotFound
@@ -81,7 +90,8 @@ func Run(ctx context.Context, cfg *config.Config, c client.Client, st *store.Sto
 	if err := EnsureSchedule(ctx, c, cfg); err != nil {
 		return err
 	}
-	log.Info("worker running", "task_queue", cfg.TemporalTaskQueue, "poll_interval", cfg.PollInterval.String())
+	log.Info("worker running", "task_queue", cfg.TemporalTaskQueue, "poll_interval", cfg.PollInterval.String(),
+		"poll_interval_active", cfg.ActivePollInterval().String(), "statuspage_provider", cfg.StatuspageProvider)
 	<-ctx.Done()
 	return nil
 }
@@ -112,9 +122,7 @@ func RegisterSearchAttributes(ctx context.Context, c client.Client, namespace st
 }
 
 // ScheduleOptions is the poll Schedule as configured.
-func scheduleSpec(cfg *config.Config) client.ScheduleSpec {
-	return client.ScheduleSpec{Intervals: []client.ScheduleIntervalSpec{{Every: cfg.PollInterval}}}
-}
+func scheduleSpec(cfg *config.Config) client.ScheduleSpec { return intervalSpec(cfg.PollInterval) }
 
 func scheduleAction(cfg *config.Config) *client.ScheduleWorkflowAction {
 	return &client.ScheduleWorkflowAction{

@@ -182,8 +182,13 @@ func run(ctx context.Context, cfg *config.Config, st *store.Store, hs *health.Se
 
 	// One client for live fetches: its connections and conditional-request
 	// cache are reused.
-	pageClient := statuspage.NewClient(cfg.StatuspageURL, cfg.HTTPTimeout)
+	pageClient, err := statuspage.New(cfg.StatuspageProvider, cfg.StatuspageURL, cfg.HTTPTimeout)
+	if err != nil {
+		return s.fatal(ctx, err)
+	}
+	native := statuspage.NewIncidentIO(cfg.StatuspageURL, cfg.HTTPTimeout)
 	h := &handler{
+		uptimes:  &pageUptimes{fetch: native.Uptimes, cacheFor: 5 * time.Minute},
 		api:      api,
 		st:       st,
 		username: me.Username,

@@ -22,6 +22,7 @@ type handler struct {
 	api      *tgbot.Bot
 	st       *store.Store
 	pages    *pageSource
+	uptimes  *pageUptimes
 	username string
 	log      *slog.Logger
 	redact   func(string) string
@@ -259,7 +260,11 @@ func (h *handler) cmdUptime(ctx context.Context, r *request) {
 		h.storeFailed(ctx, r, err)
 		return
 	}
-	h.reply(ctx, r, withStale(uptimeReply(ComputeUptime(components(pv.Page), hist, now)), pv))
+	ups := ComputeUptime(components(pv.Page), hist, now)
+	if figs, ok := h.uptimes.get(ctx, pv.Page, now); ok {
+		ups = PageUptime(ups, figs)
+	}
+	h.reply(ctx, r, withStale(uptimeReply(ups), pv))
 }
 
 func (h *handler) cmdInfo(ctx context.Context, r *request) {

@@ -13,19 +13,23 @@ import (
 
 // Config holds every setting; names are the environment variables.
 type Config struct {
-	TelegramBotToken  string        `envconfig:"TELEGRAM_BOT_TOKEN" required:"true"`
-	TelegramAPIURL    string        `envconfig:"TELEGRAM_API_URL" default:"https://api.telegram.org"`
-	StatuspageURL     string        `envconfig:"STATUSPAGE_URL" default:"https://status.openai.com"`
-	MongoDBURI        string        `envconfig:"MONGODB_URI" required:"true"`
-	MongoDBDatabase   string        `envconfig:"MONGODB_DATABASE" default:"openai-status-bot"`
-	TemporalAddress   string        `envconfig:"TEMPORAL_ADDRESS" default:"localhost:7233"`
-	TemporalNamespace string        `envconfig:"TEMPORAL_NAMESPACE" default:"default"`
-	TemporalTaskQueue string        `envconfig:"TEMPORAL_TASK_QUEUE" default:"openai-status-bot"`
-	PollInterval      time.Duration `envconfig:"POLL_INTERVAL" default:"1m"`
-	HTTPTimeout       time.Duration `envconfig:"HTTP_TIMEOUT" default:"10s"`
-	TelegramRateLimit float64       `envconfig:"TELEGRAM_RATE_LIMIT" default:"25"`
-	HealthAddr        string        `envconfig:"HEALTH_ADDR" default:"127.0.0.1:8080"`
-	LogLevel          string        `envconfig:"LOG_LEVEL" default:"info"`
+	TelegramBotToken   string        `envconfig:"TELEGRAM_BOT_TOKEN" required:"true"`
+	TelegramAPIURL     string        `envconfig:"TELEGRAM_API_URL" default:"https://api.telegram.org"`
+	StatuspageURL      string        `envconfig:"STATUSPAGE_URL" default:"https://status.openai.com"`
+	MongoDBURI         string        `envconfig:"MONGODB_URI" required:"true"`
+	MongoDBDatabase    string        `envconfig:"MONGODB_DATABASE" default:"openai-status-bot"`
+	TemporalAddress    string        `envconfig:"TEMPORAL_ADDRESS" default:"localhost:7233"`
+	TemporalNamespace  string        `envconfig:"TEMPORAL_NAMESPACE" default:"default"`
+	TemporalTaskQueue  string        `envconfig:"TEMPORAL_TASK_QUEUE" default:"openai-status-bot"`
+	StatuspageProvider string        `envconfig:"STATUSPAGE_PROVIDER" default:"auto"`
+	PollInterval       time.Duration `envconfig:"POLL_INTERVAL" default:"1m"`
+	// PollIntervalActive is the pace while an incident is open (0: a
+	// quarter of POLL_INTERVAL, never below 10s).
+	PollIntervalActive time.Duration `envconfig:"POLL_INTERVAL_ACTIVE"`
+	HTTPTimeout        time.Duration `envconfig:"HTTP_TIMEOUT" default:"10s"`
+	TelegramRateLimit  float64       `envconfig:"TELEGRAM_RATE_LIMIT" default:"25"`
+	HealthAddr         string        `envconfig:"HEALTH_ADDR" default:"127.0.0.1:8080"`
+	LogLevel           string        `envconfig:"LOG_LEVEL" default:"info"`
 }
 
 // Load reads and validates the environment. Errors name the variable and
@@ -60,6 +64,14 @@ func (c *Config) Validate() error {
 	if c.PollInterval < time.Second || c.PollInterval > time.Hour {
 		errs = append(errs, fmt.Sprintf("POLL_INTERVAL must be between 1s and 1h, got %s", c.PollInterval))
 	}
+	switch c.StatuspageProvider {
+	case "", "auto", "incidentio", "statuspage":
+	default:
+		errs = append(errs, fmt.Sprintf("STATUSPAGE_PROVIDER must be one of auto, incidentio, statuspage, got %q", c.StatuspageProvider))
+	}
+	if c.PollIntervalActive != 0 && (c.PollIntervalActive < 10*time.Second || c.PollIntervalActive > c.PollInterval) {
+		errs = append(errs, fmt.Sprintf("POLL_INTERVAL_ACTIVE must be between 10s and POLL_INTERVAL (%s), got %s", c.PollInterval, c.PollIntervalActive))
+	}
 	// Activity timeouts leave room for two requests of HTTP_TIMEOUT each.
 	if c.HTTPTimeout < time.Second || c.HTTPTimeout > 30*time.Second {
 		errs = append(errs, fmt.Sprintf("HTTP_TIMEOUT must be between 1s and 30s, got %s", c.HTTPTimeout))
@@ -85,6 +97,16 @@ func (c *Config) Validate() error {
 	return nil
 }
 
+// ActivePollInterval is the poll interval while an incident is open:
+// POLL_INTERVAL_ACTIVE, else a quarter of POLL_INTERVAL, never below 10s
+// (and never slower than POLL_INTERVAL).
+func (c *Config) ActivePollInterval() time.Duration {
+	if c.PollIntervalActive > 0 {
+		return c.PollIntervalActive
+	}
+	return min(c.PollInterval, max(c.PollInterval/4, 10*time.Second))
+}
+
 // redactEnvErr keeps envconfig's variable name but drops the offending
 // value, which could be a secret pasted into the wrong variable.
 func redactEnvErr(err error) error {
@@ -102,7 +124,8 @@ func redactEnvErr(err error) error {
 }
 
 var ranges = map[string]string{
-	"POLL_INTERVAL":       "between 1s and 1h",
-	"HTTP_TIMEOUT":        "between 1s and 30s",
-	"TELEGRAM_RATE_LIMIT": "between 1 and 1000 (messages per second)",
+	"POLL_INTERVAL":        "between 1s and 1h",
+	"POLL_INTERVAL_ACTIVE": "between 10s and POLL_INTERVAL",
+	"HTTP_TIMEOUT":         "between 1s and 30s",
+	"TELEGRAM_RATE_LIMIT":  "between 1 and 1000 (messages per second)",
 }

@@ -45,6 +45,7 @@ type Event struct {
 	ComponentID    string    `json:"component_id,omitempty"`
 	ComponentName  string    `json:"component_name,omitempty"`
 	ComponentLabel string    `json:"component_label,omitempty"`
+	ComponentGroup string    `json:"component_group,omitempty"`
 	OldStatus      string    `json:"old_status,omitempty"`
 	NewStatus      string    `json:"new_status,omitempty"`
 	StatusSince    time.Time `json:"status_since,omitempty"`
@@ -58,6 +59,11 @@ type Event struct {
 	URL          string   `json:"url,omitempty"`
 	Version      string   `json:"version,omitempty"`
 	ComponentIDs []string `json:"component_ids,omitempty"`
+	// ComponentNames are the affected components as users read them.
+	ComponentNames []string `json:"component_names,omitempty"`
+	// WindowStart/WindowEnd: a maintenance's announced window.
+	WindowStart *time.Time `json:"window_start,omitempty"`
+	WindowEnd   *time.Time `json:"window_end,omitempty"`
 }
 
 // Summary is a one-line description for operators (Web UI, logs).
@@ -75,15 +81,29 @@ func (e Event) Summary() string {
 
 // Checkpoint is what has been handed over for delivery so far.
 type Checkpoint struct {
-	Baseline   bool                     `bson:"baseline" json:"baseline"`
+	// Baseline: both parts of the page are baselined. A part that cannot be
+	// read must not keep the other from being watched, so each part has its
+	// own flag too (checkpoints from before them have only Baseline).
+	Baseline            bool `bson:"baseline" json:"baseline"`
+	ComponentsBaselined bool `bson:"components_baselined,omitempty" json:"components_baselined,omitempty"`
+	IncidentsBaselined  bool `bson:"incidents_baselined,omitempty" json:"incidents_baselined,omitempty"`
+	// Provider that filled the pages this checkpoint saw ("" = statuspage,
+	// from before providers). Another provider means other IDs: re-baseline.
+	Provider   string                   `bson:"provider,omitempty" json:"provider,omitempty"`
 	Components map[string]ComponentMark `bson:"components" json:"components"`
 	Incidents  map[string]IncidentMark  `bson:"incidents" json:"incidents"`
 	// Intent lists the events of a poll that may have started deliveries
 	// but not committed yet; the next poll settles it before diffing.
 	Intent []Event `bson:"intent,omitempty" json:"intent,omitempty"`
+	// Failing maps a part of the page that cannot be read to when it
+	// started failing.
+	Failing map[string]time.Time `bson:"failing,omitempty" json:"failing,omitempty"`
 }
 
 type ComponentMark struct {
+	// Name and Group identify the component when the page changes its IDs.
+	Name      string    `bson:"name,omitempty" json:"name,omitempty"`
+	Group     string    `bson:"group,omitempty" json:"group,omitempty"`
 	Status    string    `bson:"status" json:"status"`
 	UpdatedAt time.Time `bson:"updated_at" json:"updated_at"`
 	LastEvent string    `bson:"last_event,omitempty" json:"last_event,omitempty"`
@@ -97,45 +117,47 @@ type IncidentMark struct {
 
 // Result is what one poll found.
 type Result struct {
-	// Baseline is set on the first successful poll: record it, tell no one.
+	// Baseline is set when a part of the page is seen for the first time
+	// (or again after a provider change): save it before anything else.
+	// Nobody hears of what a baseline records.
 	Baseline *Checkpoint
+	// Rebaseline: the page is read by another provider than before; the
+	// checkpoint was started over.
+	Rebaseline bool
 	// Events in the order they happened.
 	Events []Event
 	// Prune lists incidents that left the feed; their marks can go.
 	Prune []string
 }
 
-// Diff compares the page with the checkpoint.
+// Diff compares the page with the checkpoint. A part seen for the first
+// time is baselined; a part that could not be read yields nothing; a
+// component missing from the page is neither removed nor changed.
 func Diff(cp Checkpoint, p *statuspage.Page) Result {
-	if !cp.Baseline {
-		if p.ComponentsErr != "" || p.IncidentsErr != "" || p.MaintenancesErr != "" {
-			// A baseline from part of a page would announce the rest as new.
-			return Result{}
-		}
-		return Result{Baseline: Baseline(p)}
+	var res Result
+	if cp.anyBaselined() && cp.provider() != providerOf(p) {
+		cp, res.Rebaseline = Checkpoint{}, true
+	}
+	compsDone, incDone := cp.Baseline || cp.ComponentsBaselined, cp.Baseline || cp.IncidentsBaselined
+	compsOK := p.ComponentsErr == ""
+	// Maintenances belong to the incident part: a baseline without the full
+	// maintenance list would announce every completed one later.
+	incOK := p.IncidentsErr == "" && p.MaintenancesErr == ""
+	if (!compsDone && compsOK) || (!incDone && incOK) {
+		res.Baseline = extendBaseline(cp, p, !compsDone && compsOK, !incDone && incOK)
 	}
 	var evs []Event
-	if p.ComponentsErr == "" {
+	if compsDone && compsOK {
 		evs = append(evs, componentEvents(cp, p)...)
 	}
-	var prune []string
-	if p.IncidentsErr == "" {
+	if incDone {
+		// With the list failing, what the summary lists is still news.
 		evs = append(evs, incidentEvents(cp, p)...)
 	}
-	// Maintenances come from summary.json and scheduled-maintenances.json:
-	// prune only when every endpoint was read, or a maintenance would be
-	// forgotten and announced again.
-	if p.IncidentsErr == "" && p.ComponentsErr == "" && p.MaintenancesErr == "" {
-		inFeed := map[string]bool{}
-		for _, i := range p.Incidents {
-			inFeed[i.ID] = true
-		}
-		for id := range cp.Incidents {
-			if !inFeed[id] {
-				prune = append(prune, id)
-			}
-		}
-		sort.Strings(prune)
+	// Prune only when every source of incidents was read, or an incident
+	// would be forgotten and announced again.
+	if incDone && incOK && compsOK {
+		res.Prune = pruned(cp, p)
 	}
 	sort.SliceStable(evs, func(a, b int) bool {
 		if !evs[a].At.Equal(evs[b].At) {
@@ -144,16 +166,73 @@ func Diff(cp Checkpoint, p *statuspage.Page) Result {
 		return evs[a].Key < evs[b].Key
 	})
 	chain(cp, evs)
-	return Result{Events: evs, Prune: prune}
+	res.Events = evs
+	return res
 }
 
-// Baseline records the page as already known.
+func (cp Checkpoint) anyBaselined() bool {
+	return cp.Baseline || cp.ComponentsBaselined || cp.IncidentsBaselined
+}
+
+func (cp Checkpoint) provider() string {
+	if cp.Provider == "" {
+		return statuspage.ProviderStatuspage
+	}
+	return cp.Provider
+}
+
+func providerOf(p *statuspage.Page) string {
+	if p.Provider == "" {
+		return statuspage.ProviderStatuspage
+	}
+	return p.Provider
+}
+
+// extendBaseline returns the checkpoint with the named parts recorded as
+// they are on the page.
+func extendBaseline(cp Checkpoint, p *statuspage.Page, comps, incs bool) *Checkpoint {
+	full := Baseline(p)
+	next := &Checkpoint{Provider: providerOf(p), Components: cp.Components, Incidents: cp.Incidents,
+		ComponentsBaselined: cp.Baseline || cp.ComponentsBaselined, IncidentsBaselined: cp.Baseline || cp.IncidentsBaselined}
+	if comps {
+		next.Components, next.ComponentsBaselined = full.Components, true
+	}
+	if incs {
+		next.Incidents, next.IncidentsBaselined = full.Incidents, true
+	}
+	if next.Components == nil {
+		next.Components = map[string]ComponentMark{}
+	}
+	if next.Incidents == nil {
+		next.Incidents = map[string]IncidentMark{}
+	}
+	next.Baseline = next.ComponentsBaselined && next.IncidentsBaselined
+	return next
+}
+
+func pruned(cp Checkpoint, p *statuspage.Page) []string {
+	inFeed := map[string]bool{}
+	for _, i := range p.Incidents {
+		inFeed[i.ID] = true
+	}
+	var prune []string
+	for id := range cp.Incidents {
+		if !inFeed[id] {
+			prune = append(prune, id)
+		}
+	}
+	sort.Strings(prune)
+	return prune
+}
+
+// Baseline records the whole page as already known.
 func Baseline(p *statuspage.Page) *Checkpoint {
-	cp := &Checkpoint{Baseline: true, Components: map[string]ComponentMark{}, Incidents: map[string]IncidentMark{}}
+	cp := &Checkpoint{Baseline: true, ComponentsBaselined: true, IncidentsBaselined: true, Provider: providerOf(p),
+		Components: map[string]ComponentMark{}, Incidents: map[string]IncidentMark{}}
 	// A listed ID counts once, first row wins, as in Diff.
 	for _, c := range p.Components {
 		if _, dup := cp.Components[c.ID]; !c.Group && !dup {
-			cp.Components[c.ID] = ComponentMark{Status: c.Status, UpdatedAt: c.UpdatedAt}
+			cp.Components[c.ID] = ComponentMark{Name: c.Name, Group: c.GroupName, Status: c.Status, UpdatedAt: c.UpdatedAt}
 		}
 	}
 	for _, i := range p.Incidents {
@@ -172,10 +251,11 @@ func Baseline(p *statuspage.Page) *Checkpoint {
 }
 
 func componentEvents(cp Checkpoint, p *statuspage.Page) []Event {
-	names := map[string]int{}
+	names, groupNames := map[string]int{}, map[string]int{}
 	for _, c := range p.Components {
 		if !c.Group {
 			names[c.Name]++
+			groupNames[c.Name+"\x00"+c.GroupName]++
 		}
 	}
 	var evs []Event
@@ -191,7 +271,11 @@ func componentEvents(cp Checkpoint, p *statuspage.Page) []Event {
 		}
 		label := c.Name
 		if names[c.Name] > 1 {
+			// "Login" is both an API and a ChatGPT component.
 			label = c.Name + " (ID: " + shortID(c.ID) + ")"
+			if c.GroupName != "" && groupNames[c.Name+"\x00"+c.GroupName] == 1 {
+				label = c.Name + " (" + c.GroupName + ")"
+			}
 		}
 		evs = append(evs, Event{
 			Key:            "component:" + c.ID + ":" + c.Status + ":" + c.UpdatedAt.UTC().Format(time.RFC3339Nano),
@@ -203,6 +287,7 @@ func componentEvents(cp Checkpoint, p *statuspage.Page) []Event {
 			ComponentID:    c.ID,
 			ComponentName:  c.Name,
 			ComponentLabel: label,
+			ComponentGroup: c.GroupName,
 			OldStatus:      mark.Status,
 			NewStatus:      c.Status,
 			StatusSince:    c.UpdatedAt,
@@ -212,6 +297,12 @@ func componentEvents(cp Checkpoint, p *statuspage.Page) []Event {
 }
 
 func incidentEvents(cp Checkpoint, p *statuspage.Page) []Event {
+	componentName := map[string]string{}
+	for _, c := range p.Components {
+		if !c.Group {
+			componentName[c.ID] = c.Name
+		}
+	}
 	var evs []Event
 	seen := map[string]bool{}
 	for _, i := range p.Incidents {
@@ -230,9 +321,12 @@ func incidentEvents(cp Checkpoint, p *statuspage.Page) []Event {
 		if url == "" {
 			url = strings.TrimRight(p.URL, "/") + "/incidents/" + i.ID
 		}
-		var comps []string
+		var comps, compNames []string
 		for _, c := range i.Components {
 			comps = append(comps, c.ID)
+			if n := firstNonEmpty(c.Name, componentName[c.ID]); n != "" {
+				compNames = append(compNames, n)
+			}
 		}
 		seenU := map[string]bool{}
 		for _, u := range i.Updates {
@@ -249,21 +343,24 @@ func incidentEvents(cp Checkpoint, p *statuspage.Page) []Event {
 				at = u.CreatedAt
 			}
 			evs = append(evs, Event{
-				Key:          "incident:" + i.ID + ":" + u.ID + ":" + v,
-				OrderKey:     "incident:" + i.ID,
-				Kind:         kind,
-				At:           at,
-				Notify:       true,
-				PageURL:      p.URL,
-				IncidentID:   i.ID,
-				IncidentName: i.Name,
-				Impact:       i.Impact,
-				UpdateID:     u.ID,
-				UpdateStatus: u.Status,
-				Body:         u.Body,
-				URL:          url,
-				Version:      v,
-				ComponentIDs: comps,
+				Key:            "incident:" + i.ID + ":" + u.ID + ":" + v,
+				OrderKey:       "incident:" + i.ID,
+				Kind:           kind,
+				At:             at,
+				Notify:         true,
+				PageURL:        p.URL,
+				IncidentID:     i.ID,
+				IncidentName:   i.Name,
+				Impact:         i.Impact,
+				UpdateID:       u.ID,
+				UpdateStatus:   u.Status,
+				Body:           u.Body,
+				URL:            url,
+				Version:        v,
+				ComponentIDs:   comps,
+				ComponentNames: compNames,
+				WindowStart:    i.ScheduledFor,
+				WindowEnd:      i.ScheduledUntil,
 			})
 		}
 	}
@@ -311,7 +408,8 @@ func (cp *Checkpoint) Apply(evs []Event) {
 	}
 	for _, e := range evs {
 		if e.Kind == KindComponent {
-			m := ComponentMark{Status: e.NewStatus, UpdatedAt: e.StatusSince, LastEvent: cp.Components[e.ComponentID].LastEvent}
+			m := ComponentMark{Name: e.ComponentName, Group: e.ComponentGroup, Status: e.NewStatus, UpdatedAt: e.StatusSince,
+				LastEvent: cp.Components[e.ComponentID].LastEvent}
 			if e.Notify {
 				m.LastEvent = e.Key
 			}
@@ -360,9 +458,104 @@ func (e Event) Accepts(kinds []Kind, components []string) bool {
 // DefaultKinds are what /start subscribes to.
 var DefaultKinds = []Kind{KindIncident, KindComponent, KindMaintenance}
 
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
 func shortID(id string) string {
 	if len(id) > 8 {
 		return id[:8]
 	}
 	return id
+}
+
+// ComponentRef names a component independently of its ID.
+type ComponentRef struct {
+	Name  string
+	Group string
+}
+
+// Refs are the names the checkpoint knows for its components.
+func (cp Checkpoint) Refs() map[string]ComponentRef {
+	refs := map[string]ComponentRef{}
+	for id, m := range cp.Components {
+		if m.Name != "" {
+			refs[id] = ComponentRef{Name: m.Name, Group: m.Group}
+		}
+	}
+	return refs
+}
+
+// Renames maps the known components that are no longer on the page to the
+// page's component of the same name: in the same group when both sides
+// know groups, else by name alone when exactly one component has it.
+// Ambiguous and vanished components map to nothing.
+func Renames(known map[string]ComponentRef, p *statuspage.Page) map[string]string {
+	onPage := map[string]bool{}
+	byName := map[string][]statuspage.Component{}
+	for _, c := range p.Components {
+		if c.Group {
+			continue
+		}
+		onPage[c.ID] = true
+		k := strings.ToLower(strings.TrimSpace(c.Name))
+		byName[k] = append(byName[k], c)
+	}
+	out := map[string]string{}
+	for id, ref := range known {
+		if onPage[id] || ref.Name == "" {
+			continue
+		}
+		cands := byName[strings.ToLower(strings.TrimSpace(ref.Name))]
+		var match []statuspage.Component
+		if ref.Group != "" {
+			for _, c := range cands {
+				if strings.EqualFold(c.GroupName, ref.Group) {
+					match = append(match, c)
+				}
+			}
+		}
+		if len(match) == 0 && (ref.Group == "" || len(cands) == 1) {
+			match = cands
+		}
+		if len(match) == 1 {
+			out[id] = match[0].ID
+		}
+	}
+	return out
+}
+
+// MissingComponents reports whether the page's full component list lacks a
+// component the checkpoint knows: its IDs may have changed.
+func MissingComponents(cp Checkpoint, p *statuspage.Page) bool {
+	if !p.ComponentsComplete || p.ComponentsErr != "" {
+		return false
+	}
+	onPage := map[string]bool{}
+	for _, c := range p.Components {
+		onPage[c.ID] = true
+	}
+	for id := range cp.Components {
+		if !onPage[id] {
+			return true
+		}
+	}
+	return false
+}
+
+// RenameComponents moves marks to the components' new IDs.
+func (cp *Checkpoint) RenameComponents(renames map[string]string) {
+	for old, id := range renames {
+		if m, ok := cp.Components[old]; ok {
+			if _, taken := cp.Components[id]; !taken {
+				cp.Components[id] = m
+			}
+			delete(cp.Components, old)
+		}
+	}
 }

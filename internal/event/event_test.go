@@ -64,15 +64,21 @@ func keys(evs []event.Event) []string {
 }
 
 func TestDiffBaseline(t *testing.T) {
+	// A part that cannot be read is baselined later, on its own; the part
+	// that can be read is watched meanwhile.
 	tests := []struct {
-		name         string
-		mutate       func(*statuspage.Page)
-		wantBaseline bool
+		name            string
+		mutate          func(*statuspage.Page)
+		wantBaseline    bool
+		wantComps       bool
+		wantIncidents   bool
+		wantNoCheckpoit bool
 	}{
-		{name: "first poll", mutate: func(*statuspage.Page) {}, wantBaseline: true},
-		{name: "components failed", mutate: func(p *statuspage.Page) { p.ComponentsErr = "HTTP 500"; p.Components = nil }},
-		{name: "incidents failed", mutate: func(p *statuspage.Page) { p.IncidentsErr = "timeout"; p.Incidents = nil }},
-		{name: "both failed", mutate: func(p *statuspage.Page) { p.ComponentsErr, p.IncidentsErr = "x", "y" }},
+		{name: "first poll", mutate: func(*statuspage.Page) {}, wantBaseline: true, wantComps: true, wantIncidents: true},
+		{name: "components failed", mutate: func(p *statuspage.Page) { p.ComponentsErr = "HTTP 500"; p.Components = nil }, wantIncidents: true},
+		{name: "incidents failed", mutate: func(p *statuspage.Page) { p.IncidentsErr = "timeout"; p.Incidents = nil }, wantComps: true},
+		{name: "maintenances failed", mutate: func(p *statuspage.Page) { p.MaintenancesErr = "HTTP 502" }, wantComps: true},
+		{name: "both failed", mutate: func(p *statuspage.Page) { p.ComponentsErr, p.IncidentsErr = "x", "y" }, wantNoCheckpoit: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -83,8 +89,18 @@ func TestDiffBaseline(t *testing.T) {
 			if len(r.Events) != 0 || len(r.Prune) != 0 {
 				t.Fatalf("first poll produced events %v prune %v", keys(r.Events), r.Prune)
 			}
-			if (r.Baseline != nil) != tt.wantBaseline {
-				t.Fatalf("baseline = %v, want %v", r.Baseline != nil, tt.wantBaseline)
+			if tt.wantNoCheckpoit {
+				if r.Baseline != nil {
+					t.Fatalf("baseline %+v from a page that could not be read", r.Baseline)
+				}
+				return
+			}
+			if r.Baseline == nil {
+				t.Fatal("no baseline")
+			}
+			if r.Baseline.Baseline != tt.wantBaseline || r.Baseline.ComponentsBaselined != tt.wantComps || r.Baseline.IncidentsBaselined != tt.wantIncidents {
+				t.Fatalf("baseline flags all=%v components=%v incidents=%v, want %v %v %v", r.Baseline.Baseline,
+					r.Baseline.ComponentsBaselined, r.Baseline.IncidentsBaselined, tt.wantBaseline, tt.wantComps, tt.wantIncidents)
 			}
 			if !tt.wantBaseline {
 				return

@@ -236,3 +236,43 @@ func writeJSONTagged(w http.ResponseWriter, r *http.Request, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(b)
 }
+
+// AffectComponent lists a component as affected by an incident (as the
+// real incidents.json does in "components") and gives it the status.
+func (s *Statuspage) AffectComponent(incidentID, componentID, status string) {
+	s.mu.Lock()
+	var inc, comp map[string]any
+	for _, list := range [][]map[string]any{s.incidents, s.maints} {
+		for _, i := range list {
+			if i["id"] == incidentID {
+				inc = i
+			}
+		}
+	}
+	for _, c := range s.components {
+		if c["id"] == componentID {
+			comp = c
+		}
+	}
+	if inc == nil || comp == nil {
+		s.mu.Unlock()
+		panic("fakes: AffectComponent needs an existing incident and component")
+	}
+	inc["components"] = append(inc["components"].([]any), map[string]any{"id": componentID, "name": comp["name"], "status": status})
+	name := comp["name"].(string)
+	s.mu.Unlock()
+	if !strings.HasPrefix(status, "under_") || inc["impact"] != "maintenance" {
+		s.SetComponent(componentID, name, status)
+	}
+}
+
+// ComponentIDs lists the components, in page order.
+func (s *Statuspage) ComponentIDs() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var ids []string
+	for _, c := range s.components {
+		ids = append(ids, c["id"].(string))
+	}
+	return ids
+}

@@ -9,6 +9,7 @@ package message
 
 import (
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/openai-status-bot/statusbot/internal/event"
@@ -77,9 +78,14 @@ func incidentNotice(e event.Event, header string) string {
 		short(Escape(statuspage.Label(e.UpdateStatus)), maxLabelLen),
 		static("\nImpact: "),
 		short(Escape(statuspage.Label(e.Impact)), maxLabelLen),
-		static("\n\n"),
-		{html: body, body: true},
 	}
+	if w := Window(e.WindowStart, e.WindowEnd); w != "" {
+		segs = append(segs, static("\nWindow: "), short(Escape(w), maxLabelLen))
+	}
+	if len(e.ComponentNames) > 0 {
+		segs = append(segs, static("\nComponents: "), short(Escape(strings.Join(e.ComponentNames, ", ")), maxNameLen))
+	}
+	segs = append(segs, static("\n\n"), segment{html: body, body: true})
 	if l := Link(e.URL, "View incident"); l != "" {
 		segs = append(segs, static("\n\n"+l))
 	}
@@ -153,6 +159,25 @@ func assemble(segs []segment) string {
 		out = Truncate(out, MaxLength)
 	}
 	return out
+}
+
+// Window shows a maintenance window in UTC: "2026-01-25 00:00 – 02:00 UTC",
+// the end date repeated only when it differs.
+func Window(start, end *time.Time) string {
+	if start == nil || start.IsZero() {
+		return ""
+	}
+	s := start.UTC()
+	out := s.Format("2006-01-02 15:04")
+	if end != nil && end.After(s) {
+		e := end.UTC()
+		if e.Format("2006-01-02") == s.Format("2006-01-02") {
+			out += " – " + e.Format("15:04")
+		} else {
+			out += " – " + e.Format("2006-01-02 15:04")
+		}
+	}
+	return out + " UTC"
 }
 
 func firstNonEmpty(s ...string) string {

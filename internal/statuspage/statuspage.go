@@ -1,4 +1,3 @@
-// Package statuspage reads an Atlassian Statuspage public API (v2).
 package statuspage
 
 import (
@@ -11,74 +10,7 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode"
-	"unicode/utf8"
 )
-
-// Page is the subset of summary.json and incidents.json the bot needs.
-type Page struct {
-	Name        string      `json:"name"`
-	URL         string      `json:"url"`
-	Indicator   string      `json:"indicator"`
-	Description string      `json:"description"`
-	Components  []Component `json:"components"`
-	// Incidents holds the recent incidents and the scheduled maintenances,
-	// each once, as the API lists them.
-	Incidents []Incident `json:"incidents"`
-	// ComponentsErr / IncidentsErr say which half could not be fetched: one
-	// failing endpoint must not hide the other's changes.
-	ComponentsErr string `json:"components_err,omitempty"`
-	IncidentsErr  string `json:"incidents_err,omitempty"`
-	// MaintenancesErr: scheduled-maintenances.json failed; maintenances
-	// then come from summary.json alone (upcoming and in progress only).
-	MaintenancesErr string `json:"maintenances_err,omitempty"`
-}
-
-type Component struct {
-	ID          string    `json:"id"`
-	Name        string    `json:"name"`
-	Status      string    `json:"status"`
-	UpdatedAt   time.Time `json:"updated_at"`
-	Position    int       `json:"position"`
-	Description string    `json:"description,omitempty"`
-	GroupID     string    `json:"group_id,omitempty"`
-	Group       bool      `json:"group"`
-	Components  []string  `json:"components,omitempty"`
-}
-
-type Incident struct {
-	ID             string           `json:"id"`
-	Name           string           `json:"name"`
-	Status         string           `json:"status"`
-	Impact         string           `json:"impact"`
-	Shortlink      string           `json:"shortlink"`
-	CreatedAt      time.Time        `json:"created_at"`
-	UpdatedAt      time.Time        `json:"updated_at"`
-	ResolvedAt     *time.Time       `json:"resolved_at"`
-	ScheduledFor   *time.Time       `json:"scheduled_for,omitempty"`
-	ScheduledUntil *time.Time       `json:"scheduled_until,omitempty"`
-	Components     []IncidentComp   `json:"components"`
-	Updates        []IncidentUpdate `json:"incident_updates"`
-}
-
-// IsMaintenance reports whether the incident is a scheduled maintenance.
-func (i Incident) IsMaintenance() bool {
-	return i.Impact == "maintenance" || i.ScheduledFor != nil
-}
-
-type IncidentComp struct {
-	ID   string `json:"id"`
-	Name string `json:"name"`
-}
-
-type IncidentUpdate struct {
-	ID        string    `json:"id"`
-	Status    string    `json:"status"`
-	Body      string    `json:"body"`
-	CreatedAt time.Time `json:"created_at"`
-	UpdatedAt time.Time `json:"updated_at"`
-	DisplayAt time.Time `json:"display_at"`
-}
 
 type summaryJSON struct {
 	Page struct {
@@ -90,6 +22,7 @@ type summaryJSON struct {
 		Description string `json:"description"`
 	} `json:"status"`
 	Components            []Component `json:"components"`
+	Incidents             []Incident  `json:"incidents"`
 	ScheduledMaintenances []Incident  `json:"scheduled_maintenances"`
 }
 
@@ -107,7 +40,11 @@ const MaxBodyBytes = 4 << 20
 // ErrTooLarge is returned for a response over MaxBodyBytes.
 var ErrTooLarge = errors.New("response exceeds size limit")
 
-// Client fetches one status page.
+// errNotServed marks a 404: the page does not serve that endpoint at all
+// (incident.io's Statuspage shim answers 404 for scheduled maintenances).
+var errNotServed = errors.New("not served (HTTP 404)")
+
+// Client fetches an Atlassian Statuspage (v2 API).
 type Client struct {
 	BaseURL string
 	HTTP    *http.Client
@@ -128,10 +65,12 @@ func NewClient(baseURL string, timeout time.Duration) *Client {
 	return &Client{BaseURL: strings.TrimRight(baseURL, "/"), HTTP: &http.Client{Timeout: timeout}}
 }
 
-// Fetch reads summary.json and incidents.json. It fails only when both fail;
-// a half that failed is reported in ComponentsErr or IncidentsErr.
+// Fetch reads summary.json, incidents.json and scheduled-maintenances.json.
+// It fails only when summary and incidents both fail; a part that failed is
+// reported in ComponentsErr, IncidentsErr or MaintenancesErr. A maintenance
+// list the page does not serve (404) is no error: there is nothing to read.
 func (c *Client) Fetch(ctx context.Context) (*Page, int64, error) {
-	var p Page
+	p := Page{Provider: ProviderStatuspage}
 	var s summaryJSON
 	var inc incidentsJSON
 	n1, errS := c.get(ctx, "/api/v2/summary.json", &s)
@@ -140,7 +79,7 @@ func (c *Client) Fetch(ctx context.Context) (*Page, int64, error) {
 	var sm maintenancesJSON
 	n3, errM := c.get(ctx, "/api/v2/scheduled-maintenances.json", &sm)
 	n2 += n3
-	if errM != nil {
+	if errM != nil && !errors.Is(errM, errNotServed) {
 		p.MaintenancesErr = errM.Error()
 	}
 	if errS != nil && errI != nil {
@@ -152,13 +91,13 @@ func (c *Client) Fetch(ctx context.Context) (*Page, int64, error) {
 	} else {
 		p.Name, p.URL = s.Page.Name, s.Page.URL
 		p.Indicator, p.Description = s.Status.Indicator, s.Status.Description
-		p.Components = s.Components
+		p.Components = nameGroups(s.Components)
 	}
 	if errI != nil {
 		p.IncidentsErr = errI.Error()
 	}
 	seen := map[string]bool{}
-	for _, list := range [][]Incident{inc.Incidents, sm.ScheduledMaintenances, s.ScheduledMaintenances} {
+	for _, list := range [][]Incident{inc.Incidents, sm.ScheduledMaintenances, s.Incidents, s.ScheduledMaintenances} {
 		for _, i := range list {
 			if i.ID == "" || seen[i.ID] {
 				continue
@@ -207,6 +146,8 @@ func (c *Client) get(ctx context.Context, path string, into any) (int64, error) 
 	switch {
 	case resp.StatusCode == http.StatusNotModified && havePrev:
 		body = prev.body
+	case resp.StatusCode == http.StatusNotFound:
+		return n, fmt.Errorf("GET %s: %w", path, errNotServed)
 	case resp.StatusCode != http.StatusOK:
 		return n, fmt.Errorf("GET %s: HTTP %d", path, resp.StatusCode)
 	}
@@ -229,43 +170,18 @@ func (c *Client) get(ctx context.Context, path string, into any) (int64, error) 
 	return n, nil
 }
 
-// Label turns an API status word into the words users read.
-func Label(status string) string {
-	switch status {
-	case "operational":
-		return "Operational"
-	case "degraded_performance":
-		return "Degraded Performance"
-	case "partial_outage":
-		return "Partial Outage"
-	case "major_outage":
-		return "Major Outage"
-	case "under_maintenance":
-		return "Under Maintenance"
-	case "none":
-		return "None"
-	case "minor":
-		return "Minor"
-	case "major":
-		return "Major"
-	case "critical":
-		return "Critical"
-	case "investigating":
-		return "Investigating"
-	case "identified":
-		return "Identified"
-	case "monitoring":
-		return "Monitoring"
-	case "resolved":
-		return "Resolved"
-	case "":
-		return "Unknown"
+// nameGroups gives each member of a group row its group's name.
+func nameGroups(comps []Component) []Component {
+	names := map[string]string{}
+	for _, c := range comps {
+		if c.Group {
+			names[c.ID] = c.Name
+		}
 	}
-	s := strings.ReplaceAll(status, "_", " ")
-	// Capitalise the first character, not the first byte.
-	r, n := utf8.DecodeRuneInString(s)
-	if r == utf8.RuneError {
-		return s
+	for i := range comps {
+		if !comps[i].Group && comps[i].GroupID != "" {
+			comps[i].GroupName = names[comps[i].GroupID]
+		}
 	}
-	return string(unicode.ToUpper(r)) + s[n:]
+	return comps
 }

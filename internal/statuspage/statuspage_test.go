@@ -281,19 +281,19 @@ func TestFetchHalfFailed(t *testing.T) {
 		},
 		{
 			name: "incidents 503", summary: serve(summaryJSON), incidents: status(503, "<html>down</html>"),
-			incErr: "HTTP 503", wantComponents: true, wantIncidents: []string{"mnt-done", "mnt-1", "inc-2"},
+			incErr: "HTTP 503", wantComponents: true, wantIncidents: []string{"mnt-done", "inc-1", "mnt-1", "inc-2"},
 		},
 		{
 			name: "incidents HTML with 200", summary: serve(summaryJSON), incidents: serve("<html>maintenance</html>"),
-			incErr: "malformed JSON", wantComponents: true, wantIncidents: []string{"mnt-done", "mnt-1", "inc-2"},
+			incErr: "malformed JSON", wantComponents: true, wantIncidents: []string{"mnt-done", "inc-1", "mnt-1", "inc-2"},
 		},
 		{
 			name: "incidents 404", summary: serve(summaryJSON), incidents: http.NotFound,
-			incErr: "HTTP 404", wantComponents: true, wantIncidents: []string{"mnt-done", "mnt-1", "inc-2"},
+			incErr: "HTTP 404", wantComponents: true, wantIncidents: []string{"mnt-done", "inc-1", "mnt-1", "inc-2"},
 		},
 		{
 			name: "incidents too large", summary: serve(summaryJSON), incidents: huge,
-			incErr: statuspage.ErrTooLarge.Error(), wantComponents: true, wantIncidents: []string{"mnt-done", "mnt-1", "inc-2"},
+			incErr: statuspage.ErrTooLarge.Error(), wantComponents: true, wantIncidents: []string{"mnt-done", "inc-1", "mnt-1", "inc-2"},
 		},
 		{
 			name: "summary too large", summary: huge, incidents: serve(incidentsJSON),

@@ -96,6 +96,10 @@ func (s *Store) CommitEvents(ctx context.Context, evs []event.Event, prune []str
 			set = append(set,
 				bson.E{Key: "components." + e.ComponentID + ".status", Value: e.NewStatus},
 				bson.E{Key: "components." + e.ComponentID + ".updated_at", Value: e.StatusSince})
+			if e.ComponentName != "" {
+				set = append(set, bson.E{Key: "components." + e.ComponentID + ".name", Value: e.ComponentName},
+					bson.E{Key: "components." + e.ComponentID + ".group", Value: e.ComponentGroup})
+			}
 			if e.Notify {
 				set = append(set, bson.E{Key: "components." + e.ComponentID + ".last_event", Value: e.Key})
 			}
@@ -215,4 +219,72 @@ func (s *Store) Message(ctx context.Context, eventKey string) (string, error) {
 		return "", fmt.Errorf("mongodb: read message: %w", err)
 	}
 	return m.Text, nil
+}
+
+// ReplaceCheckpoint stores the checkpoint as it is (component IDs that
+// changed on the page).
+func (s *Store) ReplaceCheckpoint(ctx context.Context, cp event.Checkpoint) error {
+	_, err := s.db.Collection(colCheckpoints).ReplaceOne(ctx, bson.D{{Key: "_id", Value: checkpointID}}, cp, options.Replace().SetUpsert(true))
+	if err != nil {
+		return fmt.Errorf("mongodb: replace checkpoint: %w", err)
+	}
+	return nil
+}
+
+// BlindSpot is a part of the status page that cannot be read.
+type BlindSpot struct {
+	Part  string    `json:"part"`
+	Since time.Time `json:"since"`
+	Err   string    `json:"error"`
+}
+
+// maxErrLen bounds an error kept in MongoDB or shown to operators.
+const maxErrLen = 300
+
+// CapError bounds an error text.
+func CapError(s string) string {
+	if r := []rune(s); len(r) > maxErrLen {
+		return string(r[:maxErrLen-1]) + "…"
+	}
+	return s
+}
+
+// SaveFailingParts records which parts of the page fail, and since when.
+func (s *Store) SaveFailingParts(ctx context.Context, failing map[string]BlindSpot) error {
+	since := bson.D{}
+	errs := bson.D{}
+	for part, b := range failing {
+		since = append(since, bson.E{Key: part, Value: b.Since})
+		errs = append(errs, bson.E{Key: part, Value: b.Err})
+	}
+	upd := bson.D{{Key: "$set", Value: bson.D{{Key: "failing", Value: since}, {Key: "failing_errors", Value: errs}}}}
+	if len(failing) == 0 {
+		upd = bson.D{{Key: "$unset", Value: bson.D{{Key: "failing", Value: ""}, {Key: "failing_errors", Value: ""}}}}
+	}
+	if _, err := s.db.Collection(colCheckpoints).UpdateOne(ctx, bson.D{{Key: "_id", Value: checkpointID}}, upd, options.UpdateOne().SetUpsert(true)); err != nil {
+		return fmt.Errorf("mongodb: save failing parts: %w", err)
+	}
+	return nil
+}
+
+// FailingParts returns the parts of the page that fail, oldest first.
+func (s *Store) FailingParts(ctx context.Context) ([]BlindSpot, error) {
+	var doc struct {
+		Failing map[string]time.Time `bson:"failing"`
+		Errors  map[string]string    `bson:"failing_errors"`
+	}
+	err := s.db.Collection(colCheckpoints).FindOne(ctx, bson.D{{Key: "_id", Value: checkpointID}},
+		options.FindOne().SetProjection(bson.D{{Key: "failing", Value: 1}, {Key: "failing_errors", Value: 1}})).Decode(&doc)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("mongodb: read failing parts: %w", err)
+	}
+	var out []BlindSpot
+	for part, since := range doc.Failing {
+		out = append(out, BlindSpot{Part: part, Since: since, Err: doc.Errors[part]})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Since.Before(out[j].Since) })
+	return out, nil
 }

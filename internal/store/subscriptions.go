@@ -168,3 +168,54 @@ func (s *Store) MigrateChat(ctx context.Context, oldChatID, newChatID int64) err
 	}
 	return nil
 }
+
+// RemapComponentFilters replaces component IDs in subscribers' filters
+// (old -> new) and returns how many subscriptions changed. One read and
+// one bulk write, whatever the number of subscribers.
+func (s *Store) RemapComponentFilters(ctx context.Context, renames map[string]string) (int, error) {
+	if len(renames) == 0 {
+		return 0, nil
+	}
+	old := make([]string, 0, len(renames))
+	for id := range renames {
+		old = append(old, id)
+	}
+	cur, err := s.subs().Find(ctx, bson.D{{Key: "components", Value: bson.D{{Key: "$in", Value: old}}}},
+		options.Find().SetProjection(bson.D{{Key: "components", Value: 1}}))
+	if err != nil {
+		return 0, fmt.Errorf("mongodb: find component filters: %w", err)
+	}
+	var subs []Subscriber
+	if err := cur.All(ctx, &subs); err != nil {
+		return 0, fmt.Errorf("mongodb: find component filters: %w", err)
+	}
+	var models []mongo.WriteModel
+	for _, sub := range subs {
+		models = append(models, mongo.NewUpdateOneModel().
+			SetFilter(bson.D{{Key: "_id", Value: sub.Key}}).
+			SetUpdate(bson.D{{Key: "$set", Value: bson.D{{Key: "components", Value: RemapFilter(sub.Components, renames)}}}}))
+	}
+	if len(models) == 0 {
+		return 0, nil
+	}
+	if _, err := s.subs().BulkWrite(ctx, models, options.BulkWrite().SetOrdered(false)); err != nil {
+		return 0, fmt.Errorf("mongodb: remap component filters: %w", err)
+	}
+	return len(models), nil
+}
+
+// RemapFilter maps a filter's IDs, keeping its order and dropping repeats.
+func RemapFilter(filter []string, renames map[string]string) []string {
+	out := make([]string, 0, len(filter))
+	seen := map[string]bool{}
+	for _, id := range filter {
+		if n, ok := renames[id]; ok {
+			id = n
+		}
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out
+}
