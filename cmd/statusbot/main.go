@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -108,6 +109,9 @@ func run(ctx context.Context, cmd string, cfg *config.Config, log *slog.Logger) 
 			}
 			return nil
 		})
+		hs.AddCheck("status_page_parts", func(ctx context.Context) error {
+			return blindSpots(ctx, st, 3*cfg.PollInterval, time.Now())
+		})
 		g.Go(func() error { return worker.Run(gctx, cfg, c, st, log) })
 	}
 	if cmd == "bot" || cmd == "all" {
@@ -135,4 +139,23 @@ func openStore(ctx context.Context, cfg *config.Config, log *slog.Logger) (*stor
 		}
 	}
 	return nil, lastErr
+}
+
+// blindSpots fails when a part of the status page has been unreadable for
+// longer than after: the bot is blind there even though polls succeed.
+func blindSpots(ctx context.Context, st *store.Store, after time.Duration, now time.Time) error {
+	parts, err := st.FailingParts(ctx)
+	if err != nil {
+		return err
+	}
+	var blind []string
+	for _, p := range parts {
+		if now.Sub(p.Since) >= after {
+			blind = append(blind, fmt.Sprintf("%s unreadable since %s (%s)", p.Part, p.Since.UTC().Format(time.RFC3339), p.Err))
+		}
+	}
+	if len(blind) > 0 {
+		return errors.New(strings.Join(blind, "; "))
+	}
+	return nil
 }

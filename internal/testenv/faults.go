@@ -213,6 +213,11 @@ type StackOptions struct {
 	TemporalNamespace string
 	MongoURI          string
 	HTTPTimeout       time.Duration
+	// Provider: "" serves the Statuspage fake read as a Statuspage;
+	// "incidentio" serves the incident.io fake (Stack.IO) read with
+	// STATUSPAGE_PROVIDER=auto, as the real status.openai.com is;
+	// "statuspage-auto" serves the Statuspage fake read with auto.
+	Provider string
 }
 
 // NewStackWith is NewStack on servers the test may own (OwnTemporal, OwnMongo).
@@ -242,8 +247,18 @@ func NewStackWith(t testing.TB, pollInterval time.Duration, o StackOptions) *Sta
 	t.Cleanup(tg.Close)
 	page := fakes.NewStatuspage()
 	t.Cleanup(page.Close)
+	pageURL, provider := page.URL(), "statuspage"
+	var io *fakes.IncidentIO
+	switch o.Provider {
+	case "incidentio":
+		io = fakes.NewIncidentIO()
+		t.Cleanup(io.Close)
+		pageURL, provider = io.URL(), "auto"
+	case "statuspage-auto":
+		provider = "auto"
+	}
 	cfg := &config.Config{
-		TelegramBotToken: TestToken, TelegramAPIURL: tg.URL(), StatuspageURL: page.URL(),
+		TelegramBotToken: TestToken, TelegramAPIURL: tg.URL(), StatuspageURL: pageURL, StatuspageProvider: provider,
 		MongoDBURI: uri, MongoDBDatabase: DatabaseName(t),
 		TemporalAddress: addr, TemporalNamespace: ns, TemporalTaskQueue: "statusbot-" + ns,
 		PollInterval: pollInterval, HTTPTimeout: timeout, TelegramRateLimit: 25,
@@ -265,7 +280,7 @@ func NewStackWith(t testing.TB, pollInterval time.Duration, o StackOptions) *Sta
 		t.Fatal(err)
 	}
 	t.Cleanup(c.Close)
-	s := &Stack{Config: cfg, Store: st, Temporal: c, Telegram: tg, Page: page, Log: log}
+	s := &Stack{Config: cfg, Store: st, Temporal: c, Telegram: tg, Page: page, IO: io, Log: log}
 	t.Cleanup(func() { s.deleteSchedule() })
 	return s
 }

@@ -85,7 +85,10 @@ type Stack struct {
 	Temporal client.Client
 	Telegram *fakes.Telegram
 	Page     *fakes.Statuspage
-	Log      *slog.Logger
+	// IO is the incident.io fake when the stack serves one (Provider
+	// "incidentio"); STATUSPAGE_URL then points at it.
+	IO  *fakes.IncidentIO
+	Log *slog.Logger
 }
 
 // NewStack starts (or reuses) the servers and fakes for one test.
@@ -153,7 +156,7 @@ func StatusbotBinary(t testing.TB) string {
 func (s *Stack) Env() []string {
 	c := s.Config
 	return append(os.Environ(),
-		"TELEGRAM_BOT_TOKEN="+c.TelegramBotToken, "TELEGRAM_API_URL="+c.TelegramAPIURL, "STATUSPAGE_URL="+c.StatuspageURL,
+		"TELEGRAM_BOT_TOKEN="+c.TelegramBotToken, "TELEGRAM_API_URL="+c.TelegramAPIURL, "STATUSPAGE_URL="+c.StatuspageURL, "STATUSPAGE_PROVIDER="+c.StatuspageProvider,
 		"MONGODB_URI="+c.MongoDBURI, "MONGODB_DATABASE="+c.MongoDBDatabase, "TEMPORAL_ADDRESS="+c.TemporalAddress,
 		"TEMPORAL_NAMESPACE="+c.TemporalNamespace, "TEMPORAL_TASK_QUEUE="+c.TemporalTaskQueue,
 		"POLL_INTERVAL="+c.PollInterval.String(), "HTTP_TIMEOUT="+c.HTTPTimeout.String(),
