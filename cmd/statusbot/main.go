@@ -11,10 +11,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"log/slog"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
