@@ -196,9 +196,11 @@ func statusOverview(p *statuspage.Page) string {
 		return head + "\nComponent statuses are unavailable right now."
 	}
 	var lines []string
-	for _, c := range components(p) {
+	comps := components(p)
+	names := componentNames(comps)
+	for _, c := range comps {
 		if c.Status != "operational" {
-			lines = append(lines, "• "+escName(c.Name)+": "+escName(statuspage.Label(c.Status)))
+			lines = append(lines, "• "+escName(names[c.ID])+": "+escName(statuspage.Label(c.Status)))
 		}
 	}
 	if len(lines) == 0 {
@@ -224,9 +226,19 @@ func componentsList(p *statuspage.Page) string {
 		return "The status page lists no components."
 	}
 	names := componentNames(comps)
-	lines := make([]string, len(comps))
-	for i, c := range comps {
-		lines[i] = "• " + escName(names[c.ID]) + ": " + escName(statuspage.Label(c.Status))
+	lines := make([]string, 0, len(comps))
+	group := ""
+	for _, c := range comps {
+		if c.GroupName != group {
+			// The page's own grouping (APIs, ChatGPT, Codex, ...).
+			group = c.GroupName
+			header := group
+			if header == "" {
+				header = "Other"
+			}
+			lines = append(lines, "\n<b>"+escName(header)+"</b>")
+		}
+		lines = append(lines, "• "+escName(names[c.ID])+": "+escName(statuspage.Label(c.Status)))
 	}
 	return bounded("<b>Components</b>", lines, "Filter notices with /subscribe component &lt;name&gt;.")
 }

@@ -70,11 +70,13 @@ func containsFold(s, sub string) bool {
 }
 
 // componentNames maps IDs to display names; a name two components share
-// gets the ID appended so the user can tell them apart.
+// gets its group ("Login (ChatGPT)"), or else the ID, appended so the user
+// can tell them apart.
 func componentNames(comps []statuspage.Component) map[string]string {
-	count := map[string]int{}
+	count, inGroup := map[string]int{}, map[string]int{}
 	for _, c := range comps {
 		count[c.Name]++
+		inGroup[c.Name+"\x00"+c.GroupName]++
 	}
 	out := make(map[string]string, len(comps))
 	for _, c := range comps {
@@ -82,7 +84,10 @@ func componentNames(comps []statuspage.Component) map[string]string {
 		if strings.TrimSpace(name) == "" {
 			name = c.ID
 		}
-		if count[c.Name] > 1 {
+		switch {
+		case count[c.Name] > 1 && c.GroupName != "" && inGroup[c.Name+"\x00"+c.GroupName] == 1:
+			name += " (" + c.GroupName + ")"
+		case count[c.Name] > 1:
 			name += " (" + c.ID + ")"
 		}
 		out[c.ID] = name

@@ -278,11 +278,13 @@ func componentEvents(cp Checkpoint, p *statuspage.Page) []Event {
 			}
 		}
 		evs = append(evs, Event{
-			Key:            "component:" + c.ID + ":" + c.Status + ":" + c.UpdatedAt.UTC().Format(time.RFC3339Nano),
-			OrderKey:       "component:" + c.ID,
-			Kind:           KindComponent,
-			At:             c.UpdatedAt,
-			Notify:         known || c.Status != "operational",
+			Key:      "component:" + c.ID + ":" + c.Status + ":" + c.UpdatedAt.UTC().Format(time.RFC3339Nano),
+			OrderKey: "component:" + c.ID,
+			Kind:     KindComponent,
+			At:       c.UpdatedAt,
+			// A word the model does not know is recorded, not announced.
+			Notify: (known || c.Status != "operational") && statuspage.KnownComponentStatus(c.Status) &&
+				(!known || statuspage.KnownComponentStatus(mark.Status) || c.Status != "operational"),
 			PageURL:        p.URL,
 			ComponentID:    c.ID,
 			ComponentName:  c.Name,

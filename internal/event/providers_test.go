@@ -143,3 +143,24 @@ func TestIncidentEventsCarryNamesAndWindow(t *testing.T) {
 		t.Errorf("event %+v", e)
 	}
 }
+
+// A status word the model does not know is recorded, shown as text, and
+// never a notice of its own.
+func TestUnknownStatusIsNoNoticeOfItsOwn(t *testing.T) {
+	cp := baseline(t)
+	p := basePage()
+	p.Components[1].Status, p.Components[1].UpdatedAt = "brand_new_state", ts("2026-03-02T00:00:00Z")
+	r := event.Diff(cp, p)
+	if len(r.Events) != 1 || r.Events[0].Notify {
+		t.Fatalf("events %+v", r.Events)
+	}
+	cp.Apply(r.Events)
+	p.Components[1].Status, p.Components[1].UpdatedAt = "operational", ts("2026-03-03T00:00:00Z")
+	if r := event.Diff(cp, p); len(r.Events) != 1 || r.Events[0].Notify {
+		t.Fatalf("back to operational from an unknown word: %+v", r.Events)
+	}
+	p.Components[1].Status, p.Components[1].UpdatedAt = "major_outage", ts("2026-03-04T00:00:00Z")
+	if r := event.Diff(cp, p); len(r.Events) != 1 || !r.Events[0].Notify {
+		t.Fatalf("a real outage after an unknown word: %+v", r.Events)
+	}
+}

@@ -271,6 +271,21 @@ func (f *IncidentIO) addUpdate(id, name, kind, status, updateID, body string) {
 	}
 }
 
+// SetMaintenanceStatus moves a maintenance on without an update, as
+// incident.io does when one starts or ends on schedule.
+func (f *IncidentIO) SetMaintenanceStatus(id, status string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if in := f.incident(id); in != nil {
+		in.status = status
+		if status == "maintenance_complete" {
+			for _, c := range in.order {
+				delete(f.status, c)
+			}
+		}
+	}
+}
+
 // AffectComponent marks a component as affected by an incident with the
 // given status (degraded_performance, partial_outage, full_outage or
 // under_maintenance), opening an impact; the component takes that status

@@ -258,3 +258,26 @@ func TestAutoHTMLAnswerIsNotNative(t *testing.T) {
 		t.Fatalf("got %v, %+v", err, p)
 	}
 }
+
+// A maintenance that starts and ends on schedule without an update still
+// tells its subscribers, once per transition.
+func TestIncidentIOMaintenanceTransitionsWithoutUpdates(t *testing.T) {
+	f := fakes.NewIncidentIO()
+	defer f.Close()
+	f.AddMaintenanceUpdate("01MNT00000000000000000000M", "DB", "scheduled", "01MNTU000000000000000000U1", "Planned.")
+	f.AffectComponent("01MNT00000000000000000000M", fakes.IOComponentResponses, "under_maintenance")
+	if n := len(fetchIO(t, f).Incidents[0].Updates); n != 1 {
+		t.Fatalf("%d updates for a scheduled maintenance", n)
+	}
+	f.SetMaintenanceStatus("01MNT00000000000000000000M", "maintenance_in_progress")
+	m := fetchIO(t, f).Incidents[0]
+	if len(m.Updates) != 2 || m.Updates[0].Status != "in_progress" || m.Updates[0].Body != "The maintenance has started." {
+		t.Fatalf("updates %+v", m.Updates)
+	}
+	first := m.Updates[0].ID
+	f.SetMaintenanceStatus("01MNT00000000000000000000M", "maintenance_complete")
+	m = fetchIO(t, f).Incidents[0]
+	if len(m.Updates) != 2 || m.Updates[0].Status != "completed" || m.Updates[0].ID == first {
+		t.Fatalf("updates %+v", m.Updates)
+	}
+}

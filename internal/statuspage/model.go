@@ -113,6 +113,16 @@ func (p *Page) Open() bool {
 	return false
 }
 
+// KnownComponentStatus reports whether the model knows a component status
+// word; an unknown one is shown as text but never announced on its own.
+func KnownComponentStatus(s string) bool {
+	switch s {
+	case "operational", "degraded_performance", "partial_outage", "major_outage", "under_maintenance":
+		return true
+	}
+	return false
+}
+
 // Label turns an API status word into the words users read. Unknown words
 // are shown as they are, underscores as spaces.
 func Label(status string) string {

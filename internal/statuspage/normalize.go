@@ -206,6 +206,7 @@ func normalizeIncident(in ioIncident, pageURL string, names map[string]string) I
 			out.UpdatedAt = at
 		}
 	}
+	out.Updates = append(out.Updates, transitionUpdate(out, in)...)
 	// Statuspage lists updates newest first; so does the model.
 	sort.SliceStable(out.Updates, func(a, b int) bool { return out.Updates[a].DisplayAt.After(out.Updates[b].DisplayAt) })
 	if out.Status == "resolved" || out.Status == "completed" {
@@ -213,6 +214,35 @@ func normalizeIncident(in ioIncident, pageURL string, names map[string]string) I
 		out.ResolvedAt = &t
 	}
 	return out
+}
+
+// transitionUpdate stands in for the update a maintenance lacks when it
+// starts or completes on schedule without anyone writing one: its status
+// changed, and subscribers expect to hear it.
+func transitionUpdate(m Incident, in ioIncident) []IncidentUpdate {
+	if !m.Maintenance || (m.Status != "in_progress" && m.Status != "completed") {
+		return nil
+	}
+	var latest IncidentUpdate
+	for _, u := range m.Updates {
+		if !u.DisplayAt.Before(latest.DisplayAt) {
+			latest = u
+		}
+	}
+	if latest.Status == m.Status {
+		return nil
+	}
+	at := latest.DisplayAt
+	body := "The maintenance has started."
+	if m.Status == "completed" {
+		body = "The maintenance is complete."
+		if m.ScheduledUntil != nil && m.ScheduledUntil.After(at) {
+			at = *m.ScheduledUntil
+		}
+	} else if m.ScheduledFor != nil && m.ScheduledFor.After(at) {
+		at = *m.ScheduledFor
+	}
+	return []IncidentUpdate{{ID: in.ID + ":" + m.Status, Status: m.Status, Body: body, CreatedAt: at, UpdatedAt: at, DisplayAt: at}}
 }
 
 // window is a maintenance's span: earliest start, latest end of its impacts.
