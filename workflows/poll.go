@@ -134,12 +134,31 @@ func pollDetails(d *activities.Detection) string {
 			b.WriteString(fmt.Sprintf("- %s%s\n", e.Summary(), note))
 		}
 	}
+	if d.Rebaseline {
+		b.WriteString("\nThe page is read by another provider than before: re-baselined, no one notified.\n")
+	}
+	if len(d.BaselinedParts) > 0 && !d.Baseline {
+		b.WriteString(fmt.Sprintf("\nBaselined (no one notified): %s.\n", strings.Join(d.BaselinedParts, ", ")))
+	}
+	if d.Renamed > 0 {
+		b.WriteString(fmt.Sprintf("\n%d component ID(s) changed on the page; filters follow them by name.\n", d.Renamed))
+	}
 	if d.ComponentsErr != "" {
-		b.WriteString(fmt.Sprintf("\n**summary.json failed:** %s\n", d.ComponentsErr))
+		b.WriteString(fmt.Sprintf("\n**Components (summary) failed:** %s\n", d.ComponentsErr))
 	}
 	if d.IncidentsErr != "" {
-		b.WriteString(fmt.Sprintf("\n**incidents.json failed:** %s\n", d.IncidentsErr))
+		b.WriteString(fmt.Sprintf("\n**Incident list failed:** %s\n", d.IncidentsErr))
 	}
-	b.WriteString(fmt.Sprintf("\nFetched %d bytes.\n", d.BytesFetched))
+	if len(d.Blind) > 0 {
+		b.WriteString("\n**Blind spots** (unreadable for several polls; nobody hears of changes there):\n\n")
+		for _, bs := range d.Blind {
+			b.WriteString(fmt.Sprintf("- %s since %s: %s\n", bs.Part, bs.Since.UTC().Format(time.RFC3339), bs.Err))
+		}
+	}
+	provider := d.Provider
+	if provider == "" {
+		provider = "statuspage"
+	}
+	b.WriteString(fmt.Sprintf("\nRead with the %s provider; fetched %d bytes.\n", provider, d.BytesFetched))
 	return b.String()
 }
