@@ -105,9 +105,6 @@ func (a *Activities) DetectEvents(ctx context.Context) (*Detection, error) {
 			return nil, err
 		}
 	}
-	if d.Blind, err = a.trackBlindSpots(ctx, cp, page); err != nil {
-		return nil, err
-	}
 	if a.Cadence != nil && page.IncidentsErr == "" {
 		if err := a.Cadence(ctx, page.Open()); err != nil {
 			// Polling at the usual pace is no reason to fail the poll.
@@ -123,6 +120,10 @@ func (a *Activities) DetectEvents(ctx context.Context) (*Detection, error) {
 		d.BaselinedParts = newlyBaselined(cp, res)
 		activity.GetLogger(ctx).Info("status page baselined: nobody is told about what it already shows",
 			"provider", page.Provider, "parts", d.BaselinedParts, "provider_changed", res.Rebaseline)
+	}
+	// After the baseline: saving one replaces the checkpoint document.
+	if d.Blind, err = a.trackBlindSpots(ctx, cp, page, res.Baseline != nil); err != nil {
+		return nil, err
 	}
 	d.Baseline = res.Baseline != nil && len(res.Events) == 0
 	d.Events, d.Prune = res.Events, res.Prune
@@ -192,7 +193,7 @@ func (a *Activities) followRenames(ctx context.Context, cp *event.Checkpoint, pa
 
 // trackBlindSpots records since when each part of the page has failed and
 // returns those failing for longer than BlindAfter.
-func (a *Activities) trackBlindSpots(ctx context.Context, cp event.Checkpoint, page *statuspage.Page) ([]store.BlindSpot, error) {
+func (a *Activities) trackBlindSpots(ctx context.Context, cp event.Checkpoint, page *statuspage.Page, rewrite bool) ([]store.BlindSpot, error) {
 	now := a.now()
 	failing := map[string]store.BlindSpot{}
 	for part, msg := range map[string]string{"components": page.ComponentsErr, "incidents": page.IncidentsErr, "maintenances": page.MaintenancesErr} {
@@ -205,7 +206,7 @@ func (a *Activities) trackBlindSpots(ctx context.Context, cp event.Checkpoint, p
 		}
 		failing[part] = store.BlindSpot{Part: part, Since: since, Err: store.CapError(msg)}
 	}
-	if !sameParts(cp.Failing, failing) {
+	if rewrite || !sameParts(cp.Failing, failing) {
 		if err := a.Store.SaveFailingParts(ctx, failing); err != nil {
 			return nil, err
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/openai-status-bot/statusbot/activities"
 	"github.com/openai-status-bot/statusbot/internal/fakes"
 	"github.com/openai-status-bot/statusbot/internal/statuspage"
 	"github.com/openai-status-bot/statusbot/internal/store"
@@ -68,6 +69,8 @@ func TestBlindSpotReportedAndCleared(t *testing.T) {
 	require.Len(t, d.Blind, 1)
 	require.Equal(t, "incidents", d.Blind[0].Part)
 	require.Len(t, d.Events, 1, "component changes are seen while incidents are blind")
+	_, err := w.env.ExecuteActivity(w.a.CommitCheckpoint, activities.CommitInput{Events: d.Events})
+	require.NoError(t, err)
 	parts, err := w.st.FailingParts(context.Background())
 	require.NoError(t, err)
 	require.Len(t, parts, 1)

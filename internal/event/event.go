@@ -97,7 +97,8 @@ type Checkpoint struct {
 	Intent []Event `bson:"intent,omitempty" json:"intent,omitempty"`
 	// Failing maps a part of the page that cannot be read to when it
 	// started failing.
-	Failing map[string]time.Time `bson:"failing,omitempty" json:"failing,omitempty"`
+	Failing       map[string]time.Time `bson:"failing,omitempty" json:"failing,omitempty"`
+	FailingErrors map[string]string    `bson:"failing_errors,omitempty" json:"failing_errors,omitempty"`
 }
 
 type ComponentMark struct {
