@@ -26,6 +26,7 @@ import (
 // links with the real //incidents/ double slash in the shim.
 type IncidentIO struct {
 	Server *httptest.Server
+	pageFaults
 
 	mu        sync.Mutex
 	groups    []ioGroup
@@ -33,8 +34,6 @@ type IncidentIO struct {
 	status    map[string]string // native status of components in trouble
 	impacts   []*ioImpact       // impacts not tied to an incident (SetComponent)
 	incidents []*ioInc          // newest first, as the real list
-	faults    map[string]func(w http.ResponseWriter, r *http.Request) bool
-	requests  map[string]int
 	bytesOut  int64
 	shimCalls int
 	clock     time.Time
@@ -82,8 +81,7 @@ const (
 // NewIncidentIO starts a page shaped like status.openai.com: five groups,
 // 34 components (Login twice, in APIs and in ChatGPT), all operational.
 func NewIncidentIO() *IncidentIO {
-	f := &IncidentIO{status: map[string]string{}, faults: map[string]func(http.ResponseWriter, *http.Request) bool{},
-		requests: map[string]int{}, clock: time.Date(2026, 7, 18, 8, 0, 0, 0, time.UTC)}
+	f := &IncidentIO{status: map[string]string{}, clock: time.Date(2026, 7, 18, 8, 0, 0, 0, time.UTC)}
 	f.groups = []ioGroup{{IOGroupAPIs, "APIs"}, {IOGroupChatGPT, "ChatGPT"}, {IOGroupCodex, "Codex"},
 		{IOGroupFedRAMP, "FedRAMP"}, {IOGroupAds, "Ads"}}
 	named := map[string]string{"Responses": IOComponentResponses, "Images": IOComponentImages,
@@ -328,36 +326,6 @@ func messageTree(body string, wrapped bool) map[string]any {
 	return doc
 }
 
-// Fault makes requests whose path contains pathPart go to f while it
-// returns true; nil removes it.
-func (f *IncidentIO) Fault(pathPart string, fn func(w http.ResponseWriter, r *http.Request) bool) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if fn == nil {
-		delete(f.faults, pathPart)
-		return
-	}
-	f.faults[pathPart] = fn
-}
-
-// Requests counts requests per path.
-func (f *IncidentIO) Requests(path string) int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.requests[path]
-}
-
-// TotalRequests counts every request.
-func (f *IncidentIO) TotalRequests() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	n := 0
-	for _, v := range f.requests {
-		n += v
-	}
-	return n
-}
-
 // BytesServed is the body bytes written on the wire (after compression).
 func (f *IncidentIO) BytesServed() int64 {
 	f.mu.Lock()
@@ -366,16 +334,7 @@ func (f *IncidentIO) BytesServed() int64 {
 }
 
 func (f *IncidentIO) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	f.mu.Lock()
-	f.requests[r.URL.Path]++
-	var fault func(http.ResponseWriter, *http.Request) bool
-	for part, fn := range f.faults {
-		if part == "" || strings.Contains(r.URL.Path, part) {
-			fault = fn
-		}
-	}
-	f.mu.Unlock()
-	if fault != nil && fault(w, r) {
+	if f.faulted(w, r) {
 		return
 	}
 	f.mu.Lock()

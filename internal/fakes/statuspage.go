@@ -15,20 +15,18 @@ import (
 // /api/v2/incidents.json in the real shapes.
 type Statuspage struct {
 	Server *httptest.Server
+	pageFaults
 
 	mu         sync.Mutex
 	components []map[string]any
 	incidents  []map[string]any
 	maints     []map[string]any
-	faults     map[string]func(w http.ResponseWriter, r *http.Request) bool
-	requests   map[string]int
 	clock      time.Time
 }
 
 // NewStatuspage starts a page with two components, both operational.
 func NewStatuspage() *Statuspage {
-	s := &Statuspage{faults: map[string]func(http.ResponseWriter, *http.Request) bool{}, requests: map[string]int{},
-		clock: time.Date(2026, 3, 8, 1, 0, 0, 0, time.FixedZone("PST", -8*3600))}
+	s := &Statuspage{clock: time.Date(2026, 3, 8, 1, 0, 0, 0, time.FixedZone("PST", -8*3600))}
 	s.SetComponent("api0000001", "API", "operational")
 	s.SetComponent("chatgpt001", "ChatGPT", "operational")
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
@@ -104,36 +102,8 @@ func (s *Statuspage) addUpdate(list *[]map[string]any, id, name, status, impact,
 	inc["incident_updates"] = append([]any{u}, inc["incident_updates"].([]any)...)
 }
 
-// Fault makes requests whose path contains pathPart go to f while it
-// returns true ("" matches every path); nil removes it.
-func (s *Statuspage) Fault(pathPart string, f func(w http.ResponseWriter, r *http.Request) bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if f == nil {
-		delete(s.faults, pathPart)
-		return
-	}
-	s.faults[pathPart] = f
-}
-
-// Requests counts requests per path.
-func (s *Statuspage) Requests(path string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.requests[path]
-}
-
 func (s *Statuspage) serve(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	s.requests[r.URL.Path]++
-	var fault func(http.ResponseWriter, *http.Request) bool
-	for part, f := range s.faults {
-		if strings.Contains(r.URL.Path, part) {
-			fault = f
-		}
-	}
-	s.mu.Unlock()
-	if fault != nil && fault(w, r) {
+	if s.faulted(w, r) {
 		return
 	}
 	s.mu.Lock()
