@@ -55,9 +55,10 @@ func newHarness(t *testing.T) *harness {
 		cfg: &config.Config{
 			TelegramBotToken: testToken,
 			TelegramAPIURL:   tg.URL(),
-			StatuspageURL:    sp.URL(),
-			PollInterval:     time.Minute,
-			HTTPTimeout:      5 * time.Second,
+			StatuspageURL:      sp.URL(),
+			StatuspageProvider: "statuspage",
+			PollInterval:       time.Minute,
+			HTTPTimeout:        5 * time.Second,
 		},
 		logs: &testenv.LogBuffer{},
 	}
