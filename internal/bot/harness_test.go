@@ -53,8 +53,8 @@ func newHarness(t *testing.T) *harness {
 		sp:  sp,
 		st:  testenv.Store(t),
 		cfg: &config.Config{
-			TelegramBotToken: testToken,
-			TelegramAPIURL:   tg.URL(),
+			TelegramBotToken:   testToken,
+			TelegramAPIURL:     tg.URL(),
 			StatuspageURL:      sp.URL(),
 			StatuspageProvider: "statuspage",
 			PollInterval:       time.Minute,
