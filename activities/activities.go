@@ -113,13 +113,8 @@ func (a *Activities) DetectEvents(ctx context.Context) (*Detection, error) {
 	}
 	res := event.Diff(cp, page)
 	d.Rebaseline = res.Rebaseline
-	if res.Baseline != nil {
-		if err := a.Store.SaveBaseline(ctx, res.Baseline); err != nil {
-			return nil, err
-		}
-		d.BaselinedParts = newlyBaselined(cp, res)
-		activity.GetLogger(ctx).Info("status page baselined: nobody is told about what it already shows",
-			"provider", page.Provider, "parts", d.BaselinedParts, "provider_changed", res.Rebaseline)
+	if d.BaselinedParts, err = a.saveBaseline(ctx, cp, res, page.Provider); err != nil {
+		return nil, err
 	}
 	// After the baseline: saving one replaces the checkpoint document.
 	if d.Blind, err = a.trackBlindSpots(ctx, cp, page, res.Baseline != nil); err != nil {
@@ -133,6 +128,21 @@ func (a *Activities) DetectEvents(ctx context.Context) (*Detection, error) {
 		}
 	}
 	return d, nil
+}
+
+// saveBaseline records the parts of the page seen for the first time (or
+// again under another provider) and names them.
+func (a *Activities) saveBaseline(ctx context.Context, cp event.Checkpoint, res event.Result, provider string) ([]string, error) {
+	if res.Baseline == nil {
+		return nil, nil
+	}
+	if err := a.Store.SaveBaseline(ctx, res.Baseline); err != nil {
+		return nil, err
+	}
+	parts := newlyBaselined(cp, res)
+	activity.GetLogger(ctx).Info("status page baselined: nobody is told about what it already shows",
+		"provider", provider, "parts", parts, "provider_changed", res.Rebaseline)
+	return parts, nil
 }
 
 func newlyBaselined(cp event.Checkpoint, res event.Result) []string {
@@ -152,8 +162,7 @@ func newlyBaselined(cp event.Checkpoint, res event.Result) []string {
 // change, or a page that renumbered its components), matching by name and
 // group. It returns how many components were mapped.
 func (a *Activities) followRenames(ctx context.Context, cp *event.Checkpoint, page *statuspage.Page) (int, error) {
-	switching := (cp.Baseline || cp.ComponentsBaselined) && cp.Provider != page.Provider &&
-		!(cp.Provider == "" && page.Provider == statuspage.ProviderStatuspage)
+	switching := cp.ProviderChanged(page)
 	if page.ComponentsErr != "" || (!switching && !event.MissingComponents(*cp, page)) {
 		return 0, nil
 	}

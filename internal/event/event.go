@@ -136,7 +136,7 @@ type Result struct {
 // component missing from the page is neither removed nor changed.
 func Diff(cp Checkpoint, p *statuspage.Page) Result {
 	var res Result
-	if cp.anyBaselined() && cp.provider() != providerOf(p) {
+	if cp.ProviderChanged(p) {
 		cp, res.Rebaseline = Checkpoint{}, true
 	}
 	compsDone, incDone := cp.Baseline || cp.ComponentsBaselined, cp.Baseline || cp.IncidentsBaselined
@@ -169,6 +169,12 @@ func Diff(cp Checkpoint, p *statuspage.Page) Result {
 	chain(cp, evs)
 	res.Events = evs
 	return res
+}
+
+// ProviderChanged reports whether the page was read by another provider
+// than the one the checkpoint saw: its IDs are not the checkpoint's.
+func (cp Checkpoint) ProviderChanged(p *statuspage.Page) bool {
+	return cp.anyBaselined() && cp.provider() != providerOf(p)
 }
 
 func (cp Checkpoint) anyBaselined() bool {
