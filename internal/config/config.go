@@ -2,8 +2,11 @@
 package config
 
 import (
+	"errors"
 	"fmt"
+	"net"
 	"net/url"
+	"os"
 	"sort"
 	"strings"
 	"time"
@@ -12,11 +15,15 @@ import (
 )
 
 // Config holds every setting; names are the environment variables.
+//
+// The two secrets can come from files instead (TELEGRAM_BOT_TOKEN_FILE,
+// MONGODB_URI_FILE: Docker/Kubernetes secrets), so that they do not show in
+// the process environment (`docker inspect`, /proc/PID/environ).
 type Config struct {
-	TelegramBotToken  string        `envconfig:"TELEGRAM_BOT_TOKEN" required:"true"`
+	TelegramBotToken  string        `envconfig:"TELEGRAM_BOT_TOKEN"`
 	TelegramAPIURL    string        `envconfig:"TELEGRAM_API_URL" default:"https://api.telegram.org"`
 	StatuspageURL     string        `envconfig:"STATUSPAGE_URL" default:"https://status.openai.com"`
-	MongoDBURI        string        `envconfig:"MONGODB_URI" required:"true"`
+	MongoDBURI        string        `envconfig:"MONGODB_URI"`
 	MongoDBDatabase   string        `envconfig:"MONGODB_DATABASE" default:"openai-status-bot"`
 	TemporalAddress   string        `envconfig:"TEMPORAL_ADDRESS" default:"localhost:7233"`
 	TemporalNamespace string        `envconfig:"TEMPORAL_NAMESPACE" default:"default"`
@@ -25,7 +32,15 @@ type Config struct {
 	HTTPTimeout       time.Duration `envconfig:"HTTP_TIMEOUT" default:"10s"`
 	TelegramRateLimit float64       `envconfig:"TELEGRAM_RATE_LIMIT" default:"25"`
 	HealthAddr        string        `envconfig:"HEALTH_ADDR" default:"127.0.0.1:8080"`
-	LogLevel          string        `envconfig:"LOG_LEVEL" default:"info"`
+	// MetricsAddr serves GET /metrics (Prometheus); empty turns it off.
+	MetricsAddr string `envconfig:"METRICS_ADDR" default:"127.0.0.1:9090"`
+	LogLevel    string `envconfig:"LOG_LEVEL" default:"info"`
+}
+
+// secretFiles maps each secret to the variable naming a file that holds it.
+var secretFiles = []struct{ name, fileVar, hint string }{
+	{"TELEGRAM_BOT_TOKEN", "TELEGRAM_BOT_TOKEN_FILE", "the bot's token from @BotFather"},
+	{"MONGODB_URI", "MONGODB_URI_FILE", "a mongodb:// or mongodb+srv:// URI"},
 }
 
 // Load reads and validates the environment. Errors name the variable and
@@ -35,19 +50,75 @@ func Load() (*Config, error) {
 	if err := envconfig.Process("", &c); err != nil {
 		return nil, redactEnvErr(err)
 	}
+	if err := c.readSecretFiles(os.LookupEnv); err != nil {
+		return nil, err
+	}
 	return &c, c.Validate()
+}
+
+// readSecretFiles fills the secrets from their *_FILE variables. Setting
+// both forms is an error: which one wins would be a guess.
+func (c *Config) readSecretFiles(lookup func(string) (string, bool)) error {
+	var errs []string
+	for _, s := range secretFiles {
+		path, ok := lookup(s.fileVar)
+		if !ok {
+			continue
+		}
+		if v, set := lookup(s.name); set && v != "" {
+			errs = append(errs, fmt.Sprintf("set %s or %s, not both", s.name, s.fileVar))
+			continue
+		}
+		v, err := readSecretFile(path)
+		if err != nil {
+			errs = append(errs, fmt.Sprintf("%s: %v (it must hold %s)", s.fileVar, err, s.hint))
+			continue
+		}
+		switch s.name {
+		case "TELEGRAM_BOT_TOKEN":
+			c.TelegramBotToken = v
+		case "MONGODB_URI":
+			c.MongoDBURI = v
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("configuration: %s", strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// readSecretFile returns the file's content without the trailing newline
+// editors add. Its errors name the path, never the content.
+func readSecretFile(path string) (string, error) {
+	if strings.TrimSpace(path) == "" {
+		return "", errors.New("is set but empty (a file path)")
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			return "", fmt.Errorf("cannot read %s: %v", path, pe.Err)
+		}
+		return "", fmt.Errorf("cannot read %s", path)
+	}
+	v := strings.TrimSpace(string(b))
+	if v == "" {
+		return "", fmt.Errorf("%s is empty", path)
+	}
+	return v, nil
 }
 
 // Validate checks ranges and formats.
 func (c *Config) Validate() error {
 	var errs []string
 	if strings.TrimSpace(c.TelegramBotToken) == "" {
-		errs = append(errs, "TELEGRAM_BOT_TOKEN is required (get one from @BotFather)")
+		errs = append(errs, "TELEGRAM_BOT_TOKEN (or TELEGRAM_BOT_TOKEN_FILE) is required and empty: "+
+			"talk to @BotFather in Telegram, send /newbot, and put the token it gives you there")
 	} else if strings.ContainsAny(c.TelegramBotToken, " /\t\n") {
 		errs = append(errs, "TELEGRAM_BOT_TOKEN must be a token like 123456:ABC-DEF (value not shown)")
 	}
 	if strings.TrimSpace(c.MongoDBURI) == "" {
-		errs = append(errs, "MONGODB_URI is required")
+		errs = append(errs, "MONGODB_URI (or MONGODB_URI_FILE) is required")
 	} else if !strings.HasPrefix(c.MongoDBURI, "mongodb://") && !strings.HasPrefix(c.MongoDBURI, "mongodb+srv://") {
 		errs = append(errs, "MONGODB_URI must start with mongodb:// or mongodb+srv:// (value not shown)")
 	}
@@ -71,6 +142,11 @@ func (c *Config) Validate() error {
 		"TEMPORAL_NAMESPACE": c.TemporalNamespace, "TEMPORAL_TASK_QUEUE": c.TemporalTaskQueue, "HEALTH_ADDR": c.HealthAddr} {
 		if strings.TrimSpace(v) == "" {
 			errs = append(errs, name+" must not be empty")
+		}
+	}
+	if c.MetricsAddr != "" {
+		if _, _, err := net.SplitHostPort(c.MetricsAddr); err != nil {
+			errs = append(errs, fmt.Sprintf("METRICS_ADDR must be host:port (or empty to turn metrics off), got %q", c.MetricsAddr))
 		}
 	}
 	switch strings.ToLower(c.LogLevel) {
