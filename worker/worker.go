@@ -13,12 +13,14 @@ import (
 	"go.temporal.io/api/operatorservice/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/interceptor"
 	sdklog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/worker"
 
 	"github.com/openai-status-bot/statusbot/activities"
 	"github.com/openai-status-bot/statusbot/internal/config"
+	"github.com/openai-status-bot/statusbot/internal/metrics"
 	"github.com/openai-status-bot/statusbot/internal/statuspage"
 	"github.com/openai-status-bot/statusbot/internal/store"
 	"github.com/openai-status-bot/statusbot/internal/telegram"
@@ -31,6 +33,9 @@ func Dial(cfg *config.Config, log *slog.Logger) (client.Client, error) {
 		HostPort:  cfg.TemporalAddress,
 		Namespace: cfg.TemporalNamespace,
 		Logger:    sdklog.NewStructuredLogger(log),
+		// SDK metrics and the poll counter, served on METRICS_ADDR.
+		MetricsHandler: metrics.TemporalHandler(),
+		Interceptors:   []interceptor.ClientInterceptor{metrics.Interceptor()},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("temporal: connect to TEMPORAL_ADDRESS %s: %w", cfg.TemporalAddress, err)
