@@ -97,17 +97,19 @@ func TestWorkerProcessServesMetrics(t *testing.T) {
 	require.Contains(t, m, `statusbot_deliveries_backing_off`)
 	require.Contains(t, m, `statusbot_oldest_backing_off_delivery_start_timestamp_seconds`)
 
-	// The Temporal SDK's own series, tagged with our task queue.
+	// The Temporal SDK's own series, tagged with our task queue (the SDK's
+	// Prometheus naming turns '-' into '_').
+	queue := strings.ReplaceAll(s.Config.TemporalTaskQueue, "-", "_")
 	sdk := 0
 	for k, v := range m {
-		if strings.HasPrefix(k, "temporal_") && strings.Contains(k, `task_queue="`+s.Config.TemporalTaskQueue) && v > 0 {
+		if strings.HasPrefix(k, "temporal_") && strings.Contains(k, `task_queue="`+queue) && v > 0 {
 			sdk++
 		}
 	}
 	require.Greater(t, sdk, 0, "SDK series present:\n%s", body)
-	require.Contains(t, body, "temporal_activity_execution_latency")
+	require.Contains(t, body, "\ntemporal_activity_execution_latency_seconds_count{")
 	require.Contains(t, body, `activity_type="Send"`)
-	require.Contains(t, body, "temporal_workflow_completed")
+	require.Contains(t, body, "\ntemporal_workflow_completed_total{")
 
 	secret := testenv.TestToken[strings.IndexByte(testenv.TestToken, ':')+1:]
 	require.NotContains(t, body, secret, "the token never reaches a metric")

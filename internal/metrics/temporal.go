@@ -37,8 +37,9 @@ func TemporalHandler() client.MetricsHandler {
 		scope, _ := tally.NewRootScope(tally.ScopeOptions{
 			CachedReporter:  reporter,
 			Separator:       tallyprom.DefaultSeparator,
+			// Label values too: '-' becomes '_' (task_queue="openai_status_bot").
 			SanitizeOptions: &sdktally.PrometheusSanitizeOptions,
-			Prefix:          "temporal",
+			// The SDK's names already start with temporal_.
 		}, time.Second)
 		temporalHandler = sdktally.NewMetricsHandler(sdktally.NewPrometheusNamingScope(scope))
 	})
