@@ -35,8 +35,8 @@ func TemporalHandler() client.MetricsHandler {
 			},
 		})
 		scope, _ := tally.NewRootScope(tally.ScopeOptions{
-			CachedReporter:  reporter,
-			Separator:       tallyprom.DefaultSeparator,
+			CachedReporter: reporter,
+			Separator:      tallyprom.DefaultSeparator,
 			// Label values too: '-' becomes '_' (task_queue="openai_status_bot").
 			SanitizeOptions: &sdktally.PrometheusSanitizeOptions,
 			// The SDK's names already start with temporal_.
