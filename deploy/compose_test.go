@@ -247,3 +247,16 @@ func TestDockerfilePinsBaseImages(t *testing.T) {
 	require.NotContains(t, s, "debian12")
 	require.True(t, slices.Contains(strings.Fields(s), "65532:65532"), "runs as distroless nonroot")
 }
+
+// `make docker` builds the image compose.yml runs.
+func TestMakeDockerTagsTheComposeImage(t *testing.T) {
+	mk, err := os.ReadFile(filepath.Join(root, "Makefile"))
+	require.NoError(t, err)
+	m := regexp.MustCompile(`docker build .*-t (\S+) \.`).FindSubmatch(mk)
+	require.NotNil(t, m)
+	for name, s := range loadCompose(t).Services {
+		if s.Build != nil {
+			require.Equal(t, string(m[1]), s.Image, "%s: image built by `make docker`", name)
+		}
+	}
+}
