@@ -81,7 +81,7 @@ func main() {
 		fmt.Println("statusbot: configuration is valid")
 		return
 	}
-	log := logging.New(os.Stderr, cfg.LogLevel, cfg.TelegramBotToken, cfg.MongoDBURI)
+	log := logging.New(os.Stderr, cfg.LogLevel, cfg.TelegramBotToken, cfg.MongoDBURI, cfg.TemporalAPIKey)
 	slog.SetDefault(log)
 	log.Info("statusbot starting", "version", version, "command", cmd, "go", runtime.Version(),
 		"health_addr", cfg.HealthAddr, "metrics_addr", cfg.MetricsAddr)

@@ -20,14 +20,18 @@ import (
 // MONGODB_URI_FILE: Docker/Kubernetes secrets), so that they do not show in
 // the process environment (`docker inspect`, /proc/PID/environ).
 type Config struct {
-	TelegramBotToken  string        `envconfig:"TELEGRAM_BOT_TOKEN"`
-	TelegramAPIURL    string        `envconfig:"TELEGRAM_API_URL" default:"https://api.telegram.org"`
-	StatuspageURL     string        `envconfig:"STATUSPAGE_URL" default:"https://status.openai.com"`
-	MongoDBURI        string        `envconfig:"MONGODB_URI"`
-	MongoDBDatabase   string        `envconfig:"MONGODB_DATABASE" default:"openai-status-bot"`
-	TemporalAddress   string        `envconfig:"TEMPORAL_ADDRESS" default:"localhost:7233"`
-	TemporalNamespace string        `envconfig:"TEMPORAL_NAMESPACE" default:"default"`
-	TemporalTaskQueue string        `envconfig:"TEMPORAL_TASK_QUEUE" default:"openai-status-bot"`
+	TelegramBotToken  string `envconfig:"TELEGRAM_BOT_TOKEN"`
+	TelegramAPIURL    string `envconfig:"TELEGRAM_API_URL" default:"https://api.telegram.org"`
+	StatuspageURL     string `envconfig:"STATUSPAGE_URL" default:"https://status.openai.com"`
+	MongoDBURI        string `envconfig:"MONGODB_URI"`
+	MongoDBDatabase   string `envconfig:"MONGODB_DATABASE" default:"openai-status-bot"`
+	TemporalAddress   string `envconfig:"TEMPORAL_ADDRESS" default:"localhost:7233"`
+	TemporalNamespace string `envconfig:"TEMPORAL_NAMESPACE" default:"default"`
+	TemporalTaskQueue string `envconfig:"TEMPORAL_TASK_QUEUE" default:"openai-status-bot"`
+	// TemporalAPIKey authenticates to Temporal Cloud (optional). mTLS and the
+	// rest of the SDK's client settings (TEMPORAL_TLS_*, TEMPORAL_PROFILE)
+	// are read by worker.Dial.
+	TemporalAPIKey    string        `envconfig:"TEMPORAL_API_KEY"`
 	PollInterval      time.Duration `envconfig:"POLL_INTERVAL" default:"1m"`
 	HTTPTimeout       time.Duration `envconfig:"HTTP_TIMEOUT" default:"10s"`
 	TelegramRateLimit float64       `envconfig:"TELEGRAM_RATE_LIMIT" default:"25"`
@@ -41,6 +45,7 @@ type Config struct {
 var secretFiles = []struct{ name, fileVar, hint string }{
 	{"TELEGRAM_BOT_TOKEN", "TELEGRAM_BOT_TOKEN_FILE", "the bot's token from @BotFather"},
 	{"MONGODB_URI", "MONGODB_URI_FILE", "a mongodb:// or mongodb+srv:// URI"},
+	{"TEMPORAL_API_KEY", "TEMPORAL_API_KEY_FILE", "a Temporal Cloud API key"},
 }
 
 // Load reads and validates the environment. Errors name the variable and
@@ -79,6 +84,8 @@ func (c *Config) readSecretFiles(lookup func(string) (string, bool)) error {
 			c.TelegramBotToken = v
 		case "MONGODB_URI":
 			c.MongoDBURI = v
+		case "TEMPORAL_API_KEY":
+			c.TemporalAPIKey = v
 		}
 	}
 	if len(errs) > 0 {

@@ -140,3 +140,15 @@ func TestMetricsAddr(t *testing.T) {
 	_, err = config.Load()
 	require.ErrorContains(t, err, "METRICS_ADDR must be host:port")
 }
+
+func TestTemporalAPIKeyFromFile(t *testing.T) {
+	setRequired(t)
+	t.Setenv("TEMPORAL_API_KEY_FILE", writeSecret(t, "cloud-key\n"))
+	c, err := config.Load()
+	require.NoError(t, err)
+	require.Equal(t, "cloud-key", c.TemporalAPIKey)
+
+	t.Setenv("TEMPORAL_API_KEY", "other")
+	_, err = config.Load()
+	require.ErrorContains(t, err, "set TEMPORAL_API_KEY or TEMPORAL_API_KEY_FILE, not both")
+}
