@@ -105,6 +105,11 @@ func TestServerServesMetricsOnly(t *testing.T) {
 	require.NoError(t, err)
 	resp.Body.Close()
 	require.Equal(t, http.StatusNotFound, resp.StatusCode)
+	// A busy port fails with what to do about it.
+	err = metrics.NewServer(s.Addr()).Run(context.Background())
+	require.ErrorContains(t, err, "METRICS_ADDR "+s.Addr())
+	require.ErrorContains(t, err, "to nothing to turn metrics off")
+
 	cancel()
 	require.NoError(t, <-done)
 }

@@ -37,7 +37,8 @@ func Handler() http.Handler {
 func (s *Server) Run(ctx context.Context) error {
 	ln, err := net.Listen("tcp", s.addr)
 	if err != nil {
-		return fmt.Errorf("metrics: listen on METRICS_ADDR %s: %w", s.addr, err)
+		// Prometheus itself defaults to 9090: say how to move out of its way.
+		return fmt.Errorf("metrics: listen on METRICS_ADDR %s: %w (set METRICS_ADDR to a free host:port, or to nothing to turn metrics off)", s.addr, err)
 	}
 	s.mu.Lock()
 	s.ln = ln
