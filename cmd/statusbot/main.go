@@ -20,6 +20,7 @@ import (
 	"syscall"
 	"time"
 
+	"go.temporal.io/sdk/client"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/openai-status-bot/statusbot/internal/bot"
@@ -121,25 +122,7 @@ func run(ctx context.Context, cmd string, cfg *config.Config, log *slog.Logger) 
 			return err
 		}
 		defer c.Close()
-		lastPoll := func(ctx context.Context) (time.Time, error) {
-			snap, err := st.LatestSnapshot(ctx)
-			if err != nil || snap == nil {
-				return time.Time{}, err
-			}
-			return snap.FetchedAt, nil
-		}
-		hs.AddCheck("last_poll", func(ctx context.Context) error {
-			at, err := lastPoll(ctx)
-			if err != nil {
-				return err
-			}
-			if at.IsZero() || time.Since(at) > 3*cfg.PollInterval {
-				return errors.New("no successful poll in the last three poll intervals")
-			}
-			return nil
-		})
-		metrics.WatchLastPoll(lastPoll)
-		metrics.WatchBackingOff(backingOffDeliveries(c))
+		watchWorker(cfg, hs, st, c)
 		g.Go(func() error { return worker.Run(gctx, cfg, c, st, log) })
 	}
 	if cmd == "bot" || cmd == "all" {
@@ -148,6 +131,30 @@ func run(ctx context.Context, cmd string, cfg *config.Config, log *slog.Logger) 
 		hs.SetReady()
 	}
 	return g.Wait()
+}
+
+// watchWorker adds the worker's readiness check (a recent poll) and its
+// scrape-time metrics (the last poll, deliveries backing off).
+func watchWorker(cfg *config.Config, hs *health.Server, st *store.Store, c client.Client) {
+	lastPoll := func(ctx context.Context) (time.Time, error) {
+		snap, err := st.LatestSnapshot(ctx)
+		if err != nil || snap == nil {
+			return time.Time{}, err
+		}
+		return snap.FetchedAt, nil
+	}
+	hs.AddCheck("last_poll", func(ctx context.Context) error {
+		at, err := lastPoll(ctx)
+		if err != nil {
+			return err
+		}
+		if at.IsZero() || time.Since(at) > 3*cfg.PollInterval {
+			return errors.New("no successful poll in the last three poll intervals")
+		}
+		return nil
+	})
+	metrics.WatchLastPoll(lastPoll)
+	metrics.WatchBackingOff(backingOffDeliveries(c))
 }
 
 // openStore retries while MongoDB starts (compose, make run).
