@@ -14,6 +14,8 @@ RETENTION=${NAMESPACE_RETENTION:-168h}
 SEARCH_ATTRIBUTES="EventKind:Keyword EventKey:Keyword IncidentID:Keyword ComponentIDs:KeywordList
 DeliveryState:Keyword PendingSubscribers:Int FailedSubscribers:Int"
 
+quietly() { "$@" >/dev/null 2>&1; }
+
 retry() {
   what=$1
   shift
@@ -29,7 +31,7 @@ retry() {
 }
 
 echo "setup-namespace: waiting for the Temporal frontend at $TEMPORAL_ADDRESS"
-retry "cluster health" temporal operator cluster health >/dev/null 2>&1
+retry "cluster health" quietly temporal operator cluster health
 
 if temporal operator namespace describe --namespace "$TEMPORAL_NAMESPACE" >/dev/null 2>&1; then
   echo "setup-namespace: namespace $TEMPORAL_NAMESPACE exists"
@@ -39,7 +41,7 @@ else
     temporal operator namespace describe --namespace "$TEMPORAL_NAMESPACE" >/dev/null
 fi
 # A new namespace reaches every service's cache within seconds.
-retry "namespace $TEMPORAL_NAMESPACE" temporal operator namespace describe --namespace "$TEMPORAL_NAMESPACE" >/dev/null 2>&1
+retry "namespace $TEMPORAL_NAMESPACE" quietly temporal operator namespace describe --namespace "$TEMPORAL_NAMESPACE"
 
 have_attribute() {
   temporal operator search-attribute list --namespace "$TEMPORAL_NAMESPACE" | grep -qw "$1"
@@ -49,8 +51,8 @@ for sa in $SEARCH_ATTRIBUTES; do
   type=${sa##*:}
   if ! have_attribute "$name"; then
     echo "setup-namespace: adding search attribute $name ($type)"
-    retry "search attribute $name" temporal operator search-attribute create \
-      --namespace "$TEMPORAL_NAMESPACE" --name "$name" --type "$type" >/dev/null
+    retry "search attribute $name" quietly temporal operator search-attribute create \
+      --namespace "$TEMPORAL_NAMESPACE" --name "$name" --type "$type"
   fi
   retry "search attribute $name listed" have_attribute "$name"
 done
