@@ -5,17 +5,26 @@
 #   docker run IMAGE worker        Temporal worker (poll + delivery workflows)
 #   docker run IMAGE bot           Telegram long-poll command handler
 #   docker run IMAGE               both (default: "all")
-#   docker run IMAGE healthcheck   exits 0 if GET http://$HEALTH_ADDR/healthz is 200
+#   docker run IMAGE healthcheck   exits 0 if GET http://$HEALTH_ADDR/readyz is 200
+#   docker run IMAGE version       prints the version stamped at build time
 # Configuration comes from the environment; see .env.example.
+#
+#   docker build --build-arg VERSION=$(git describe --tags --always --dirty) -t statusbot:local .
+#
+# Base images are pinned to exact versions (the Go toolchain this repository
+# is tested with, and distroless' Debian 13 line). Pin digests too when your
+# registry policy asks for it: `docker buildx imagetools inspect IMAGE`.
 
-ARG GO_VERSION=1.26
+ARG GO_VERSION=1.26.8
 
 # ---- build ------------------------------------------------------------------
 # Runs on the build host's platform and cross-compiles (no CGO), so
 # `docker buildx build --platform linux/amd64,linux/arm64` needs no emulation.
-FROM --platform=$BUILDPLATFORM golang:${GO_VERSION} AS build
+FROM --platform=$BUILDPLATFORM golang:${GO_VERSION}-trixie AS build
 ARG TARGETOS
 ARG TARGETARCH
+# Stamped into the binary: `statusbot version` and the start-up log line.
+ARG VERSION=dev
 WORKDIR /src
 # GOWORK=off: build the root module alone even if a go.work appears later
 # (tools/ is not in the build context, see .dockerignore).
@@ -30,21 +39,23 @@ RUN go mod download && go mod verify
 COPY . .
 RUN --mount=type=cache,target=/root/.cache/go-build \
     GOOS=${TARGETOS} GOARCH=${TARGETARCH} \
-    go build -trimpath -ldflags='-s -w' -o /out/statusbot ./cmd/statusbot
+    go build -trimpath -ldflags="-s -w -X main.version=${VERSION}" -o /out/statusbot ./cmd/statusbot
 
 # ---- runtime ----------------------------------------------------------------
 # distroless/static ships CA certificates (/etc/ssl/certs/ca-certificates.crt),
 # tzdata and /etc/passwd with the nonroot user, and nothing else: no shell,
 # no curl. Hence the HEALTHCHECK uses the binary itself.
-FROM gcr.io/distroless/static-debian12:nonroot
+FROM gcr.io/distroless/static-debian13:nonroot
 COPY --from=build /out/statusbot /statusbot
 # 65532:65532 is distroless's "nonroot" user; numeric so that Kubernetes'
 # runAsNonRoot can verify it.
 USER 65532:65532
 # Listen on all interfaces inside the container so that Docker, Compose or
-# Kubernetes probes can reach /healthz. Nothing publishes this port by default.
-ENV HEALTH_ADDR=0.0.0.0:8080
-EXPOSE 8080
+# Kubernetes probes (/livez, /readyz) and Prometheus (/metrics) can reach
+# them. Nothing publishes these ports by default.
+ENV HEALTH_ADDR=0.0.0.0:8080 \
+    METRICS_ADDR=0.0.0.0:9090
+EXPOSE 8080 9090
 HEALTHCHECK --interval=30s --timeout=10s --start-period=60s --retries=3 \
     CMD ["/statusbot", "healthcheck"]
 ENTRYPOINT ["/statusbot"]

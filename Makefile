@@ -28,8 +28,10 @@ test: tools ## unit, replay and integration tests (real Temporal dev server and 
 	go vet ./...
 	go test $(GO_TEST_FLAGS) ./...
 
-build: ## build bin/statusbot
-	CGO_ENABLED=0 go build -trimpath -o bin/statusbot ./cmd/statusbot
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+
+build: ## build bin/statusbot (version stamped: bin/statusbot version)
+	CGO_ENABLED=0 go build -trimpath -ldflags "-X main.version=$(VERSION)" -o bin/statusbot ./cmd/statusbot
 
 tools: ## build (or take from the cache) the Temporal CLI and the FerretDB helper
 
@@ -60,8 +62,8 @@ lint: $(STATICCHECK_CACHED) $(WORKFLOWCHECK_CACHED) ## go vet, staticcheck, and 
 	$(STATICCHECK_CACHED) ./...
 	$(WORKFLOWCHECK_CACHED) ./workflows/...
 
-docker: ## build the production image
-	docker build -t openai-status-bot:latest .
+docker: ## build the production image, tagged as compose.yml expects (statusbot:local)
+	docker build --build-arg VERSION=$(VERSION) -t statusbot:local .
 
 histories: tools ## regenerate workflows/testdata replay histories from a real dev-server run
 	UPDATE_REPLAY_HISTORIES=1 go test -count=1 -run TestExportReplayHistories -v ./worker/

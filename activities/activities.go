@@ -17,6 +17,7 @@ import (
 
 	"github.com/openai-status-bot/statusbot/internal/event"
 	"github.com/openai-status-bot/statusbot/internal/message"
+	"github.com/openai-status-bot/statusbot/internal/metrics"
 	"github.com/openai-status-bot/statusbot/internal/statuspage"
 	"github.com/openai-status-bot/statusbot/internal/store"
 	"github.com/openai-status-bot/statusbot/internal/telegram"
@@ -122,6 +123,7 @@ func (a *Activities) DetectEvents(ctx context.Context) (*Detection, error) {
 	}
 	d.Baseline = res.Baseline != nil && len(res.Events) == 0
 	d.Events, d.Prune = res.Events, res.Prune
+	metrics.EventsDetected(d.Events)
 	if len(d.Events) > 0 {
 		if err := a.Store.SaveIntent(ctx, d.Events); err != nil {
 			return nil, err

@@ -7,18 +7,21 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/operatorservice/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/contrib/envconfig"
 	sdklog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/worker"
 
 	"github.com/openai-status-bot/statusbot/activities"
 	"github.com/openai-status-bot/statusbot/internal/config"
+	"github.com/openai-status-bot/statusbot/internal/metrics"
 	"github.com/openai-status-bot/statusbot/internal/statuspage"
 	"github.com/openai-status-bot/statusbot/internal/store"
 	"github.com/openai-status-bot/statusbot/internal/telegram"
@@ -27,15 +30,51 @@ import (
 
 // Dial connects to Temporal.
 func Dial(cfg *config.Config, log *slog.Logger) (client.Client, error) {
-	c, err := client.Dial(client.Options{
-		HostPort:  cfg.TemporalAddress,
-		Namespace: cfg.TemporalNamespace,
-		Logger:    sdklog.NewStructuredLogger(log),
-	})
+	opts, err := ClientOptions(cfg)
+	if err != nil {
+		return nil, err
+	}
+	opts.Logger = sdklog.NewStructuredLogger(log)
+	// SDK metrics and the poll counter, served on METRICS_ADDR.
+	opts.MetricsHandler = metrics.TemporalHandler()
+	opts.Interceptors = append(opts.Interceptors, metrics.Interceptor())
+	c, err := client.Dial(opts)
 	if err != nil {
 		return nil, fmt.Errorf("temporal: connect to TEMPORAL_ADDRESS %s: %w", cfg.TemporalAddress, err)
 	}
 	return c, nil
+}
+
+// ClientOptions applies the SDK's standard client environment configuration
+// (go.temporal.io/sdk/contrib/envconfig): TEMPORAL_TLS, TEMPORAL_TLS_CLIENT_CERT_PATH,
+// TEMPORAL_TLS_CLIENT_KEY_PATH, TEMPORAL_TLS_SERVER_CA_CERT_PATH, TEMPORAL_TLS_SERVER_NAME, ...,
+// TEMPORAL_GRPC_META_*, TEMPORAL_CONFIG_FILE and TEMPORAL_PROFILE, so mTLS
+// and Temporal Cloud work as with every Temporal tool. Address, namespace and
+// API key come from cfg (TEMPORAL_API_KEY_FILE included); an API key turns
+// TLS on.
+func ClientOptions(cfg *config.Config) (client.Options, error) {
+	opts, err := envconfig.LoadClientOptions(envconfig.LoadClientOptionsRequest{EnvLookup: cfgEnv{cfg}})
+	if err != nil {
+		return client.Options{}, fmt.Errorf("temporal: client configuration (TEMPORAL_TLS_*, TEMPORAL_CONFIG_FILE, TEMPORAL_PROFILE): %w", err)
+	}
+	return opts, nil
+}
+
+// cfgEnv is the process environment with the values cfg already resolved.
+type cfgEnv struct{ cfg *config.Config }
+
+func (e cfgEnv) Environ() []string { return os.Environ() }
+
+func (e cfgEnv) LookupEnv(key string) (string, bool) {
+	switch key {
+	case "TEMPORAL_ADDRESS":
+		return e.cfg.TemporalAddress, true
+	case "TEMPORAL_NAMESPACE":
+		return e.cfg.TemporalNamespace, true
+	case "TEMPORAL_API_KEY":
+		return e.cfg.TemporalAPIKey, e.cfg.TemporalAPIKey != ""
+	}
+	return os.LookupEnv(key)
 }
 
 // Run registers everything, ensures the Schedule and works until ctx ends.

@@ -6,11 +6,14 @@ import (
 	"io"
 	"log/slog"
 	"text/tabwriter"
+	"time"
 
 	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/client"
 
 	"github.com/openai-status-bot/statusbot/activities"
 	"github.com/openai-status-bot/statusbot/internal/config"
+	"github.com/openai-status-bot/statusbot/internal/metrics"
 	"github.com/openai-status-bot/statusbot/worker"
 	"github.com/openai-status-bot/statusbot/workflows"
 )
@@ -65,6 +68,34 @@ func listDeliveries(ctx context.Context, cfg *config.Config, log *slog.Logger, w
 	}
 	fmt.Fprintf(w, "%d delivery(ies). Details: temporal workflow describe -w <WORKFLOW ID>\n", n)
 	return nil
+}
+
+// BackingOffQuery finds running deliveries that wait between retry bursts.
+const BackingOffQuery = "WorkflowType = 'DeliveryWorkflow' AND ExecutionStatus = 'Running' AND DeliveryState = 'backing_off'"
+
+// backingOffDeliveries counts them and finds the oldest one's start for
+// the metrics (SQL visibility cannot sort, so it pages; at most 1000).
+func backingOffDeliveries(c client.Client) metrics.BackingOffFunc {
+	return func(ctx context.Context) (int, time.Time, error) {
+		var token []byte
+		n, oldest := 0, time.Time{}
+		for range 10 {
+			resp, err := c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: BackingOffQuery, NextPageToken: token, PageSize: 100})
+			if err != nil {
+				return 0, time.Time{}, err
+			}
+			for _, ex := range resp.GetExecutions() {
+				n++
+				if st := ex.GetStartTime().AsTime(); oldest.IsZero() || st.Before(oldest) {
+					oldest = st
+				}
+			}
+			if token = resp.GetNextPageToken(); len(token) == 0 {
+				break
+			}
+		}
+		return n, oldest, nil
+	}
 }
 
 func payloadString(b []byte) string {

@@ -4,7 +4,9 @@
 //	statusbot bot          Telegram command handler (long polling)
 //	statusbot all          both in one process
 //	statusbot deliveries   list deliveries in progress, backing off or failed
-//	statusbot healthcheck  exit 0 when GET /healthz on HEALTH_ADDR answers 200
+//	statusbot healthcheck  exit 0 when GET /readyz on HEALTH_ADDR answers 200
+//	statusbot check-config exit 0 when the configuration is valid
+//	statusbot version      print the version stamped at build time
 package main
 
 import (
@@ -14,16 +16,19 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
 
+	"go.temporal.io/sdk/client"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/openai-status-bot/statusbot/internal/bot"
 	"github.com/openai-status-bot/statusbot/internal/config"
 	"github.com/openai-status-bot/statusbot/internal/health"
 	"github.com/openai-status-bot/statusbot/internal/logging"
+	"github.com/openai-status-bot/statusbot/internal/metrics"
 	"github.com/openai-status-bot/statusbot/internal/store"
 	"github.com/openai-status-bot/statusbot/worker"
 )
@@ -31,13 +36,18 @@ import (
 const usage = `usage: statusbot <command>
 
 commands:
-  worker       run the Temporal worker (poll Schedule, poll and delivery workflows)
-  bot          run the Telegram command handler (long polling)
-  all          run both in one process
-  deliveries   list deliveries that are in progress, backing off or failed
-  healthcheck  exit 0 when GET http://$HEALTH_ADDR/healthz answers 200
+  worker        run the Temporal worker (poll Schedule, poll and delivery workflows)
+  bot           run the Telegram command handler (long polling)
+  all           run both in one process
+  deliveries    list deliveries that are in progress, backing off or failed
+  healthcheck   exit 0 when GET http://$HEALTH_ADDR/readyz answers 200
+  check-config  exit 0 when the configuration is valid (secrets files included)
+  version       print the version
 
 Configuration comes from the environment; see .env.example.`
+
+// version is stamped at build time: -ldflags "-X main.version=v1.2.3".
+var version = "dev"
 
 func main() {
 	if len(os.Args) != 2 {
@@ -45,6 +55,10 @@ func main() {
 		os.Exit(2)
 	}
 	cmd := os.Args[1]
+	if cmd == "version" || cmd == "--version" {
+		fmt.Println("statusbot", version, runtime.Version())
+		return
+	}
 	if cmd == "healthcheck" {
 		addr := os.Getenv("HEALTH_ADDR")
 		if addr == "" {
@@ -56,7 +70,7 @@ func main() {
 		}
 		return
 	}
-	if cmd != "worker" && cmd != "bot" && cmd != "all" && cmd != "deliveries" {
+	if cmd != "worker" && cmd != "bot" && cmd != "all" && cmd != "deliveries" && cmd != "check-config" {
 		fmt.Fprintf(os.Stderr, "statusbot: unknown command %q\n\n%s\n", cmd, usage)
 		os.Exit(2)
 	}
@@ -65,8 +79,14 @@ func main() {
 		fmt.Fprintln(os.Stderr, "statusbot:", err)
 		os.Exit(2)
 	}
-	log := logging.New(os.Stderr, cfg.LogLevel, cfg.TelegramBotToken, cfg.MongoDBURI)
+	if cmd == "check-config" {
+		fmt.Println("statusbot: configuration is valid")
+		return
+	}
+	log := logging.New(os.Stderr, cfg.LogLevel, cfg.TelegramBotToken, cfg.MongoDBURI, cfg.TemporalAPIKey)
 	slog.SetDefault(log)
+	log.Info("statusbot starting", "version", version, "command", cmd, "go", runtime.Version(),
+		"health_addr", cfg.HealthAddr, "metrics_addr", cfg.MetricsAddr)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, cmd, cfg, log); err != nil {
@@ -93,25 +113,17 @@ func run(ctx context.Context, cmd string, cfg *config.Config, log *slog.Logger) 
 
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return hs.Run(gctx) })
+	if cfg.MetricsAddr != "" {
+		ms := metrics.NewServer(cfg.MetricsAddr)
+		g.Go(func() error { return ms.Run(gctx) })
+	}
 	if cmd == "worker" || cmd == "all" {
 		c, err := worker.Dial(cfg, log)
 		if err != nil {
 			return err
 		}
 		defer c.Close()
-		hs.AddCheck("last_poll", func(ctx context.Context) error {
-			snap, err := st.LatestSnapshot(ctx)
-			if err != nil {
-				return err
-			}
-			if snap == nil || time.Since(snap.FetchedAt) > 3*cfg.PollInterval {
-				return errors.New("no successful poll in the last three poll intervals")
-			}
-			return nil
-		})
-		hs.AddCheck("status_page_parts", func(ctx context.Context) error {
-			return blindSpots(ctx, st, 3*cfg.PollInterval, time.Now())
-		})
+		watchWorker(cfg, hs, st, c)
 		g.Go(func() error { return worker.Run(gctx, cfg, c, st, log) })
 	}
 	if cmd == "bot" || cmd == "all" {
@@ -120,6 +132,33 @@ func run(ctx context.Context, cmd string, cfg *config.Config, log *slog.Logger) 
 		hs.SetReady()
 	}
 	return g.Wait()
+}
+
+// watchWorker adds the worker's readiness check (a recent poll) and its
+// scrape-time metrics (the last poll, deliveries backing off).
+func watchWorker(cfg *config.Config, hs *health.Server, st *store.Store, c client.Client) {
+	lastPoll := func(ctx context.Context) (time.Time, error) {
+		snap, err := st.LatestSnapshot(ctx)
+		if err != nil || snap == nil {
+			return time.Time{}, err
+		}
+		return snap.FetchedAt, nil
+	}
+	hs.AddCheck("last_poll", func(ctx context.Context) error {
+		at, err := lastPoll(ctx)
+		if err != nil {
+			return err
+		}
+		if at.IsZero() || time.Since(at) > 3*cfg.PollInterval {
+			return errors.New("no successful poll in the last three poll intervals")
+		}
+		return nil
+	})
+	hs.AddCheck("status_page_parts", func(ctx context.Context) error {
+		return blindSpots(ctx, st, 3*cfg.PollInterval, time.Now())
+	})
+	metrics.WatchLastPoll(lastPoll)
+	metrics.WatchBackingOff(backingOffDeliveries(c))
 }
 
 // openStore retries while MongoDB starts (compose, make run).

@@ -49,6 +49,7 @@ import (
 
 	"github.com/openai-status-bot/statusbot/internal/config"
 	"github.com/openai-status-bot/statusbot/internal/health"
+	"github.com/openai-status-bot/statusbot/internal/metrics"
 	"github.com/openai-status-bot/statusbot/internal/statuspage"
 	"github.com/openai-status-bot/statusbot/internal/store"
 	"github.com/openai-status-bot/statusbot/internal/telegram"
@@ -227,6 +228,7 @@ func run(ctx context.Context, cfg *config.Config, st *store.Store, hs *health.Se
 			p.tracker.done(upd.ID)
 			per.signal()
 		}()
+		metrics.UpdateReceived(upd)
 		safely(log, redact, upd.ID, func() {
 			uctx, cancel := context.WithTimeout(hctx, tn.handlerTimeout)
 			defer cancel()
@@ -512,6 +514,7 @@ func (p *poller) loop(ctx context.Context) {
 		}
 		backoff = 0
 		p.lastRound.Store(p.now().UnixNano())
+		metrics.LongPollSucceeded()
 		fresh := 0
 		for _, u := range upds {
 			if !p.tracker.isNew(u.ID) {

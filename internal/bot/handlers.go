@@ -11,6 +11,7 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"github.com/openai-status-bot/statusbot/internal/message"
+	"github.com/openai-status-bot/statusbot/internal/metrics"
 	"github.com/openai-status-bot/statusbot/internal/store"
 )
 
@@ -90,6 +91,7 @@ func (h *handler) onMessage(ctx context.Context, m *models.Message, channelPost 
 		r.thread = m.MessageThreadID
 	}
 	h.log.Debug("command", "name", cmd.Name, "chat_id", r.chatID, "thread", r.thread)
+	defer metrics.Command(cmd.Name)()
 	switch cmd.Name {
 	case "start":
 		h.cmdStart(ctx, r)

@@ -2,8 +2,11 @@
 package config
 
 import (
+	"errors"
 	"fmt"
+	"net"
 	"net/url"
+	"os"
 	"sort"
 	"strings"
 	"time"
@@ -12,24 +15,41 @@ import (
 )
 
 // Config holds every setting; names are the environment variables.
+//
+// The two secrets can come from files instead (TELEGRAM_BOT_TOKEN_FILE,
+// MONGODB_URI_FILE: Docker/Kubernetes secrets), so that they do not show in
+// the process environment (`docker inspect`, /proc/PID/environ).
 type Config struct {
-	TelegramBotToken   string        `envconfig:"TELEGRAM_BOT_TOKEN" required:"true"`
-	TelegramAPIURL     string        `envconfig:"TELEGRAM_API_URL" default:"https://api.telegram.org"`
-	StatuspageURL      string        `envconfig:"STATUSPAGE_URL" default:"https://status.openai.com"`
-	MongoDBURI         string        `envconfig:"MONGODB_URI" required:"true"`
-	MongoDBDatabase    string        `envconfig:"MONGODB_DATABASE" default:"openai-status-bot"`
-	TemporalAddress    string        `envconfig:"TEMPORAL_ADDRESS" default:"localhost:7233"`
-	TemporalNamespace  string        `envconfig:"TEMPORAL_NAMESPACE" default:"default"`
-	TemporalTaskQueue  string        `envconfig:"TEMPORAL_TASK_QUEUE" default:"openai-status-bot"`
-	StatuspageProvider string        `envconfig:"STATUSPAGE_PROVIDER" default:"auto"`
-	PollInterval       time.Duration `envconfig:"POLL_INTERVAL" default:"1m"`
+	TelegramBotToken   string `envconfig:"TELEGRAM_BOT_TOKEN"`
+	TelegramAPIURL     string `envconfig:"TELEGRAM_API_URL" default:"https://api.telegram.org"`
+	StatuspageURL      string `envconfig:"STATUSPAGE_URL" default:"https://status.openai.com"`
+	MongoDBURI         string `envconfig:"MONGODB_URI"`
+	MongoDBDatabase    string `envconfig:"MONGODB_DATABASE" default:"openai-status-bot"`
+	TemporalAddress    string `envconfig:"TEMPORAL_ADDRESS" default:"localhost:7233"`
+	TemporalNamespace  string `envconfig:"TEMPORAL_NAMESPACE" default:"default"`
+	TemporalTaskQueue  string `envconfig:"TEMPORAL_TASK_QUEUE" default:"openai-status-bot"`
+	StatuspageProvider string `envconfig:"STATUSPAGE_PROVIDER" default:"auto"`
+	// TemporalAPIKey authenticates to Temporal Cloud (optional). mTLS and the
+	// rest of the SDK's client settings (TEMPORAL_TLS_*, TEMPORAL_PROFILE)
+	// are read by worker.Dial.
+	TemporalAPIKey string        `envconfig:"TEMPORAL_API_KEY"`
+	PollInterval   time.Duration `envconfig:"POLL_INTERVAL" default:"1m"`
 	// PollIntervalActive is the pace while an incident is open (0: a
 	// quarter of POLL_INTERVAL, never below 10s).
-	PollIntervalActive time.Duration `envconfig:"POLL_INTERVAL_ACTIVE"`
+	PollIntervalActive OptionalDuration `envconfig:"POLL_INTERVAL_ACTIVE"`
 	HTTPTimeout        time.Duration `envconfig:"HTTP_TIMEOUT" default:"10s"`
 	TelegramRateLimit  float64       `envconfig:"TELEGRAM_RATE_LIMIT" default:"25"`
 	HealthAddr         string        `envconfig:"HEALTH_ADDR" default:"127.0.0.1:8080"`
-	LogLevel           string        `envconfig:"LOG_LEVEL" default:"info"`
+	// MetricsAddr serves GET /metrics (Prometheus); empty turns it off.
+	MetricsAddr string `envconfig:"METRICS_ADDR" default:"127.0.0.1:9090"`
+	LogLevel    string `envconfig:"LOG_LEVEL" default:"info"`
+}
+
+// secretFiles maps each secret to the variable naming a file that holds it.
+var secretFiles = []struct{ name, fileVar, hint string }{
+	{"TELEGRAM_BOT_TOKEN", "TELEGRAM_BOT_TOKEN_FILE", "the bot's token from @BotFather"},
+	{"MONGODB_URI", "MONGODB_URI_FILE", "a mongodb:// or mongodb+srv:// URI"},
+	{"TEMPORAL_API_KEY", "TEMPORAL_API_KEY_FILE", "a Temporal Cloud API key"},
 }
 
 // Load reads and validates the environment. Errors name the variable and
@@ -39,19 +59,77 @@ func Load() (*Config, error) {
 	if err := envconfig.Process("", &c); err != nil {
 		return nil, redactEnvErr(err)
 	}
+	if err := c.readSecretFiles(os.LookupEnv); err != nil {
+		return nil, err
+	}
 	return &c, c.Validate()
+}
+
+// readSecretFiles fills the secrets from their *_FILE variables. Setting
+// both forms is an error: which one wins would be a guess.
+func (c *Config) readSecretFiles(lookup func(string) (string, bool)) error {
+	var errs []string
+	for _, s := range secretFiles {
+		path, ok := lookup(s.fileVar)
+		if !ok {
+			continue
+		}
+		if v, set := lookup(s.name); set && v != "" {
+			errs = append(errs, fmt.Sprintf("set %s or %s, not both", s.name, s.fileVar))
+			continue
+		}
+		v, err := readSecretFile(path)
+		if err != nil {
+			errs = append(errs, fmt.Sprintf("%s: %v (it must hold %s)", s.fileVar, err, s.hint))
+			continue
+		}
+		switch s.name {
+		case "TELEGRAM_BOT_TOKEN":
+			c.TelegramBotToken = v
+		case "MONGODB_URI":
+			c.MongoDBURI = v
+		case "TEMPORAL_API_KEY":
+			c.TemporalAPIKey = v
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("configuration: %s", strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// readSecretFile returns the file's content without the trailing newline
+// editors add. Its errors name the path, never the content.
+func readSecretFile(path string) (string, error) {
+	if strings.TrimSpace(path) == "" {
+		return "", errors.New("is set but empty (a file path)")
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			return "", fmt.Errorf("cannot read %s: %v", path, pe.Err)
+		}
+		return "", fmt.Errorf("cannot read %s", path)
+	}
+	v := strings.TrimSpace(string(b))
+	if v == "" {
+		return "", fmt.Errorf("%s is empty", path)
+	}
+	return v, nil
 }
 
 // Validate checks ranges and formats.
 func (c *Config) Validate() error {
 	var errs []string
 	if strings.TrimSpace(c.TelegramBotToken) == "" {
-		errs = append(errs, "TELEGRAM_BOT_TOKEN is required (get one from @BotFather)")
+		errs = append(errs, "TELEGRAM_BOT_TOKEN (or TELEGRAM_BOT_TOKEN_FILE) is required and empty: "+
+			"talk to @BotFather in Telegram, send /newbot, and put the token it gives you there")
 	} else if strings.ContainsAny(c.TelegramBotToken, " /\t\n") {
 		errs = append(errs, "TELEGRAM_BOT_TOKEN must be a token like 123456:ABC-DEF (value not shown)")
 	}
 	if strings.TrimSpace(c.MongoDBURI) == "" {
-		errs = append(errs, "MONGODB_URI is required")
+		errs = append(errs, "MONGODB_URI (or MONGODB_URI_FILE) is required")
 	} else if !strings.HasPrefix(c.MongoDBURI, "mongodb://") && !strings.HasPrefix(c.MongoDBURI, "mongodb+srv://") {
 		errs = append(errs, "MONGODB_URI must start with mongodb:// or mongodb+srv:// (value not shown)")
 	}
@@ -69,8 +147,8 @@ func (c *Config) Validate() error {
 	default:
 		errs = append(errs, fmt.Sprintf("STATUSPAGE_PROVIDER must be one of auto, incidentio, statuspage, got %q", c.StatuspageProvider))
 	}
-	if c.PollIntervalActive != 0 && (c.PollIntervalActive < 10*time.Second || c.PollIntervalActive > c.PollInterval) {
-		errs = append(errs, fmt.Sprintf("POLL_INTERVAL_ACTIVE must be between 10s and POLL_INTERVAL (%s), got %s", c.PollInterval, c.PollIntervalActive))
+	if a := c.PollIntervalActive.Duration; a != 0 && (a < 10*time.Second || a > c.PollInterval) {
+		errs = append(errs, fmt.Sprintf("POLL_INTERVAL_ACTIVE must be between 10s and POLL_INTERVAL (%s), got %s", c.PollInterval, a))
 	}
 	// Activity timeouts leave room for two requests of HTTP_TIMEOUT each.
 	if c.HTTPTimeout < time.Second || c.HTTPTimeout > 30*time.Second {
@@ -85,6 +163,11 @@ func (c *Config) Validate() error {
 			errs = append(errs, name+" must not be empty")
 		}
 	}
+	if c.MetricsAddr != "" {
+		if _, _, err := net.SplitHostPort(c.MetricsAddr); err != nil {
+			errs = append(errs, fmt.Sprintf("METRICS_ADDR must be host:port (or empty to turn metrics off), got %q", c.MetricsAddr))
+		}
+	}
 	switch strings.ToLower(c.LogLevel) {
 	case "debug", "info", "warn", "error":
 	default:
@@ -97,12 +180,30 @@ func (c *Config) Validate() error {
 	return nil
 }
 
+// OptionalDuration is a duration that may be set empty (VAR= in .env,
+// ${VAR:-} in compose) to mean "the default".
+type OptionalDuration struct{ time.Duration }
+
+// Decode implements envconfig.Decoder.
+func (d *OptionalDuration) Decode(value string) error {
+	if strings.TrimSpace(value) == "" {
+		d.Duration = 0
+		return nil
+	}
+	v, err := time.ParseDuration(strings.TrimSpace(value))
+	if err != nil {
+		return err
+	}
+	d.Duration = v
+	return nil
+}
+
 // ActivePollInterval is the poll interval while an incident is open:
 // POLL_INTERVAL_ACTIVE, else a quarter of POLL_INTERVAL, never below 10s
 // (and never slower than POLL_INTERVAL).
 func (c *Config) ActivePollInterval() time.Duration {
-	if c.PollIntervalActive > 0 {
-		return c.PollIntervalActive
+	if c.PollIntervalActive.Duration > 0 {
+		return c.PollIntervalActive.Duration
 	}
 	return min(c.PollInterval, max(c.PollInterval/4, 10*time.Second))
 }
@@ -111,7 +212,7 @@ func (c *Config) ActivePollInterval() time.Duration {
 // value, which could be a secret pasted into the wrong variable.
 func redactEnvErr(err error) error {
 	if pe, ok := err.(*envconfig.ParseError); ok {
-		hint := map[string]string{"time.Duration": "a duration such as 30s, 1m or 1h", "float64": "a number"}[pe.TypeName]
+		hint := map[string]string{"time.Duration": "a duration such as 30s, 1m or 1h", "config.OptionalDuration": "a duration such as 30s, 1m or 1h (or empty)", "float64": "a number"}[pe.TypeName]
 		if hint == "" {
 			hint = "a " + pe.TypeName
 		}

@@ -1,6 +1,8 @@
 package config_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -60,4 +62,93 @@ func TestBadValuesNameTheVariableAndRange(t *testing.T) {
 			require.False(t, strings.Contains(err.Error(), "secret@"), err.Error())
 		})
 	}
+}
+
+func writeSecret(t *testing.T, content string) string {
+	p := filepath.Join(t.TempDir(), "secret")
+	require.NoError(t, os.WriteFile(p, []byte(content), 0o600))
+	return p
+}
+
+func TestSecretsFromFiles(t *testing.T) {
+	t.Setenv("TELEGRAM_BOT_TOKEN_FILE", writeSecret(t, token+"\n"))
+	t.Setenv("MONGODB_URI_FILE", writeSecret(t, "mongodb://user:pa55word@db:27017/?retryWrites=true&w=majority\n"))
+	c, err := config.Load()
+	require.NoError(t, err)
+	require.Equal(t, token, c.TelegramBotToken)
+	require.Equal(t, "mongodb://user:pa55word@db:27017/?retryWrites=true&w=majority", c.MongoDBURI)
+}
+
+func TestSecretFileErrorsNameThePathNotTheContent(t *testing.T) {
+	cases := []struct {
+		name string
+		env  func(t *testing.T)
+		want string
+	}{
+		{"empty token file", func(t *testing.T) {
+			t.Setenv("TELEGRAM_BOT_TOKEN_FILE", writeSecret(t, "\n"))
+		}, "is empty"},
+		{"missing file", func(t *testing.T) {
+			t.Setenv("TELEGRAM_BOT_TOKEN_FILE", "/nonexistent/telegram_bot_token")
+		}, "TELEGRAM_BOT_TOKEN_FILE: cannot read /nonexistent/telegram_bot_token: no such file or directory"},
+		{"both forms", func(t *testing.T) {
+			t.Setenv("MONGODB_URI_FILE", writeSecret(t, "mongodb://user:pa55word@other:27017"))
+		}, "set MONGODB_URI or MONGODB_URI_FILE, not both"},
+		{"bad URI in file", func(t *testing.T) {
+			t.Setenv("MONGODB_URI", "")
+			t.Setenv("MONGODB_URI_FILE", writeSecret(t, "postgres://secret@x"))
+		}, "MONGODB_URI must start with mongodb://"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			setRequired(t)
+			t.Setenv("TELEGRAM_BOT_TOKEN", "")
+			tc.env(t)
+			if os.Getenv("TELEGRAM_BOT_TOKEN_FILE") == "" {
+				t.Setenv("TELEGRAM_BOT_TOKEN", token)
+			}
+			_, err := config.Load()
+			require.Error(t, err)
+			require.Contains(t, err.Error(), tc.want)
+			require.NotContains(t, err.Error(), "SECRET")
+			require.NotContains(t, err.Error(), "pa55word")
+			require.NotContains(t, err.Error(), "secret@")
+		})
+	}
+}
+
+func TestEmptyTokenSaysWhereToGetOne(t *testing.T) {
+	setRequired(t)
+	t.Setenv("TELEGRAM_BOT_TOKEN", "")
+	_, err := config.Load()
+	require.ErrorContains(t, err, "TELEGRAM_BOT_TOKEN (or TELEGRAM_BOT_TOKEN_FILE) is required and empty")
+	require.ErrorContains(t, err, "@BotFather")
+}
+
+func TestMetricsAddr(t *testing.T) {
+	setRequired(t)
+	c, err := config.Load()
+	require.NoError(t, err)
+	require.Equal(t, "127.0.0.1:9090", c.MetricsAddr)
+
+	t.Setenv("METRICS_ADDR", "")
+	c, err = config.Load()
+	require.NoError(t, err)
+	require.Empty(t, c.MetricsAddr, "an empty METRICS_ADDR turns metrics off")
+
+	t.Setenv("METRICS_ADDR", "9090")
+	_, err = config.Load()
+	require.ErrorContains(t, err, "METRICS_ADDR must be host:port")
+}
+
+func TestTemporalAPIKeyFromFile(t *testing.T) {
+	setRequired(t)
+	t.Setenv("TEMPORAL_API_KEY_FILE", writeSecret(t, "cloud-key\n"))
+	c, err := config.Load()
+	require.NoError(t, err)
+	require.Equal(t, "cloud-key", c.TemporalAPIKey)
+
+	t.Setenv("TEMPORAL_API_KEY", "other")
+	_, err = config.Load()
+	require.ErrorContains(t, err, "set TEMPORAL_API_KEY or TEMPORAL_API_KEY_FILE, not both")
 }

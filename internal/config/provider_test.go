@@ -1,7 +1,6 @@
 package config_test
 
 import (
-	"os"
 	"testing"
 	"time"
 
@@ -28,9 +27,6 @@ func TestProviderAndActiveInterval(t *testing.T) {
 	} {
 		t.Setenv("POLL_INTERVAL", tc.poll)
 		t.Setenv("POLL_INTERVAL_ACTIVE", tc.active)
-		if tc.active == "" {
-			os.Unsetenv("POLL_INTERVAL_ACTIVE")
-		}
 		c, err := config.Load()
 		require.NoError(t, err, tc)
 		require.Equal(t, tc.want, c.ActivePollInterval(), tc)

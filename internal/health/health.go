@@ -1,5 +1,11 @@
-// Package health serves GET /healthz: 503 until start-up is done, then 200
-// only while every check passes. The JSON body names each check's result.
+// Package health serves the probes of one process:
+//
+//	GET /livez    200 while the process serves HTTP: a liveness probe. It
+//	              checks no dependency, so an outage of MongoDB or the status
+//	              page never makes an orchestrator restart-loop every worker.
+//	GET /readyz   503 until start-up is done, then 200 only while every check
+//	              passes; the JSON body names each check's result.
+//	GET /healthz  the same as /readyz (kept for existing probes).
 package health
 
 import (
@@ -83,14 +89,23 @@ func (s *Server) Evaluate(ctx context.Context) (Report, bool) {
 	return r, ok
 }
 
-// ServeHTTP answers /healthz.
+// ServeHTTP answers /livez, /readyz and /healthz.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Path != "/healthz" {
+	var rep any
+	ok := true
+	switch r.URL.Path {
+	case "/livez":
+		rep = struct {
+			Status string `json:"status"`
+		}{"ok"}
+	case "/readyz", "/healthz":
+		rep, ok = s.Evaluate(r.Context())
+	default:
 		http.NotFound(w, r)
 		return
 	}
-	rep, ok := s.Evaluate(r.Context())
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
 	if !ok {
 		w.WriteHeader(http.StatusServiceUnavailable)
 	}
@@ -129,14 +144,14 @@ func (s *Server) Addr() string {
 	return s.ln.Addr().String()
 }
 
-// Probe asks a running server; nil when it answers 200.
+// Probe asks a running server's /readyz; nil when it answers 200.
 func Probe(addr string) error {
 	// A server listening on every interface is probed on loopback.
 	if host, port, err := net.SplitHostPort(addr); err == nil && (host == "" || host == "0.0.0.0" || host == "::") {
 		addr = net.JoinHostPort("127.0.0.1", port)
 	}
 	c := &http.Client{Timeout: 5 * time.Second}
-	resp, err := c.Get("http://" + addr + "/healthz")
+	resp, err := c.Get("http://" + addr + "/readyz")
 	if err != nil {
 		return err
 	}

@@ -56,3 +56,23 @@ func TestProbeReachesAServerOnEveryInterface(t *testing.T) {
 	require.NoError(t, health.Probe(":"+port))
 	require.NoError(t, health.Probe("0.0.0.0:"+port))
 }
+
+func getPath(t *testing.T, h http.Handler, path string) int {
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+	return rec.Code
+}
+
+// A liveness probe must not follow dependencies: an orchestrator restarting
+// every worker while the status page is down would only make things worse.
+func TestLivezIgnoresChecksReadyzAndHealthzFollowThem(t *testing.T) {
+	s := health.New("127.0.0.1:0")
+	s.AddCheck("last_poll", func(context.Context) error { return errors.New("no successful poll") })
+	require.Equal(t, http.StatusOK, getPath(t, s, "/livez"))
+	require.Equal(t, http.StatusServiceUnavailable, getPath(t, s, "/readyz"))
+	require.Equal(t, http.StatusServiceUnavailable, getPath(t, s, "/healthz"))
+	s.SetReady()
+	require.Equal(t, http.StatusOK, getPath(t, s, "/livez"))
+	require.Equal(t, http.StatusServiceUnavailable, getPath(t, s, "/readyz"))
+	require.Equal(t, http.StatusNotFound, getPath(t, s, "/metrics"))
+}

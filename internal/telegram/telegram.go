@@ -12,6 +12,8 @@ import (
 
 	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
+
+	"github.com/openai-status-bot/statusbot/internal/metrics"
 )
 
 // Outcome says what a failed send means for the subscriber.
@@ -131,8 +133,11 @@ func (s *Sender) Send(ctx context.Context, chatID int64, threadID int, text stri
 		LinkPreviewOptions: &models.LinkPreviewOptions{IsDisabled: &disabled},
 	})
 	if err != nil {
-		return Classify(err, s.token)
+		se := Classify(err, s.token)
+		metrics.TelegramSend(string(se.Outcome), se.RetryAfter)
+		return se
 	}
+	metrics.TelegramSend("sent", 0)
 	return nil
 }
 

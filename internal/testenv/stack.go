@@ -160,7 +160,7 @@ func (s *Stack) Env() []string {
 		"MONGODB_URI="+c.MongoDBURI, "MONGODB_DATABASE="+c.MongoDBDatabase, "TEMPORAL_ADDRESS="+c.TemporalAddress,
 		"TEMPORAL_NAMESPACE="+c.TemporalNamespace, "TEMPORAL_TASK_QUEUE="+c.TemporalTaskQueue,
 		"POLL_INTERVAL="+c.PollInterval.String(), "HTTP_TIMEOUT="+c.HTTPTimeout.String(),
-		fmt.Sprintf("TELEGRAM_RATE_LIMIT=%g", c.TelegramRateLimit), "HEALTH_ADDR=127.0.0.1:0", "LOG_LEVEL=warn")
+		fmt.Sprintf("TELEGRAM_RATE_LIMIT=%g", c.TelegramRateLimit), "HEALTH_ADDR=127.0.0.1:0", "METRICS_ADDR=127.0.0.1:0", "LOG_LEVEL=warn")
 }
 
 // StartWorkerProcess runs `statusbot worker` as a separate process, so a

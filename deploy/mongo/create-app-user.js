@@ -1,0 +1,39 @@
+// Runs once, when the mongo-data volume is first initialised (the mongo
+// image runs /docker-entrypoint-initdb.d/*.js as the root user).
+//
+// Creates the bot's own user with the least privilege it needs: readWrite
+// on its database only. Its name, password and authentication database come
+// from the same secret the bot connects with (MONGODB_URI_FILE), so the two
+// can never disagree.
+const fs = require('fs');
+const { URL } = require('url');
+
+function appUserFromURI(raw, dbName) {
+  const u = new URL(raw.trim());
+  if (u.protocol !== 'mongodb:') {
+    throw new Error('mongodb_uri must be a mongodb:// URI for the bundled MongoDB');
+  }
+  const user = decodeURIComponent(u.username);
+  const pwd = decodeURIComponent(u.password);
+  if (!user || !pwd) {
+    throw new Error('mongodb_uri must hold a user name and a password');
+  }
+  // As the drivers do: authSource, else the URI's database, else admin.
+  const path = decodeURIComponent(u.pathname.replace(/^\//, ''));
+  const authDB = u.searchParams.get('authSource') || path || 'admin';
+  return { user, pwd, authDB, dbName };
+}
+
+if (typeof db === 'undefined') {
+  // Loaded by a test under Node, not by mongosh.
+  module.exports = { appUserFromURI };
+} else {
+  const a = appUserFromURI(fs.readFileSync(process.env.MONGODB_URI_FILE, 'utf8'),
+    process.env.MONGODB_DATABASE || 'openai-status-bot');
+  db.getSiblingDB(a.authDB).createUser({
+    user: a.user,
+    pwd: a.pwd,
+    roles: [{ role: 'readWrite', db: a.dbName }],
+  });
+  print(`created MongoDB user ${a.user} (readWrite on ${a.dbName}, authenticates against ${a.authDB})`);
+}

@@ -1,0 +1,52 @@
+package deploy_test
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// The MongoDB init script, run under Node with a stand-in for mongosh's db:
+// the bot's user comes from its own URI, with readWrite on its database only.
+func TestMongoInitCreatesTheBotUserFromItsURI(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node not installed; the script is exercised when the mongo container first starts")
+	}
+	script, err := filepath.Abs(filepath.Join(root, "deploy/mongo/create-app-user.js"))
+	require.NoError(t, err)
+	uri := filepath.Join(t.TempDir(), "mongodb_uri")
+	require.NoError(t, os.WriteFile(uri, []byte("mongodb://statusbot:p%40ss%3Aword@mongo:27017/bots?authSource=bots\n"), 0o644))
+	harness := `
+const vm = require('vm'), fs = require('fs');
+const calls = [];
+const db = { getSiblingDB: (name) => ({ createUser: (u) => calls.push({ db: name, user: u }) }) };
+vm.runInNewContext(fs.readFileSync(process.argv[1], 'utf8'), { require, process, db, print: () => {} });
+console.log(JSON.stringify(calls));
+`
+	cmd := exec.Command(node, "-e", harness, script)
+	cmd.Env = append(os.Environ(), "MONGODB_URI_FILE="+uri, "MONGODB_DATABASE=bots")
+	out, err := cmd.Output()
+	require.NoError(t, err)
+	var calls []struct {
+		DB   string `json:"db"`
+		User struct {
+			User  string `json:"user"`
+			Pwd   string `json:"pwd"`
+			Roles []struct{ Role, DB string }
+		} `json:"user"`
+	}
+	require.NoError(t, json.Unmarshal(out, &calls), string(out))
+	require.Len(t, calls, 1)
+	c := calls[0]
+	require.Equal(t, "bots", c.DB, "the user lives in its authSource database")
+	require.Equal(t, "statusbot", c.User.User)
+	require.Equal(t, "p@ss:word", c.User.Pwd, "percent-encoding decoded as drivers do")
+	require.Len(t, c.User.Roles, 1)
+	require.Equal(t, "readWrite", c.User.Roles[0].Role)
+	require.Equal(t, "bots", c.User.Roles[0].DB)
+}

@@ -1,0 +1,63 @@
+package deploy_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// fakeTemporal is a `temporal` CLI stand-in that keeps the namespace and the
+// search attributes in files and logs every call.
+const fakeTemporal = `#!/bin/sh
+state=$FAKE_STATE
+echo "$*" >>"$state/calls"
+case "$1 $2 $3" in
+"operator cluster health") exit 0 ;;
+"operator namespace describe") [ -f "$state/namespace" ] ;;
+"operator namespace create") touch "$state/namespace" ;;
+"operator search-attribute list") cat "$state/attributes" 2>/dev/null; exit 0 ;;
+"operator search-attribute create")
+  while [ $# -gt 0 ]; do
+    case "$1" in
+    --name) name=$2 ;;
+    --type) type=$2 ;;
+    esac
+    shift
+  done
+  echo "$name  $type" >>"$state/attributes" ;;
+*) echo "unexpected: $*" >&2; exit 1 ;;
+esac
+`
+
+// The namespace job creates the namespace (with its retention) and every
+// search attribute once; run again, it changes nothing.
+func TestNamespaceJobIsIdempotent(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	bin, state := t.TempDir(), t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(bin, "temporal"), []byte(fakeTemporal), 0o755))
+	run := func() string {
+		require.NoError(t, os.WriteFile(filepath.Join(state, "calls"), nil, 0o644))
+		cmd := exec.Command(sh, filepath.Join(root, "deploy/temporal/setup-namespace.sh"))
+		cmd.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"), "FAKE_STATE="+state,
+			"TEMPORAL_ADDRESS=temporal:7233", "TEMPORAL_NAMESPACE=bots", "NAMESPACE_RETENTION=72h")
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		calls, err := os.ReadFile(filepath.Join(state, "calls"))
+		require.NoError(t, err)
+		return string(calls)
+	}
+	first := run()
+	require.Contains(t, first, "operator namespace create --namespace bots --retention 72h")
+	require.Equal(t, 7, strings.Count(first, "operator search-attribute create"))
+	require.Contains(t, first, "--name ComponentIDs --type KeywordList")
+
+	second := run()
+	require.NotContains(t, second, "create", "a second run changes nothing")
+}
