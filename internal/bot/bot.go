@@ -85,8 +85,15 @@ type tuning struct {
 	retryMin        time.Duration // start-up and poll error backoff
 	retryMax        time.Duration
 	maxReplyWait    time.Duration // longest 429 wait before a reply
+	maxPerChat      int           // a chat's updates queued or being handled before a flood
+	floodQuiet      time.Duration // a flooding chat's quiet time before it is heard again
+	stallAfter      time.Duration // updates unhandled this long make health fail
 	now             func() time.Time
 }
+
+// maxPerChatDefault lets a user send a few commands in a row; more before
+// the first is answered is a flood.
+const maxPerChatDefault = 3
 
 func defaultTuning(cfg *config.Config) tuning {
 	return tuning{
@@ -98,6 +105,9 @@ func defaultTuning(cfg *config.Config) tuning {
 		retryMin:        time.Second,
 		retryMax:        30 * time.Second,
 		maxReplyWait:    10 * time.Second,
+		maxPerChat:      maxPerChatDefault,
+		floodQuiet:      5 * time.Second,
+		stallAfter:      time.Minute,
 		now:             time.Now,
 	}
 }
@@ -118,12 +128,13 @@ func run(ctx context.Context, cfg *config.Config, st *store.Store, hs *health.Se
 
 	raw := &rawAPI{base: apiURL + "/bot" + token + "/", redact: redact, client: &http.Client{Timeout: cfg.HTTPTimeout}}
 	p := &poller{
-		api:     raw,
-		client:  &http.Client{Timeout: tn.pollTimeout + cfg.HTTPTimeout},
-		redact:  redact,
-		timeout: tn.pollTimeout,
-		silence: 2*tn.pollTimeout + cfg.HTTPTimeout + 10*time.Second,
-		now:     tn.now,
+		api:        raw,
+		client:     &http.Client{Timeout: tn.pollTimeout + cfg.HTTPTimeout},
+		redact:     redact,
+		timeout:    tn.pollTimeout,
+		silence:    2*tn.pollTimeout + cfg.HTTPTimeout + 10*time.Second,
+		stallAfter: tn.stallAfter,
+		now:        tn.now,
 	}
 	p.lastRound.Store(tn.now().UnixNano())
 	if hs != nil {
@@ -205,22 +216,21 @@ func run(ctx context.Context, cfg *config.Config, st *store.Store, hs *health.Se
 		},
 	}
 	p.tracker = newTracker(last)
-	p.disp = newDispatcher(tn.maxPending, tn.maxRunning)
+	p.disp = newDispatcher(tn.maxPending, tn.maxRunning, tn.maxPerChat, tn.floodQuiet, tn.now)
 	p.log = log
 	per := &persister{st: st, tr: p.tracker, log: log, saved: last, now: tn.now, sig: make(chan struct{}, 1)}
 
 	// Handlers outlive ctx: on shutdown they finish, up to shutdownTimeout.
 	hctx, hcancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer hcancel()
-	p.handle = func(upd *models.Update) {
+	p.handle = func(upd *models.Update, gen int) {
 		defer func() {
 			if hctx.Err() != nil {
 				// Cut short at shutdown: leave it unhandled, so the
 				// offset stays before it and it is fetched again.
 				return
 			}
-			p.tracker.done(upd.ID)
-			per.signal()
+			p.finished(upd.ID, gen)
 		}()
 		safely(log, redact, upd.ID, func() {
 			uctx, cancel := context.WithTimeout(hctx, tn.handlerTimeout)
@@ -228,7 +238,14 @@ func run(ctx context.Context, cfg *config.Config, st *store.Store, hs *health.Se
 			h.handle(uctx, upd)
 		})
 	}
-	p.skipped = per.signal
+	p.flood = func(upd *models.Update) {
+		safely(log, redact, upd.ID, func() {
+			uctx, cancel := context.WithTimeout(hctx, tn.handlerTimeout)
+			defer cancel()
+			h.floodNote(uctx, upd)
+		})
+	}
+	p.saveSoon = per.signal
 
 	perStop := make(chan struct{})
 	perDone := make(chan struct{})
@@ -447,26 +464,37 @@ func (a *rawAPI) call(ctx context.Context, client *http.Client, method string, p
 
 // poller is the long-poll loop.
 type poller struct {
-	api     *rawAPI
-	client  *http.Client // with the long-poll timeout
-	redact  func(string) string
-	timeout time.Duration
-	silence time.Duration
-	now     func() time.Time
-	log     *slog.Logger
+	api        *rawAPI
+	client     *http.Client // with the long-poll timeout
+	redact     func(string) string
+	timeout    time.Duration
+	silence    time.Duration
+	stallAfter time.Duration
+	now        func() time.Time
+	log        *slog.Logger
 
-	tracker *tracker
-	disp    *dispatcher
-	handle  func(*models.Update)
-	skipped func()
+	tracker  *tracker
+	disp     *dispatcher
+	handle   func(upd *models.Update, gen int)
+	flood    func(*models.Update) // answers a flooding chat once
+	saveSoon func()               // asks for the watermark to be saved
 
 	lastRound atomic.Int64 // UnixNano of the last successful getUpdates
 	lastErr   atomic.Pointer[string]
+	// waiting is the UnixNano when updates arrived that are not all
+	// handled yet (0: none since the last one was handled).
+	waiting atomic.Int64
 }
 
-// healthy is the "long-poll loop alive" check.
+// healthy is the "long-poll loop alive and handling" check.
 func (p *poller) healthy(context.Context) error {
-	age := p.now().Sub(time.Unix(0, p.lastRound.Load()))
+	now := p.now()
+	if since := p.waiting.Load(); since != 0 && p.stallAfter > 0 {
+		if age := now.Sub(time.Unix(0, since)); age > p.stallAfter {
+			return fmt.Errorf("updates arrived %s ago but none was handled since", age.Round(time.Second))
+		}
+	}
+	age := now.Sub(time.Unix(0, p.lastRound.Load()))
 	if age <= p.silence {
 		return nil
 	}
@@ -475,6 +503,20 @@ func (p *poller) healthy(context.Context) error {
 		msg += " (last error: " + *e + ")"
 	}
 	return errors.New(msg)
+}
+
+// arrived notes updates returned by getUpdates at t; the oldest
+// arrival not followed by a handled update counts.
+func (p *poller) arrived(t time.Time) { p.waiting.CompareAndSwap(0, t.UnixNano()) }
+
+// handled notes progress: an update was handled (or deliberately skipped).
+func (p *poller) handled() { p.waiting.Store(0) }
+
+// finished records an update as handled.
+func (p *poller) finished(id int64, gen int) {
+	p.tracker.done(id, gen)
+	p.handled()
+	p.saveSoon()
 }
 
 // loop polls until ctx ends.
@@ -507,26 +549,16 @@ func (p *poller) loop(ctx context.Context) {
 		}
 		backoff = 0
 		p.lastRound.Store(p.now().UnixNano())
-		fresh := 0
-		for _, u := range upds {
-			if !p.tracker.isNew(u.ID) {
-				continue // still being handled: Telegram sent it again
-			}
-			fresh++
-			p.tracker.start(u.ID)
-			if u.bad {
-				p.log.Warn("skipping an update that could not be decoded", "update_id", u.ID, "err", u.err)
-				p.tracker.done(u.ID)
-				p.skipped()
-				continue
-			}
-			upd := u.upd
-			if !p.disp.submit(ctx, chatOf(upd), func() { p.handle(upd) }) {
-				p.tracker.abort(u.ID)
-				return
-			}
+		if len(upds) == 0 {
+			continue
 		}
-		if len(upds) > 0 && fresh == 0 {
+		p.arrived(p.now())
+		p.followRestartedIDs(offset, upds)
+		fresh, ok := p.dispatch(ctx, upds)
+		if !ok {
+			return
+		}
+		if fresh == 0 {
 			// Everything returned is in flight: wait for progress rather
 			// than asking again at once.
 			t := time.NewTimer(time.Second)
@@ -538,6 +570,75 @@ func (p *poller) loop(ctx context.Context) {
 			t.Stop()
 		}
 	}
+}
+
+// followRestartedIDs detects Telegram restarting its update IDs: asked
+// for updates from offset, it returned lower ones, which it only does in
+// a new ID space (after a week without updates the next ID is random; a
+// new token starts its own). The bot then follows the new IDs; updates
+// still in flight from the old space finish on their own.
+func (p *poller) followRestartedIDs(offset int64, upds []polled) {
+	lowest := upds[0].ID
+	for _, u := range upds[1:] {
+		lowest = min(lowest, u.ID)
+	}
+	if lowest >= offset {
+		return
+	}
+	p.log.Warn("Telegram restarted its update IDs below the stored offset; following the new IDs",
+		"offset", offset, "first_update_id", lowest)
+	p.tracker.rebase(lowest - 1)
+	p.saveSoon()
+}
+
+// dispatch hands the new updates to the dispatcher; fresh counts them, ok
+// is false when ctx ended.
+func (p *poller) dispatch(ctx context.Context, upds []polled) (fresh int, ok bool) {
+	for _, u := range upds {
+		if !p.tracker.isNew(u.ID) {
+			continue // still being handled: Telegram sent it again
+		}
+		fresh++
+		gen := p.tracker.start(u.ID)
+		if u.bad {
+			p.log.Warn("skipping an update that could not be decoded", "update_id", u.ID, "err", u.err)
+			p.finished(u.ID, gen)
+			continue
+		}
+		upd, id := u.upd, u.ID
+		j := job{run: func() { p.handle(upd, gen) }}
+		if droppable(upd) {
+			j.drop = func() { p.finished(id, gen) }
+		}
+		chat := chatOf(upd)
+		a, ok := p.disp.submit(ctx, chat, j)
+		if !ok {
+			p.tracker.abort(u.ID, gen)
+			return fresh, false
+		}
+		if a == floodStarted {
+			p.log.Warn("a chat is flooding the bot: its waiting and further commands are dropped until it is quiet", "chat_id", chat)
+			if _, ok := p.disp.submit(ctx, chat, job{run: func() { p.flood(upd) }}); !ok {
+				return fresh, false
+			}
+		}
+	}
+	return fresh, true
+}
+
+// droppable reports whether a flood may drop the update: commands and
+// button presses may be, not what keeps subscriptions right (the bot
+// removed from a chat, a group moved to a supergroup).
+func droppable(u *models.Update) bool {
+	switch {
+	case u.Message != nil:
+		return u.Message.MigrateToChatID == 0 && u.Message.MigrateFromChatID == 0
+	case u.ChannelPost != nil:
+		return u.ChannelPost.MigrateToChatID == 0 && u.ChannelPost.MigrateFromChatID == 0
+	case u.CallbackQuery != nil, u.EditedMessage != nil:
+		return true
+	}
+	return false
 }
 
 func nextBackoff(d time.Duration) time.Duration {

@@ -117,6 +117,30 @@ func (h *handler) onMessage(ctx context.Context, m *models.Message, channelPost 
 	}
 }
 
+// replyFlood answers, once, a chat that sent more commands than the bot
+// queues for one chat.
+const replyFlood = "Too many commands at once: I answered the first and ignored the rest. Please send one command at a time."
+
+// floodNote tells a flooding chat, once, that its commands were dropped,
+// when the dropped update was a command for this bot.
+func (h *handler) floodNote(ctx context.Context, u *models.Update) {
+	m := u.Message
+	if m == nil {
+		m = u.ChannelPost
+	}
+	if m == nil || m.Chat.ID == 0 {
+		return
+	}
+	if cmd, ok := ParseCommand(m.Text); !ok || !cmd.For(h.username) {
+		return
+	}
+	thread := 0
+	if m.IsTopicMessage {
+		thread = m.MessageThreadID
+	}
+	h.send(ctx, m.Chat.ID, thread, replyFlood)
+}
+
 func (h *handler) onMyChatMember(ctx context.Context, u *models.ChatMemberUpdated) {
 	gone := false
 	switch u.NewChatMember.Type {
