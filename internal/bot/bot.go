@@ -39,6 +39,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"runtime/debug"
 	"strings"
 	"sync/atomic"
@@ -159,7 +160,7 @@ func run(ctx context.Context, cfg *config.Config, st *store.Store, hs *health.Se
 		return errors.New("telegram: " + redact(err.Error()))
 	}
 
-	s := &starter{log: log, redact: redact, tn: tn}
+	s := &starter{log: log, redact: redact, tn: tn, apiHost: hostOf(apiURL)}
 	// Start-up. A cancelled ctx here is a normal shutdown.
 	if err := s.retry(ctx, "deleteWebhook", 0, func(ctx context.Context) error { return deleteWebhook(ctx, raw, log) }); err != nil {
 		return s.fatal(ctx, err)
@@ -294,17 +295,37 @@ func safely(log *slog.Logger, redact func(string) string, updateID int64, fn fun
 
 // starter retries start-up steps.
 type starter struct {
-	log    *slog.Logger
-	redact func(string) string
-	tn     tuning
+	log     *slog.Logger
+	redact  func(string) string
+	tn      tuning
+	apiHost string // TELEGRAM_API_URL's scheme and host, for errors
 }
 
-// fatal turns a start-up error into Run's result: nil for a shutdown.
+// fatal turns a start-up error into Run's result: nil for a shutdown. A
+// rejected token or a URL that does not serve the Bot API names the
+// setting to fix.
 func (s *starter) fatal(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
 		return nil
 	}
-	return errors.New("telegram bot start-up: " + s.redact(err.Error()))
+	msg := "telegram bot start-up: " + s.redact(err.Error())
+	var ae *apiError
+	switch {
+	case errors.As(err, &ae) && ae.code == http.StatusUnauthorized:
+		msg += ": Telegram rejected TELEGRAM_BOT_TOKEN; check it with @BotFather (/token) and set it again"
+	case errors.As(err, &ae) && ae.code == http.StatusNotFound:
+		msg += fmt.Sprintf(": TELEGRAM_API_URL (%s) does not serve the Bot API at /bot<token>/, or TELEGRAM_BOT_TOKEN is malformed", s.apiHost)
+	}
+	return errors.New(msg)
+}
+
+// hostOf is a URL's scheme and host, without credentials or path.
+func hostOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return "value not shown"
+	}
+	return u.Scheme + "://" + u.Host
 }
 
 // permanent reports errors retrying cannot fix: a rejected token, or an
@@ -432,7 +453,18 @@ func (a *rawAPI) call(ctx context.Context, client *http.Client, method string, p
 	if err != nil {
 		return errors.New(a.redact(err.Error()))
 	}
+	notAPI := func(what string) error {
+		// A 401 or 404 page that is not a Bot API answer: the URL or the
+		// token is wrong, and retrying will not help.
+		if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusNotFound {
+			return &apiError{method: method, code: resp.StatusCode, desc: http.StatusText(resp.StatusCode) + " (" + what + ")"}
+		}
+		return nil
+	}
 	if len(bytes.TrimSpace(raw)) == 0 {
+		if err := notAPI("empty answer"); err != nil {
+			return err
+		}
 		return fmt.Errorf("telegram %s: HTTP %d: %w", method, resp.StatusCode, errEmptyAnswer)
 	}
 	var r struct {
@@ -445,6 +477,9 @@ func (a *rawAPI) call(ctx context.Context, client *http.Client, method string, p
 		} `json:"parameters"`
 	}
 	if err := json.Unmarshal(raw, &r); err != nil {
+		if err := notAPI("not a Bot API answer"); err != nil {
+			return err
+		}
 		return fmt.Errorf("telegram %s: HTTP %d, undecodable answer: %w", method, resp.StatusCode, err)
 	}
 	if !r.OK {

@@ -4,6 +4,7 @@ package config
 import (
 	"fmt"
 	"net/url"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -24,6 +25,7 @@ type Config struct {
 	PollInterval      time.Duration `envconfig:"POLL_INTERVAL" default:"1m"`
 	HTTPTimeout       time.Duration `envconfig:"HTTP_TIMEOUT" default:"10s"`
 	TelegramRateLimit float64       `envconfig:"TELEGRAM_RATE_LIMIT" default:"25"`
+	BotReplyRate      float64       `envconfig:"BOT_REPLY_RATE" default:"4"`
 	HealthAddr        string        `envconfig:"HEALTH_ADDR" default:"127.0.0.1:8080"`
 	LogLevel          string        `envconfig:"LOG_LEVEL" default:"info"`
 }
@@ -41,10 +43,8 @@ func Load() (*Config, error) {
 // Validate checks ranges and formats.
 func (c *Config) Validate() error {
 	var errs []string
-	if strings.TrimSpace(c.TelegramBotToken) == "" {
-		errs = append(errs, "TELEGRAM_BOT_TOKEN is required (get one from @BotFather)")
-	} else if strings.ContainsAny(c.TelegramBotToken, " /\t\n") {
-		errs = append(errs, "TELEGRAM_BOT_TOKEN must be a token like 123456:ABC-DEF (value not shown)")
+	if e := tokenError(c.TelegramBotToken); e != "" {
+		errs = append(errs, e)
 	}
 	if strings.TrimSpace(c.MongoDBURI) == "" {
 		errs = append(errs, "MONGODB_URI is required")
@@ -52,9 +52,8 @@ func (c *Config) Validate() error {
 		errs = append(errs, "MONGODB_URI must start with mongodb:// or mongodb+srv:// (value not shown)")
 	}
 	for name, v := range map[string]string{"TELEGRAM_API_URL": c.TelegramAPIURL, "STATUSPAGE_URL": c.StatuspageURL} {
-		u, err := url.Parse(v)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			errs = append(errs, fmt.Sprintf("%s must be an http(s) URL, got %q", name, v))
+		if e := urlError(name, v); e != "" {
+			errs = append(errs, e)
 		}
 	}
 	if c.PollInterval < time.Second || c.PollInterval > time.Hour {
@@ -64,8 +63,12 @@ func (c *Config) Validate() error {
 	if c.HTTPTimeout < time.Second || c.HTTPTimeout > 30*time.Second {
 		errs = append(errs, fmt.Sprintf("HTTP_TIMEOUT must be between 1s and 30s, got %s", c.HTTPTimeout))
 	}
-	if c.TelegramRateLimit < 1 || c.TelegramRateLimit > 1000 {
+	// Written so that NaN fails too (every comparison with NaN is false).
+	if !(c.TelegramRateLimit >= 1 && c.TelegramRateLimit <= 1000) {
 		errs = append(errs, fmt.Sprintf("TELEGRAM_RATE_LIMIT must be between 1 and 1000 messages per second, got %g", c.TelegramRateLimit))
+	}
+	if !(c.BotReplyRate >= 0.5 && c.BotReplyRate <= 30) {
+		errs = append(errs, fmt.Sprintf("BOT_REPLY_RATE must be between 0.5 and 30 messages per second, got %g", c.BotReplyRate))
 	}
 	for name, v := range map[string]string{"MONGODB_DATABASE": c.MongoDBDatabase, "TEMPORAL_ADDRESS": c.TemporalAddress,
 		"TEMPORAL_NAMESPACE": c.TemporalNamespace, "TEMPORAL_TASK_QUEUE": c.TemporalTaskQueue, "HEALTH_ADDR": c.HealthAddr} {
@@ -83,6 +86,46 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("configuration: %s", strings.Join(errs, "; "))
 	}
 	return nil
+}
+
+// tokenPattern is a Bot API token: the bot's numeric ID, a colon, the
+// secret.
+var tokenPattern = regexp.MustCompile(`^[0-9]+:[A-Za-z0-9_-]+$`)
+
+// tokenError explains what is wrong with a token without showing it.
+func tokenError(token string) string {
+	switch {
+	case strings.TrimSpace(token) == "":
+		return "TELEGRAM_BOT_TOKEN is required (get one from @BotFather)"
+	case tokenPattern.MatchString(token):
+		return ""
+	case tokenPattern.MatchString(strings.TrimSpace(token)):
+		return "TELEGRAM_BOT_TOKEN has a space or line break around it" + lineEndHint(token) + " (value not shown)"
+	}
+	return "TELEGRAM_BOT_TOKEN must look like 123456789:AAE-x_y (digits, a colon, then letters, digits, _ and -; value not shown)"
+}
+
+// lineEndHint names the usual cause of a trailing carriage return.
+func lineEndHint(v string) string {
+	if strings.Contains(v, "\r") {
+		return ": a carriage return, as left by a .env file saved with Windows line endings"
+	}
+	return ""
+}
+
+// urlError checks an http(s) URL. The value is not echoed (it may hold
+// credentials or a pasted token): only its scheme and host, when it has
+// them.
+func urlError(name, v string) string {
+	u, err := url.Parse(v)
+	if err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
+		return ""
+	}
+	got := "(value not shown)"
+	if err == nil && u.Scheme != "" {
+		got = fmt.Sprintf("scheme %q", u.Scheme)
+	}
+	return fmt.Sprintf("%s must be an http(s) URL such as https://host, got %s%s", name, got, lineEndHint(v))
 }
 
 // redactEnvErr keeps envconfig's variable name but drops the offending
@@ -105,4 +148,5 @@ var ranges = map[string]string{
 	"POLL_INTERVAL":       "between 1s and 1h",
 	"HTTP_TIMEOUT":        "between 1s and 30s",
 	"TELEGRAM_RATE_LIMIT": "between 1 and 1000 (messages per second)",
+	"BOT_REPLY_RATE":      "between 0.5 and 30 (messages per second)",
 }
