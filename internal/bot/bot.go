@@ -203,6 +203,7 @@ func run(ctx context.Context, cfg *config.Config, st *store.Store, hs *health.Se
 		redact:   redact,
 		now:      tn.now,
 		maxWait:  tn.maxReplyWait,
+		rate:     newSendRate(cfg.BotReplyRate, tn.now),
 		pages: &pageSource{
 			snapshots: st.LatestSnapshot,
 			fetch: func(ctx context.Context) (*statuspage.Page, error) {

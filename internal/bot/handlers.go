@@ -27,6 +27,7 @@ type handler struct {
 	redact   func(string) string
 	now      func() time.Time
 	maxWait  time.Duration
+	rate     *sendRate // the bot's share of the token's message rate
 }
 
 // request is one command to answer.
@@ -497,6 +498,10 @@ func (h *handler) send(ctx context.Context, chatID int64, thread int, text strin
 		text = message.Truncate(text, message.MaxLength)
 	}
 	for attempt := 1; attempt <= 3; attempt++ {
+		if !h.rate.wait(ctx) {
+			h.log.Warn("reply dropped: no time left to send it within the bot's rate", "chat_id", chatID)
+			return
+		}
 		_, err := h.api.SendMessage(ctx, &tgbot.SendMessageParams{
 			ChatID:             chatID,
 			MessageThreadID:    thread,

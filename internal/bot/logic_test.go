@@ -391,3 +391,26 @@ func TestPageSourceSharesLiveFetch(t *testing.T) {
 		t.Fatalf("got %q, want the cached live page", pv.Page.Name)
 	}
 }
+
+// Replies are spaced 1/rate apart in the order asked, with no burst, so
+// any second holds at most about rate of them.
+func TestSendRateSpacesReplies(t *testing.T) {
+	now := time.Unix(1000, 0)
+	r := newSendRate(4, func() time.Time { return now })
+	var got []time.Duration
+	for range 5 {
+		got = append(got, r.reserve())
+	}
+	want := []time.Duration{0, 250 * time.Millisecond, 500 * time.Millisecond, 750 * time.Millisecond, time.Second}
+	if !slices.Equal(got, want) {
+		t.Fatalf("waits %v, want %v", got, want)
+	}
+	// After a quiet spell there is no saved-up burst.
+	now = now.Add(10 * time.Second)
+	if d1, d2 := r.reserve(), r.reserve(); d1 != 0 || d2 != 250*time.Millisecond {
+		t.Fatalf("after a pause: %v then %v", d1, d2)
+	}
+	if newSendRate(0, time.Now).reserve() != 0 {
+		t.Fatal("rate 0 must mean no limit")
+	}
+}

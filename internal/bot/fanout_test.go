@@ -1,0 +1,84 @@
+package bot
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/client"
+
+	"github.com/openai-status-bot/statusbot/internal/fakes"
+	"github.com/openai-status-bot/statusbot/internal/health"
+	"github.com/openai-status-bot/statusbot/internal/testenv"
+	"github.com/openai-status-bot/statusbot/workflows"
+)
+
+// The worker and the bot share one token, and Telegram's ~30 messages a
+// second are the token's: a burst of 50 /status (50 chats) in the middle
+// of a fan-out must not push the fan-out into 429s. The fake Telegram
+// enforces 30 msg/s overall and 1 msg/s per chat.
+func TestCommandBurstDuringFanOutCausesNo429(t *testing.T) {
+	s := testenv.NewStack(t, time.Hour)
+	s.Config.BotReplyRate = 4 // the default
+	if err := s.Config.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	s.Telegram.GlobalPerSecond = 30
+	s.Telegram.PerChatInterval = time.Second
+	ctx := context.Background()
+	const subscribers, firstChat = 300, 7_000_000
+	for i := range int64(subscribers) {
+		if _, err := s.Store.Subscribe(ctx, firstChat+i, 0, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.StartWorker(t)
+	s.WaitForBaseline(t)
+
+	upd := fakes.NewUpdates(s.Telegram, 1)
+	bctx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	hs := health.New("127.0.0.1:0")
+	tn := defaultTuning(s.Config)
+	tn.pollTimeout = time.Second
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	go func() { done <- run(bctx, s.Config, s.Store, hs, log, tn) }()
+	t.Cleanup(func() { stop(); <-done })
+	testenv.WaitFor(t, 10*time.Second, "the bot ready", func() bool { rep, _ := hs.Evaluate(ctx); return rep.Ready })
+
+	s.Page.SetComponent("api0000001", "API", "major_outage")
+	if err := s.Temporal.ScheduleClient().GetHandle(ctx, workflows.ScheduleID).Trigger(ctx, client.ScheduleTriggerOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	testenv.WaitFor(t, time.Minute, "the fan-out under way", func() bool { return len(s.Telegram.Messages()) >= 30 })
+	const burst, firstAsker = 50, 9_000_000
+	for i := range int64(burst) {
+		upd.Push(private(firstAsker+i, "/status"))
+	}
+	notices, replies := 0, 0
+	testenv.WaitFor(t, 2*time.Minute, "every notice and every reply", func() bool {
+		notices, replies = 0, 0
+		for _, m := range s.Telegram.Messages() {
+			switch {
+			case m.ChatID >= firstAsker:
+				replies++
+			case m.ChatID >= firstChat:
+				notices++
+			}
+		}
+		return notices >= subscribers && replies >= burst
+	})
+	var statusReplies int
+	for _, m := range s.Telegram.Messages() {
+		if m.ChatID >= firstAsker && strings.Contains(m.Text, "status") {
+			statusReplies++
+		}
+	}
+	t.Logf("%d notices, %d replies (%d about the status), %d 429s", notices, replies, statusReplies, s.Telegram.TooManyCount())
+	if n := s.Telegram.TooManyCount(); n != 0 {
+		t.Fatalf("%d sends got 429 Too Many Requests", n)
+	}
+}
