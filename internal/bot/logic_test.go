@@ -174,6 +174,11 @@ func TestHistoryReplyOrderAndLinks(t *testing.T) {
 	if got := historyReply(&statuspage.Page{IncidentsErr: "HTTP 500"}, 5); !strings.HasPrefix(got, "Incident history is unavailable") {
 		t.Fatal(got)
 	}
+	// incidents.json failed but the maintenances were read: still no
+	// incident list to show, not "No recent incidents".
+	if got := historyReply(&statuspage.Page{IncidentsErr: "HTTP 500", Incidents: []statuspage.Incident{mnt}}, 5); !strings.HasPrefix(got, "Incident history is unavailable") {
+		t.Fatal(got)
+	}
 }
 
 func TestTrackerWatermark(t *testing.T) {
