@@ -106,7 +106,7 @@ func (t *tracker) watermark() int64 {
 // the oldest unfinished one, so a chat with a long queue would keep every
 // other chat's updates unfetched. A droppable job submitted while its chat
 // already has perKey jobs starts a flood: it is dropped, and so are the
-// chat's droppable jobs still waiting (but its first) and every droppable job of the chat
+// chat's droppable jobs still waiting and every droppable job of the chat
 // until it has been quiet for floodQuiet. Only the running job then holds
 // the chat's place.
 type dispatcher struct {
@@ -202,13 +202,13 @@ func (d *dispatcher) admit(key int64) admission {
 			}
 		}
 	}
-	// Drop the waiting ones, but keep the chat's first job when it has
-	// not started yet: the flood's first command is answered.
+	// Drop every waiting one: kept, they would hold the chat's place
+	// (and every later chat's updates) for as long as their replies take.
 	var drops []func()
 	q := d.queues[key]
 	kept := q[:0]
-	for i, w := range q {
-		if w.drop != nil && (i > 0 || d.load[key] > len(q)) {
+	for _, w := range q {
+		if w.drop != nil {
 			drops = append(drops, w.drop)
 		} else {
 			kept = append(kept, w)

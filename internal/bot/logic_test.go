@@ -300,9 +300,11 @@ func TestDispatcherDropsAFlood(t *testing.T) {
 		}
 		return a
 	}
-	if a, _ := d.submit(ctx, 1, job{run: func() { <-block; rec(&ran, "a1")() }, drop: rec(&droppedJobs, "a1")}); a != queued {
+	started := make(chan struct{})
+	if a, _ := d.submit(ctx, 1, job{run: func() { close(started); <-block; rec(&ran, "a1")() }, drop: rec(&droppedJobs, "a1")}); a != queued {
 		t.Fatal("first job not queued")
 	}
+	<-started // the running job is not dropped
 	want := []admission{queued, queued, floodStarted, dropped}
 	for i, name := range []string{"a2", "a3", "a4", "a5"} {
 		if a := submit(1, name, true); a != want[i] {

@@ -99,6 +99,12 @@ func TestFloodingChatDoesNotHoldOthers(t *testing.T) {
 	took := h.tg.MessagesTo(31, 0)[0].At.Sub(sent)
 	t.Logf("the other chat was answered %v after its command", took.Round(time.Millisecond))
 	if took > time.Second {
+		for _, m := range h.tg.Messages() {
+			t.Logf("%v chat %d %.30q", m.At.Sub(sent).Round(time.Millisecond), m.ChatID, m.Text)
+		}
+		for _, c := range h.upd.Calls() {
+			t.Logf("getUpdates offset %d returned %d", c.Offset, len(c.Returned))
+		}
 		t.Fatalf("the other chat waited %v", took)
 	}
 	// The flooding chat got its first answer and one note, nothing more.
