@@ -92,6 +92,12 @@ type tuning struct {
 	now             func() time.Time
 }
 
+// tokenBudget is the messages per second the worker and the bot may send
+// together on one token: Telegram allows about 30, and the worker's limit
+// (Temporal's task-queue rate limiter) was measured overshooting its rate
+// by up to 4 in a second (internal/bot TestCommandBurstDuringFanOutCausesNo429).
+const tokenBudget = 24
+
 // maxPerChatDefault lets a user send a few commands in a row; more before
 // the first is answered is a flood.
 const maxPerChatDefault = 3
@@ -256,7 +262,11 @@ func run(ctx context.Context, cfg *config.Config, st *store.Store, hs *health.Se
 		per.loop(hctx, perStop)
 	}()
 
-	log.Info("command bot started", "username", me.Username, "offset", last+1)
+	if sum := cfg.TelegramRateLimit + cfg.BotReplyRate; sum > tokenBudget {
+		log.Warn("TELEGRAM_RATE_LIMIT + BOT_REPLY_RATE exceed what one token can send without 429s (about 30 messages a second, less the worker's rate limiter overshoot)",
+			"sum", sum, "recommended_max", tokenBudget)
+	}
+	log.Info("command bot started", "username", me.Username, "offset", last+1, "reply_rate", cfg.BotReplyRate)
 	if hs != nil {
 		hs.SetReady()
 	}

@@ -24,7 +24,7 @@ type Config struct {
 	TemporalTaskQueue string        `envconfig:"TEMPORAL_TASK_QUEUE" default:"openai-status-bot"`
 	PollInterval      time.Duration `envconfig:"POLL_INTERVAL" default:"1m"`
 	HTTPTimeout       time.Duration `envconfig:"HTTP_TIMEOUT" default:"10s"`
-	TelegramRateLimit float64       `envconfig:"TELEGRAM_RATE_LIMIT" default:"25"`
+	TelegramRateLimit float64       `envconfig:"TELEGRAM_RATE_LIMIT" default:"20"`
 	BotReplyRate      float64       `envconfig:"BOT_REPLY_RATE" default:"4"`
 	HealthAddr        string        `envconfig:"HEALTH_ADDR" default:"127.0.0.1:8080"`
 	LogLevel          string        `envconfig:"LOG_LEVEL" default:"info"`

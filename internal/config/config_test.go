@@ -29,7 +29,7 @@ func TestDefaults(t *testing.T) {
 	require.Equal(t, "openai-status-bot", c.TemporalTaskQueue)
 	require.Equal(t, time.Minute, c.PollInterval)
 	require.Equal(t, 10*time.Second, c.HTTPTimeout)
-	require.Equal(t, 25.0, c.TelegramRateLimit)
+	require.Equal(t, 20.0, c.TelegramRateLimit)
 	require.Equal(t, 4.0, c.BotReplyRate)
 	require.Equal(t, "127.0.0.1:8080", c.HealthAddr)
 	require.Equal(t, "info", c.LogLevel)
