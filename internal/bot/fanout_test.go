@@ -4,7 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"os"
-		"testing"
+	"testing"
 	"time"
 
 	"go.temporal.io/sdk/client"

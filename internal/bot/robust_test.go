@@ -88,7 +88,7 @@ func TestHealthFailsWhenUpdatesAreNotHandled(t *testing.T) {
 func TestFloodingChatDoesNotHoldOthers(t *testing.T) {
 	h := newHarness(t)
 	h.tg.PerChatInterval = time.Second // Telegram's limit per chat
-	h.cfg.BotReplyRate = 4               // the default
+	h.cfg.BotReplyRate = 4             // the default
 	h.start()
 	for range 300 {
 		h.upd.Push(private(30, "/help"))
