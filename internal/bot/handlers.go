@@ -279,12 +279,21 @@ func (h *handler) cmdUptime(ctx context.Context, r *request) {
 		return
 	}
 	now := h.now()
-	hist, err := h.st.ComponentHistory(ctx, now.Add(-store.HistoryRetention))
+	comps := components(pv.Page)
+	ids := make([]string, 0, len(comps))
+	for _, c := range comps {
+		if !c.Group {
+			ids = append(ids, c.ID)
+		}
+	}
+	// Only the longest window and each component's status when it opened.
+	longest := uptimeWindows[len(uptimeWindows)-1].D
+	hist, err := h.st.UptimeHistory(ctx, now.Add(-longest), ids)
 	if err != nil {
 		h.storeFailed(ctx, r, err)
 		return
 	}
-	h.reply(ctx, r, withStale(uptimeReply(ComputeUptime(components(pv.Page), hist, now)), pv))
+	h.reply(ctx, r, withStale(uptimeReply(ComputeUptime(comps, hist, now)), pv))
 }
 
 func (h *handler) cmdInfo(ctx context.Context, r *request) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -88,6 +89,38 @@ func TestBotSubscriptionCalls(t *testing.T) {
 	}
 	if err := st.Unsubscribe(ctx, store.SubscriberKey(-1000100, 0)); !errors.Is(err, store.ErrNotSubscribed) {
 		t.Fatalf("unsubscribe twice: %v", err)
+	}
+}
+
+// /uptime reads its 30-day window and each component's status when the
+// window opened, not the whole retained history.
+func TestUptimeHistoryIsBounded(t *testing.T) {
+	st := testenv.Store(t)
+	ctx := context.Background()
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	day := 24 * time.Hour
+	evs := []event.Event{
+		{Key: "a1", Kind: event.KindComponent, ComponentID: "api", NewStatus: "partial_outage", StatusSince: now.Add(-80 * day)},
+		{Key: "a2", Kind: event.KindComponent, ComponentID: "api", NewStatus: "major_outage", StatusSince: now.Add(-40 * day)},
+		{Key: "a3", Kind: event.KindComponent, ComponentID: "api", NewStatus: "operational", StatusSince: now.Add(-2 * time.Hour)},
+		{Key: "s1", Kind: event.KindComponent, ComponentID: "sora", NewStatus: "degraded_performance", StatusSince: now.Add(-60 * day)},
+		{Key: "s2", Kind: event.KindComponent, ComponentID: "sora", NewStatus: "operational", StatusSince: now.Add(-50 * day)},
+		{Key: "x1", Kind: event.KindComponent, ComponentID: "other", NewStatus: "major_outage", StatusSince: now.Add(-45 * day)},
+	}
+	if err := st.CommitEvents(ctx, evs, nil, now); err != nil {
+		t.Fatal(err)
+	}
+	h, err := st.UptimeHistory(ctx, now.Add(-30*day), []string{"api", "sora", "none"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range h {
+		got = append(got, e.ComponentID+":"+e.Status)
+	}
+	want := []string{"sora:operational", "api:major_outage", "api:operational"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("history = %v, want %v", got, want)
 	}
 }
 
