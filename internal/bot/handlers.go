@@ -357,8 +357,9 @@ func (h *handler) cmdSubscribe(ctx context.Context, r *request) {
 		}
 		return
 	}
-	// Component filter: read, change, write (FerretDB ignores conditional
-	// $pull). This chat's commands run one at a time, so no update is lost.
+	// Component filter: the subscription is read to resolve what the
+	// user names; the change itself is one atomic update, so a change
+	// made meanwhile (elsewhere) is not lost.
 	sub, err := h.subscription(ctx, r)
 	if err != nil {
 		h.storeFailed(ctx, r, err)
@@ -374,7 +375,7 @@ func (h *handler) cmdSubscribe(ctx context.Context, r *request) {
 			h.reply(ctx, r, "Component filter cleared: notices cover every component.")
 		}
 	case SubAddComponent:
-		h.addFilter(ctx, r, sub, req.Query)
+		h.addFilter(ctx, r, req.Query)
 	case SubRemoveComponent:
 		h.removeFilter(ctx, r, sub, req.Query)
 	}
@@ -391,7 +392,7 @@ func (h *handler) setFilter(ctx context.Context, r *request, ids []string) error
 	return err
 }
 
-func (h *handler) addFilter(ctx context.Context, r *request, sub *store.Subscriber, q string) {
+func (h *handler) addFilter(ctx context.Context, r *request, q string) {
 	pv, ok := h.page(ctx, r, needComponents)
 	if !ok {
 		return
@@ -408,19 +409,19 @@ func (h *handler) addFilter(ctx context.Context, r *request, sub *store.Subscrib
 	}
 	c := *res.Match
 	names := componentNames(comps)
-	if slices.Contains(sub.Components, c.ID) {
+	ids, err := h.st.AddComponent(ctx, r.key(), c.ID, maxFilter)
+	switch {
+	case errors.Is(err, store.ErrInFilter):
 		h.reply(ctx, r, "<b>"+escName(names[c.ID])+"</b> is already in the component filter.")
-		return
-	}
-	if len(sub.Components) >= maxFilter {
+	case errors.Is(err, store.ErrFilterFull):
 		h.reply(ctx, r, "The component filter is full (at most 50 components). Remove one first, or use /subscribe component all.")
-		return
+	case errors.Is(err, store.ErrNotSubscribed):
+		h.reply(ctx, r, notSubscribedReply(r.topic(), r.channel))
+	case err != nil:
+		h.storeFailed(ctx, r, err)
+	default:
+		h.reply(ctx, r, "Added <b>"+escName(names[c.ID])+"</b> to the component filter.\nNotices now cover: "+filterList(ids, names)+".")
 	}
-	ids := append(slices.Clone(sub.Components), c.ID)
-	if h.setFilter(ctx, r, ids) != nil {
-		return
-	}
-	h.reply(ctx, r, "Added <b>"+escName(names[c.ID])+"</b> to the component filter.\nNotices now cover: "+filterList(ids, names)+".")
 }
 
 func (h *handler) removeFilter(ctx context.Context, r *request, sub *store.Subscriber, q string) {
@@ -462,8 +463,15 @@ func (h *handler) removeFilter(ctx context.Context, r *request, sub *store.Subsc
 		return
 	}
 	removed := sub.Components[i]
-	ids := slices.Delete(slices.Clone(sub.Components), i, i+1)
-	if h.setFilter(ctx, r, ids) != nil {
+	ids, err := h.st.RemoveComponent(ctx, r.key(), removed)
+	switch {
+	case errors.Is(err, store.ErrNotSubscribed):
+		h.reply(ctx, r, notSubscribedReply(r.topic(), r.channel))
+		return
+	case errors.Is(err, store.ErrNotInFilter):
+		// Removed meanwhile: the outcome asked for.
+	case err != nil:
+		h.storeFailed(ctx, r, err)
 		return
 	}
 	label := removed

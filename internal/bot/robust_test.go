@@ -2,7 +2,10 @@ package bot
 
 import (
 	"context"
+	"net/http"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -128,4 +131,34 @@ func TestFloodingChatDoesNotHoldOthers(t *testing.T) {
 		t.Fatalf("flooding chat got %d replies, %d of them notes", len(msgs), notes)
 	}
 	waitFor(t, "every update confirmed", func() bool { return h.upd.Pending() == 0 })
+}
+
+// The component filter changes in one atomic update: a change made by
+// someone else between the command reading the subscription and writing
+// it (here, while the status page is fetched) is kept.
+func TestComponentFilterKeepsAConcurrentChange(t *testing.T) {
+	h := newHarness(t)
+	h.start()
+	if got := h.ask(40, 0, private(40, "/start")); !strings.HasPrefix(got, "Subscribed") {
+		t.Fatal(got)
+	}
+	var once sync.Once
+	h.sp.Fault("summary", func(http.ResponseWriter, *http.Request) bool {
+		once.Do(func() {
+			if err := h.st.SetComponents(context.Background(), "40", []string{"chatgpt001"}); err != nil {
+				t.Error(err)
+			}
+		})
+		return false
+	})
+	got := h.ask(40, 0, private(40, "/subscribe component API"))
+	if !strings.HasPrefix(got, "Added <b>API</b>") {
+		t.Fatal(got)
+	}
+	if sub := h.subscription("40"); sub == nil || !slices.Equal(sub.Components, []string{"chatgpt001", "api0000001"}) {
+		t.Fatalf("filter %+v, want the concurrent change kept", sub)
+	}
+	if !strings.Contains(got, "Notices now cover: ChatGPT, API.") && !strings.Contains(got, "Notices now cover: API, ChatGPT.") {
+		t.Fatalf("reply does not show the filter as stored: %q", got)
+	}
 }
