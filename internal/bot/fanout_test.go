@@ -18,13 +18,12 @@ import (
 // The worker and the bot share one token, and Telegram's ~30 messages a
 // second are the token's: a burst of 50 /status (50 chats) in the middle
 // of a fan-out must not push the fan-out into 429s. The fake Telegram
-// enforces 30 msg/s overall and 1 msg/s per chat.
+// enforces Telegram's limits (30 msg/s overall, 1 msg/s per chat).
 func TestCommandBurstDuringFanOutCausesNo429(t *testing.T) {
 	s := testenv.NewStack(t, time.Hour)
 	// The defaults: TELEGRAM_RATE_LIMIT=20 for the worker, BOT_REPLY_RATE=4.
 	s.Config.TelegramRateLimit, s.Config.BotReplyRate = 20, 4
-	s.Telegram.GlobalPerSecond = 30
-	s.Telegram.PerChatInterval = time.Second
+	s.Telegram.RealLimits()
 	ctx := context.Background()
 	const subscribers, firstChat = 300, 7_000_000
 	for i := range int64(subscribers) {

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/openai-status-bot/statusbot/internal/fakes"
 )
 
 // waitWithin is waitFor with its own deadline.
@@ -90,8 +92,8 @@ func TestHealthFailsWhenUpdatesAreNotHandled(t *testing.T) {
 // returns at most 100 updates after the oldest unfinished one.
 func TestFloodingChatDoesNotHoldOthers(t *testing.T) {
 	h := newHarness(t)
-	h.tg.PerChatInterval = time.Second // Telegram's limit per chat
-	h.cfg.BotReplyRate = 4             // the default
+	h.tg.RealLimits()
+	h.cfg.BotReplyRate = 4 // the default
 	h.start()
 	for range 300 {
 		h.upd.Push(private(30, "/help"))
@@ -161,4 +163,21 @@ func TestComponentFilterKeepsAConcurrentChange(t *testing.T) {
 	if !strings.Contains(got, "Notices now cover: ChatGPT, API.") && !strings.Contains(got, "Notices now cover: API, ChatGPT.") {
 		t.Fatalf("reply does not show the filter as stored: %q", got)
 	}
+}
+
+// End to end: commands arrive, none is answered (a hanging status page
+// holds the only one), and /healthz says so until it is handled.
+func TestHealthReportsUnhandledUpdates(t *testing.T) {
+	h := newHarness(t)
+	h.tn.stallAfter = 300 * time.Millisecond
+	h.sp.Fault("", fakes.Hang)
+	h.start()
+	h.upd.Push(private(50, "/status"))
+	waitFor(t, "health to fail", func() bool {
+		rep, ok := h.hs.Evaluate(context.Background())
+		return !ok && strings.Contains(rep.Checks["telegram_long_poll"], "but none was handled since")
+	})
+	h.sp.Fault("", nil)
+	waitFor(t, "the reply once the fetch gave up", func() bool { return len(h.tg.MessagesTo(50, 0)) == 1 })
+	waitFor(t, "health to recover", func() bool { _, ok := h.hs.Evaluate(context.Background()); return ok })
 }
