@@ -23,7 +23,16 @@
 // most one.
 //
 // Updates are handled concurrently with a bound, each chat's in order, so
-// a slow status page or a slow chat never stalls other users. getUpdates,
+// a slow status page or a slow chat never stalls other users. A chat with
+// more than a few commands waiting is flooding: its waiting and further
+// commands are dropped (answered once) until it is quiet, since getUpdates
+// returns at most 100 updates after the oldest unfinished one and a long
+// queue would hold every other chat's updates unfetched. When Telegram
+// restarts its update IDs below the watermark (after a week without
+// updates, or for a new token) the bot follows the new IDs. Replies go
+// out at most BOT_REPLY_RATE a second, the bot's share of the token's
+// rate. Health fails when getUpdates stops succeeding, or when updates
+// arrive and none is handled for a minute. getUpdates,
 // deleteWebhook, getWebhookInfo and getMe are plain JSON calls (rawAPI:
 // go-telegram/bot has no public getUpdates, and its parameterless calls
 // send an empty multipart body); every other call goes through
