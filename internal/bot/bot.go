@@ -23,7 +23,16 @@
 // most one.
 //
 // Updates are handled concurrently with a bound, each chat's in order, so
-// a slow status page or a slow chat never stalls other users. getUpdates,
+// a slow status page or a slow chat never stalls other users. A chat with
+// more than a few commands waiting is flooding: its waiting and further
+// commands are dropped (answered once) until it is quiet, since getUpdates
+// returns at most 100 updates after the oldest unfinished one and a long
+// queue would hold every other chat's updates unfetched. When Telegram
+// restarts its update IDs below the watermark (after a week without
+// updates, or for a new token) the bot follows the new IDs. Replies go
+// out at most BOT_REPLY_RATE a second, the bot's share of the token's
+// rate. Health fails when getUpdates stops succeeding, or when updates
+// arrive and none is handled for a minute. getUpdates,
 // deleteWebhook, getWebhookInfo and getMe are plain JSON calls (rawAPI:
 // go-telegram/bot has no public getUpdates, and its parameterless calls
 // send an empty multipart body); every other call goes through
@@ -39,6 +48,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"runtime/debug"
 	"strings"
 	"sync/atomic"
@@ -86,8 +96,21 @@ type tuning struct {
 	retryMin        time.Duration // start-up and poll error backoff
 	retryMax        time.Duration
 	maxReplyWait    time.Duration // longest 429 wait before a reply
+	maxPerChat      int           // a chat's updates queued or being handled before a flood
+	floodQuiet      time.Duration // a flooding chat's quiet time before it is heard again
+	stallAfter      time.Duration // updates unhandled this long make health fail
 	now             func() time.Time
 }
+
+// tokenBudget is the messages per second the worker and the bot may send
+// together on one token: Telegram allows about 30, and the worker's limit
+// (Temporal's task-queue rate limiter) was measured overshooting its rate
+// by up to 4 in a second (internal/bot TestCommandBurstDuringFanOutCausesNo429).
+const tokenBudget = 24
+
+// maxPerChatDefault lets a user send a few commands in a row; more before
+// the first is answered is a flood.
+const maxPerChatDefault = 3
 
 func defaultTuning(cfg *config.Config) tuning {
 	return tuning{
@@ -99,6 +122,9 @@ func defaultTuning(cfg *config.Config) tuning {
 		retryMin:        time.Second,
 		retryMax:        30 * time.Second,
 		maxReplyWait:    10 * time.Second,
+		maxPerChat:      maxPerChatDefault,
+		floodQuiet:      5 * time.Second,
+		stallAfter:      time.Minute,
 		now:             time.Now,
 	}
 }
@@ -119,12 +145,13 @@ func run(ctx context.Context, cfg *config.Config, st *store.Store, hs *health.Se
 
 	raw := &rawAPI{base: apiURL + "/bot" + token + "/", redact: redact, client: &http.Client{Timeout: cfg.HTTPTimeout}}
 	p := &poller{
-		api:     raw,
-		client:  &http.Client{Timeout: tn.pollTimeout + cfg.HTTPTimeout},
-		redact:  redact,
-		timeout: tn.pollTimeout,
-		silence: 2*tn.pollTimeout + cfg.HTTPTimeout + 10*time.Second,
-		now:     tn.now,
+		api:        raw,
+		client:     &http.Client{Timeout: tn.pollTimeout + cfg.HTTPTimeout},
+		redact:     redact,
+		timeout:    tn.pollTimeout,
+		silence:    2*tn.pollTimeout + cfg.HTTPTimeout + 10*time.Second,
+		stallAfter: tn.stallAfter,
+		now:        tn.now,
 	}
 	p.lastRound.Store(tn.now().UnixNano())
 	if hs != nil {
@@ -149,7 +176,7 @@ func run(ctx context.Context, cfg *config.Config, st *store.Store, hs *health.Se
 		return errors.New("telegram: " + redact(err.Error()))
 	}
 
-	s := &starter{log: log, redact: redact, tn: tn}
+	s := &starter{log: log, redact: redact, tn: tn, apiHost: hostOf(apiURL)}
 	// Start-up. A cancelled ctx here is a normal shutdown.
 	if err := s.retry(ctx, "deleteWebhook", 0, func(ctx context.Context) error { return deleteWebhook(ctx, raw, log) }); err != nil {
 		return s.fatal(ctx, err)
@@ -197,6 +224,7 @@ func run(ctx context.Context, cfg *config.Config, st *store.Store, hs *health.Se
 		redact:   redact,
 		now:      tn.now,
 		maxWait:  tn.maxReplyWait,
+		rate:     newSendRate(cfg.BotReplyRate, tn.now),
 		pages: &pageSource{
 			snapshots: st.LatestSnapshot,
 			fetch: func(ctx context.Context) (*statuspage.Page, error) {
@@ -211,22 +239,21 @@ func run(ctx context.Context, cfg *config.Config, st *store.Store, hs *health.Se
 		},
 	}
 	p.tracker = newTracker(last)
-	p.disp = newDispatcher(tn.maxPending, tn.maxRunning)
+	p.disp = newDispatcher(tn.maxPending, tn.maxRunning, tn.maxPerChat, tn.floodQuiet, tn.now)
 	p.log = log
 	per := &persister{st: st, tr: p.tracker, log: log, saved: last, now: tn.now, sig: make(chan struct{}, 1)}
 
 	// Handlers outlive ctx: on shutdown they finish, up to shutdownTimeout.
 	hctx, hcancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer hcancel()
-	p.handle = func(upd *models.Update) {
+	p.handle = func(upd *models.Update, gen int) {
 		defer func() {
 			if hctx.Err() != nil {
 				// Cut short at shutdown: leave it unhandled, so the
 				// offset stays before it and it is fetched again.
 				return
 			}
-			p.tracker.done(upd.ID)
-			per.signal()
+			p.finished(upd.ID, gen)
 		}()
 		metrics.UpdateReceived(upd)
 		safely(log, redact, upd.ID, func() {
@@ -235,7 +262,14 @@ func run(ctx context.Context, cfg *config.Config, st *store.Store, hs *health.Se
 			h.handle(uctx, upd)
 		})
 	}
-	p.skipped = per.signal
+	p.flood = func(upd *models.Update) {
+		safely(log, redact, upd.ID, func() {
+			uctx, cancel := context.WithTimeout(hctx, tn.handlerTimeout)
+			defer cancel()
+			h.floodNote(uctx, upd)
+		})
+	}
+	p.saveSoon = per.signal
 
 	perStop := make(chan struct{})
 	perDone := make(chan struct{})
@@ -244,7 +278,11 @@ func run(ctx context.Context, cfg *config.Config, st *store.Store, hs *health.Se
 		per.loop(hctx, perStop)
 	}()
 
-	log.Info("command bot started", "username", me.Username, "offset", last+1)
+	if sum := cfg.TelegramRateLimit + cfg.BotReplyRate; sum > tokenBudget {
+		log.Warn("TELEGRAM_RATE_LIMIT + BOT_REPLY_RATE exceed what one token can send without 429s (about 30 messages a second, less the worker's rate limiter overshoot)",
+			"sum", sum, "recommended_max", tokenBudget)
+	}
+	log.Info("command bot started", "username", me.Username, "offset", last+1, "reply_rate", cfg.BotReplyRate)
 	if hs != nil {
 		hs.SetReady()
 	}
@@ -284,17 +322,37 @@ func safely(log *slog.Logger, redact func(string) string, updateID int64, fn fun
 
 // starter retries start-up steps.
 type starter struct {
-	log    *slog.Logger
-	redact func(string) string
-	tn     tuning
+	log     *slog.Logger
+	redact  func(string) string
+	tn      tuning
+	apiHost string // TELEGRAM_API_URL's scheme and host, for errors
 }
 
-// fatal turns a start-up error into Run's result: nil for a shutdown.
+// fatal turns a start-up error into Run's result: nil for a shutdown. A
+// rejected token or a URL that does not serve the Bot API names the
+// setting to fix.
 func (s *starter) fatal(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
 		return nil
 	}
-	return errors.New("telegram bot start-up: " + s.redact(err.Error()))
+	msg := "telegram bot start-up: " + s.redact(err.Error())
+	var ae *apiError
+	switch {
+	case errors.As(err, &ae) && ae.code == http.StatusUnauthorized:
+		msg += ": Telegram rejected TELEGRAM_BOT_TOKEN; check it with @BotFather (/token) and set it again"
+	case errors.As(err, &ae) && ae.code == http.StatusNotFound:
+		msg += fmt.Sprintf(": TELEGRAM_API_URL (%s) does not serve the Bot API at /bot<token>/, or TELEGRAM_BOT_TOKEN is malformed", s.apiHost)
+	}
+	return errors.New(msg)
+}
+
+// hostOf is a URL's scheme and host, without credentials or path.
+func hostOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return "value not shown"
+	}
+	return u.Scheme + "://" + u.Host
 }
 
 // permanent reports errors retrying cannot fix: a rejected token, or an
@@ -422,7 +480,18 @@ func (a *rawAPI) call(ctx context.Context, client *http.Client, method string, p
 	if err != nil {
 		return errors.New(a.redact(err.Error()))
 	}
+	notAPI := func(what string) error {
+		// A 401 or 404 page that is not a Bot API answer: the URL or the
+		// token is wrong, and retrying will not help.
+		if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusNotFound {
+			return &apiError{method: method, code: resp.StatusCode, desc: http.StatusText(resp.StatusCode) + " (" + what + ")"}
+		}
+		return nil
+	}
 	if len(bytes.TrimSpace(raw)) == 0 {
+		if err := notAPI("empty answer"); err != nil {
+			return err
+		}
 		return fmt.Errorf("telegram %s: HTTP %d: %w", method, resp.StatusCode, errEmptyAnswer)
 	}
 	var r struct {
@@ -435,6 +504,9 @@ func (a *rawAPI) call(ctx context.Context, client *http.Client, method string, p
 		} `json:"parameters"`
 	}
 	if err := json.Unmarshal(raw, &r); err != nil {
+		if err := notAPI("not a Bot API answer"); err != nil {
+			return err
+		}
 		return fmt.Errorf("telegram %s: HTTP %d, undecodable answer: %w", method, resp.StatusCode, err)
 	}
 	if !r.OK {
@@ -454,26 +526,37 @@ func (a *rawAPI) call(ctx context.Context, client *http.Client, method string, p
 
 // poller is the long-poll loop.
 type poller struct {
-	api     *rawAPI
-	client  *http.Client // with the long-poll timeout
-	redact  func(string) string
-	timeout time.Duration
-	silence time.Duration
-	now     func() time.Time
-	log     *slog.Logger
+	api        *rawAPI
+	client     *http.Client // with the long-poll timeout
+	redact     func(string) string
+	timeout    time.Duration
+	silence    time.Duration
+	stallAfter time.Duration
+	now        func() time.Time
+	log        *slog.Logger
 
-	tracker *tracker
-	disp    *dispatcher
-	handle  func(*models.Update)
-	skipped func()
+	tracker  *tracker
+	disp     *dispatcher
+	handle   func(upd *models.Update, gen int)
+	flood    func(*models.Update) // answers a flooding chat once
+	saveSoon func()               // asks for the watermark to be saved
 
 	lastRound atomic.Int64 // UnixNano of the last successful getUpdates
 	lastErr   atomic.Pointer[string]
+	// waiting is the UnixNano when updates arrived that are not all
+	// handled yet (0: none since the last one was handled).
+	waiting atomic.Int64
 }
 
-// healthy is the "long-poll loop alive" check.
+// healthy is the "long-poll loop alive and handling" check.
 func (p *poller) healthy(context.Context) error {
-	age := p.now().Sub(time.Unix(0, p.lastRound.Load()))
+	now := p.now()
+	if since := p.waiting.Load(); since != 0 && p.stallAfter > 0 {
+		if age := now.Sub(time.Unix(0, since)); age > p.stallAfter {
+			return fmt.Errorf("updates arrived %s ago but none was handled since", age.Round(time.Second))
+		}
+	}
+	age := now.Sub(time.Unix(0, p.lastRound.Load()))
 	if age <= p.silence {
 		return nil
 	}
@@ -482,6 +565,20 @@ func (p *poller) healthy(context.Context) error {
 		msg += " (last error: " + *e + ")"
 	}
 	return errors.New(msg)
+}
+
+// arrived notes updates returned by getUpdates at t; the oldest
+// arrival not followed by a handled update counts.
+func (p *poller) arrived(t time.Time) { p.waiting.CompareAndSwap(0, t.UnixNano()) }
+
+// handled notes progress: an update was handled (or deliberately skipped).
+func (p *poller) handled() { p.waiting.Store(0) }
+
+// finished records an update as handled.
+func (p *poller) finished(id int64, gen int) {
+	p.tracker.done(id, gen)
+	p.handled()
+	p.saveSoon()
 }
 
 // loop polls until ctx ends.
@@ -515,26 +612,16 @@ func (p *poller) loop(ctx context.Context) {
 		backoff = 0
 		p.lastRound.Store(p.now().UnixNano())
 		metrics.LongPollSucceeded()
-		fresh := 0
-		for _, u := range upds {
-			if !p.tracker.isNew(u.ID) {
-				continue // still being handled: Telegram sent it again
-			}
-			fresh++
-			p.tracker.start(u.ID)
-			if u.bad {
-				p.log.Warn("skipping an update that could not be decoded", "update_id", u.ID, "err", u.err)
-				p.tracker.done(u.ID)
-				p.skipped()
-				continue
-			}
-			upd := u.upd
-			if !p.disp.submit(ctx, chatOf(upd), func() { p.handle(upd) }) {
-				p.tracker.abort(u.ID)
-				return
-			}
+		if len(upds) == 0 {
+			continue
 		}
-		if len(upds) > 0 && fresh == 0 {
+		p.arrived(p.now())
+		p.followRestartedIDs(offset, upds)
+		fresh, ok := p.dispatch(ctx, upds)
+		if !ok {
+			return
+		}
+		if fresh == 0 {
 			// Everything returned is in flight: wait for progress rather
 			// than asking again at once.
 			t := time.NewTimer(time.Second)
@@ -546,6 +633,75 @@ func (p *poller) loop(ctx context.Context) {
 			t.Stop()
 		}
 	}
+}
+
+// followRestartedIDs detects Telegram restarting its update IDs: asked
+// for updates from offset, it returned lower ones, which it only does in
+// a new ID space (after a week without updates the next ID is random; a
+// new token starts its own). The bot then follows the new IDs; updates
+// still in flight from the old space finish on their own.
+func (p *poller) followRestartedIDs(offset int64, upds []polled) {
+	lowest := upds[0].ID
+	for _, u := range upds[1:] {
+		lowest = min(lowest, u.ID)
+	}
+	if lowest >= offset {
+		return
+	}
+	p.log.Warn("Telegram restarted its update IDs below the stored offset; following the new IDs",
+		"offset", offset, "first_update_id", lowest)
+	p.tracker.rebase(lowest - 1)
+	p.saveSoon()
+}
+
+// dispatch hands the new updates to the dispatcher; fresh counts them, ok
+// is false when ctx ended.
+func (p *poller) dispatch(ctx context.Context, upds []polled) (fresh int, ok bool) {
+	for _, u := range upds {
+		if !p.tracker.isNew(u.ID) {
+			continue // still being handled: Telegram sent it again
+		}
+		fresh++
+		gen := p.tracker.start(u.ID)
+		if u.bad {
+			p.log.Warn("skipping an update that could not be decoded", "update_id", u.ID, "err", u.err)
+			p.finished(u.ID, gen)
+			continue
+		}
+		upd, id := u.upd, u.ID
+		j := job{run: func() { p.handle(upd, gen) }}
+		if droppable(upd) {
+			j.drop = func() { p.finished(id, gen) }
+		}
+		chat := chatOf(upd)
+		a, ok := p.disp.submit(ctx, chat, j)
+		if !ok {
+			p.tracker.abort(u.ID, gen)
+			return fresh, false
+		}
+		if a == floodStarted {
+			p.log.Warn("a chat is flooding the bot: its waiting and further commands are dropped until it is quiet", "chat_id", chat)
+			if _, ok := p.disp.submit(ctx, chat, job{run: func() { p.flood(upd) }}); !ok {
+				return fresh, false
+			}
+		}
+	}
+	return fresh, true
+}
+
+// droppable reports whether a flood may drop the update: commands and
+// button presses may be, not what keeps subscriptions right (the bot
+// removed from a chat, a group moved to a supergroup).
+func droppable(u *models.Update) bool {
+	switch {
+	case u.Message != nil:
+		return u.Message.MigrateToChatID == 0 && u.Message.MigrateFromChatID == 0
+	case u.ChannelPost != nil:
+		return u.ChannelPost.MigrateToChatID == 0 && u.ChannelPost.MigrateFromChatID == 0
+	case u.CallbackQuery != nil, u.EditedMessage != nil:
+		return true
+	}
+	return false
 }
 
 func nextBackoff(d time.Duration) time.Duration {

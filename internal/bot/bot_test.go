@@ -74,11 +74,34 @@ func TestStartupBadToken(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	err := run(ctx, h.cfg, h.st, nil, slog.New(slog.NewTextHandler(h.logs, nil)), h.tn)
-	if err == nil || !strings.Contains(err.Error(), "nauthorized") {
-		t.Fatalf("want an Unauthorized start-up error, got %v", err)
+	if err == nil || !strings.Contains(err.Error(), "nauthorized") || !strings.Contains(err.Error(), "Telegram rejected TELEGRAM_BOT_TOKEN") {
+		t.Fatalf("want an Unauthorized start-up error naming TELEGRAM_BOT_TOKEN, got %v", err)
 	}
 	if strings.Contains(err.Error(), "WRONG-secret-value") || strings.Contains(h.logs.String(), "WRONG-secret-value") {
 		t.Fatalf("token not redacted: %v\n%s", err, h.logs.String())
+	}
+}
+
+// A TELEGRAM_API_URL that does not serve the Bot API (an HTML 404 page)
+// ends start-up with an error naming the setting, instead of retrying
+// forever; the URL's path and credentials are not shown.
+func TestStartupWrongAPIURL(t *testing.T) {
+	h := newHarness(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(http.StatusNotFound)
+		_, _ = io.WriteString(w, "<html><body>Not Found</body></html>")
+	}))
+	defer srv.Close()
+	h.cfg.TelegramAPIURL = strings.Replace(srv.URL, "http://", "http://user:pa55word@", 1) + "/some/path"
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err := run(ctx, h.cfg, h.st, nil, slog.New(slog.NewTextHandler(h.logs, nil)), h.tn)
+	if err == nil || !strings.Contains(err.Error(), "TELEGRAM_API_URL ("+srv.URL+") does not serve the Bot API") {
+		t.Fatalf("want a start-up error naming TELEGRAM_API_URL, got %v", err)
+	}
+	if strings.Contains(err.Error(), "pa55word") || strings.Contains(err.Error(), testSecret) {
+		t.Fatalf("secret in %v", err)
 	}
 }
 

@@ -258,15 +258,16 @@ func notFoundReply(query string) string {
 
 // historyReply answers /history: the n most recent incidents, newest first.
 func historyReply(p *statuspage.Page, n int) string {
-	if p.IncidentsErr != "" && len(p.Incidents) == 0 {
-		return "Incident history is unavailable right now. Please try again later."
-	}
 	// Incidents only: maintenances are announced, not incidents.
 	var incs []statuspage.Incident
 	for _, inc := range p.Incidents {
 		if !inc.IsMaintenance() {
 			incs = append(incs, inc)
 		}
+	}
+	// The maintenances may have been read when the incidents were not.
+	if p.IncidentsErr != "" && len(incs) == 0 {
+		return "Incident history is unavailable right now. Please try again later."
 	}
 	sort.SliceStable(incs, func(i, j int) bool {
 		if !incs[i].CreatedAt.Equal(incs[j].CreatedAt) {

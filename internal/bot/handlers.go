@@ -29,6 +29,7 @@ type handler struct {
 	redact   func(string) string
 	now      func() time.Time
 	maxWait  time.Duration
+	rate     *sendRate // the bot's share of the token's message rate
 }
 
 // request is one command to answer.
@@ -118,6 +119,30 @@ func (h *handler) onMessage(ctx context.Context, m *models.Message, channelPost 
 			h.reply(ctx, r, replyUnknown)
 		}
 	}
+}
+
+// replyFlood answers, once, a chat that sent more commands than the bot
+// queues for one chat.
+const replyFlood = "Too many commands at once: some were not answered. Please send one command at a time."
+
+// floodNote tells a flooding chat, once, that its commands were dropped,
+// when the dropped update was a command for this bot.
+func (h *handler) floodNote(ctx context.Context, u *models.Update) {
+	m := u.Message
+	if m == nil {
+		m = u.ChannelPost
+	}
+	if m == nil || m.Chat.ID == 0 {
+		return
+	}
+	if cmd, ok := ParseCommand(m.Text); !ok || !cmd.For(h.username) {
+		return
+	}
+	thread := 0
+	if m.IsTopicMessage {
+		thread = m.MessageThreadID
+	}
+	h.send(ctx, m.Chat.ID, thread, replyFlood)
 }
 
 func (h *handler) onMyChatMember(ctx context.Context, u *models.ChatMemberUpdated) {
@@ -257,12 +282,21 @@ func (h *handler) cmdUptime(ctx context.Context, r *request) {
 		return
 	}
 	now := h.now()
-	hist, err := h.st.ComponentHistory(ctx, now.Add(-store.HistoryRetention))
+	comps := components(pv.Page)
+	ids := make([]string, 0, len(comps))
+	for _, c := range comps {
+		if !c.Group {
+			ids = append(ids, c.ID)
+		}
+	}
+	// Only the longest window and each component's status when it opened.
+	longest := uptimeWindows[len(uptimeWindows)-1].D
+	hist, err := h.st.UptimeHistory(ctx, now.Add(-longest), ids)
 	if err != nil {
 		h.storeFailed(ctx, r, err)
 		return
 	}
-	ups := ComputeUptime(components(pv.Page), hist, now)
+	ups := ComputeUptime(comps, hist, now)
 	if figs, ok := h.uptimes.get(ctx, pv.Page, now); ok {
 		ups = PageUptime(ups, figs)
 	}
@@ -330,8 +364,9 @@ func (h *handler) cmdSubscribe(ctx context.Context, r *request) {
 		}
 		return
 	}
-	// Component filter: read, change, write (FerretDB ignores conditional
-	// $pull). This chat's commands run one at a time, so no update is lost.
+	// Component filter: the subscription is read to resolve what the
+	// user names; the change itself is one atomic update, so a change
+	// made meanwhile (elsewhere) is not lost.
 	sub, err := h.subscription(ctx, r)
 	if err != nil {
 		h.storeFailed(ctx, r, err)
@@ -347,7 +382,7 @@ func (h *handler) cmdSubscribe(ctx context.Context, r *request) {
 			h.reply(ctx, r, "Component filter cleared: notices cover every component.")
 		}
 	case SubAddComponent:
-		h.addFilter(ctx, r, sub, req.Query)
+		h.addFilter(ctx, r, req.Query)
 	case SubRemoveComponent:
 		h.removeFilter(ctx, r, sub, req.Query)
 	}
@@ -364,7 +399,7 @@ func (h *handler) setFilter(ctx context.Context, r *request, ids []string) error
 	return err
 }
 
-func (h *handler) addFilter(ctx context.Context, r *request, sub *store.Subscriber, q string) {
+func (h *handler) addFilter(ctx context.Context, r *request, q string) {
 	pv, ok := h.page(ctx, r, needComponents)
 	if !ok {
 		return
@@ -381,19 +416,19 @@ func (h *handler) addFilter(ctx context.Context, r *request, sub *store.Subscrib
 	}
 	c := *res.Match
 	names := componentNames(comps)
-	if slices.Contains(sub.Components, c.ID) {
+	ids, err := h.st.AddComponent(ctx, r.key(), c.ID, maxFilter)
+	switch {
+	case errors.Is(err, store.ErrInFilter):
 		h.reply(ctx, r, "<b>"+escName(names[c.ID])+"</b> is already in the component filter.")
-		return
-	}
-	if len(sub.Components) >= maxFilter {
+	case errors.Is(err, store.ErrFilterFull):
 		h.reply(ctx, r, "The component filter is full (at most 50 components). Remove one first, or use /subscribe component all.")
-		return
+	case errors.Is(err, store.ErrNotSubscribed):
+		h.reply(ctx, r, notSubscribedReply(r.topic(), r.channel))
+	case err != nil:
+		h.storeFailed(ctx, r, err)
+	default:
+		h.reply(ctx, r, "Added <b>"+escName(names[c.ID])+"</b> to the component filter.\nNotices now cover: "+filterList(ids, names)+".")
 	}
-	ids := append(slices.Clone(sub.Components), c.ID)
-	if h.setFilter(ctx, r, ids) != nil {
-		return
-	}
-	h.reply(ctx, r, "Added <b>"+escName(names[c.ID])+"</b> to the component filter.\nNotices now cover: "+filterList(ids, names)+".")
 }
 
 func (h *handler) removeFilter(ctx context.Context, r *request, sub *store.Subscriber, q string) {
@@ -435,8 +470,15 @@ func (h *handler) removeFilter(ctx context.Context, r *request, sub *store.Subsc
 		return
 	}
 	removed := sub.Components[i]
-	ids := slices.Delete(slices.Clone(sub.Components), i, i+1)
-	if h.setFilter(ctx, r, ids) != nil {
+	ids, err := h.st.RemoveComponent(ctx, r.key(), removed)
+	switch {
+	case errors.Is(err, store.ErrNotSubscribed):
+		h.reply(ctx, r, notSubscribedReply(r.topic(), r.channel))
+		return
+	case errors.Is(err, store.ErrNotInFilter):
+		// Removed meanwhile: the outcome asked for.
+	case err != nil:
+		h.storeFailed(ctx, r, err)
 		return
 	}
 	label := removed
@@ -480,6 +522,10 @@ func (h *handler) send(ctx context.Context, chatID int64, thread int, text strin
 		text = message.Truncate(text, message.MaxLength)
 	}
 	for attempt := 1; attempt <= 3; attempt++ {
+		if !h.rate.wait(ctx) {
+			h.log.Warn("reply dropped: no time left to send it within the bot's rate", "chat_id", chatID)
+			return
+		}
 		_, err := h.api.SendMessage(ctx, &tgbot.SendMessageParams{
 			ChatID:             chatID,
 			MessageThreadID:    thread,

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -173,6 +174,11 @@ func TestHistoryReplyOrderAndLinks(t *testing.T) {
 	if got := historyReply(&statuspage.Page{IncidentsErr: "HTTP 500"}, 5); !strings.HasPrefix(got, "Incident history is unavailable") {
 		t.Fatal(got)
 	}
+	// incidents.json failed but the maintenances were read: still no
+	// incident list to show, not "No recent incidents".
+	if got := historyReply(&statuspage.Page{IncidentsErr: "HTTP 500", Incidents: []statuspage.Incident{mnt}}, 5); !strings.HasPrefix(got, "Incident history is unavailable") {
+		t.Fatal(got)
+	}
 }
 
 func TestTrackerWatermark(t *testing.T) {
@@ -180,27 +186,44 @@ func TestTrackerWatermark(t *testing.T) {
 	if tr.watermark() != 10 || tr.isNew(10) || !tr.isNew(11) {
 		t.Fatal("initial state")
 	}
-	tr.start(11)
+	g := tr.start(11)
 	tr.start(12)
 	tr.start(13)
-	tr.done(12)
-	tr.done(13)
+	tr.done(12, g)
+	tr.done(13, g)
 	if w := tr.watermark(); w != 10 {
 		t.Fatalf("11 still in flight: watermark %d", w)
 	}
-	tr.done(11)
+	tr.done(11, g)
 	if w := tr.watermark(); w != 13 {
 		t.Fatalf("watermark %d, want 13", w)
 	}
 	tr.start(14)
-	tr.abort(14)
+	tr.abort(14, g)
 	if w := tr.watermark(); w != 13 || !tr.isNew(14) {
 		t.Fatalf("after abort: watermark %d", w)
+	}
+	// Telegram restarts its IDs: the new space starts below; an update
+	// still in flight from the old one no longer holds the watermark.
+	old := tr.start(14)
+	tr.rebase(6)
+	if w := tr.watermark(); w != 6 || !tr.isNew(7) {
+		t.Fatalf("after rebase: watermark %d", w)
+	}
+	g = tr.start(7)
+	tr.done(14, old)
+	tr.abort(14, old)
+	if w := tr.watermark(); w != 6 {
+		t.Fatalf("old update finishing moved the watermark to %d", w)
+	}
+	tr.done(7, g)
+	if w := tr.watermark(); w != 7 {
+		t.Fatalf("watermark %d, want 7", w)
 	}
 }
 
 func TestDispatcherOrderAndBound(t *testing.T) {
-	d := newDispatcher(8, 2)
+	d := newDispatcher(8, 2, 0, 0, time.Now)
 	var mu sync.Mutex
 	order := map[int64][]int{}
 	running, peak := 0, 0
@@ -208,7 +231,7 @@ func TestDispatcherOrderAndBound(t *testing.T) {
 	for i := 0; i < 40; i++ {
 		key := int64(i % 4)
 		i := i
-		if !d.submit(ctx, key, func() {
+		if _, ok := d.submit(ctx, key, job{run: func() {
 			mu.Lock()
 			running++
 			peak = max(peak, running)
@@ -218,7 +241,7 @@ func TestDispatcherOrderAndBound(t *testing.T) {
 			running--
 			order[key] = append(order[key], i)
 			mu.Unlock()
-		}) {
+		}}); !ok {
 			t.Fatal("submit failed")
 		}
 	}
@@ -239,16 +262,77 @@ func TestDispatcherOrderAndBound(t *testing.T) {
 		}
 	}
 	// A full dispatcher blocks submit until ctx ends.
-	full := newDispatcher(1, 1)
+	full := newDispatcher(1, 1, 0, 0, time.Now)
 	block := make(chan struct{})
-	full.submit(ctx, 1, func() { <-block })
+	full.submit(ctx, 1, job{run: func() { <-block }})
 	cctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
 	defer cancel()
-	if full.submit(cctx, 2, func() {}) {
+	if _, ok := full.submit(cctx, 2, job{run: func() {}}); ok {
 		t.Fatal("submit beyond the bound succeeded")
 	}
 	close(block)
 	full.wait(ctx)
+}
+
+// A chat with more than perKey jobs floods: the job that overflows, the
+// chat's waiting droppable jobs and its later ones are dropped until it
+// is quiet; jobs that must run (not droppable) always run; other chats
+// are untouched.
+func TestDispatcherDropsAFlood(t *testing.T) {
+	now := time.Unix(1000, 0)
+	var mu sync.Mutex
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	d := newDispatcher(100, 4, 3, 5*time.Second, clock)
+	ctx := context.Background()
+	block := make(chan struct{})
+	var ran, droppedJobs []string
+	rec := func(list *[]string, name string) func() {
+		return func() { mu.Lock(); *list = append(*list, name); mu.Unlock() }
+	}
+	submit := func(key int64, name string, droppable bool) admission {
+		j := job{run: rec(&ran, name)}
+		if droppable {
+			j.drop = rec(&droppedJobs, name)
+		}
+		a, ok := d.submit(ctx, key, j)
+		if !ok {
+			t.Fatal("submit failed")
+		}
+		return a
+	}
+	started := make(chan struct{})
+	if a, _ := d.submit(ctx, 1, job{run: func() { close(started); <-block; rec(&ran, "a1")() }, drop: rec(&droppedJobs, "a1")}); a != queued {
+		t.Fatal("first job not queued")
+	}
+	<-started // the running job is not dropped
+	want := []admission{queued, queued, floodStarted, dropped}
+	for i, name := range []string{"a2", "a3", "a4", "a5"} {
+		if a := submit(1, name, true); a != want[i] {
+			t.Fatalf("%s: admission %d, want %d", name, a, want[i])
+		}
+	}
+	submit(1, "member", false) // e.g. the bot removed from the chat
+	submit(2, "b1", true)
+	close(block)
+	d.wait(ctx)
+	mu.Lock()
+	slices.Sort(ran)
+	slices.Sort(droppedJobs)
+	if !slices.Equal(ran, []string{"a1", "b1", "member"}) || !slices.Equal(droppedJobs, []string{"a2", "a3", "a4", "a5"}) {
+		t.Fatalf("ran %v, dropped %v", ran, droppedJobs)
+	}
+	now = now.Add(4 * time.Second)
+	mu.Unlock()
+	if a := submit(1, "a6", true); a != dropped {
+		t.Fatal("a flooding chat heard before it was quiet")
+	}
+	mu.Lock()
+	now = now.Add(6 * time.Second)
+	mu.Unlock()
+	if a := submit(1, "a7", true); a != queued {
+		t.Fatal("a quiet chat not heard again")
+	}
+	d.wait(ctx)
 }
 
 func TestSafelyRecovers(t *testing.T) {
@@ -312,5 +396,28 @@ func TestPageSourceSharesLiveFetch(t *testing.T) {
 	}
 	if pv, _ := ps.get(context.Background(), needIncidents); pv.Page.Name != "live" {
 		t.Fatalf("got %q, want the cached live page", pv.Page.Name)
+	}
+}
+
+// Replies are spaced 1/rate apart in the order asked, with no burst, so
+// any second holds at most about rate of them.
+func TestSendRateSpacesReplies(t *testing.T) {
+	now := time.Unix(1000, 0)
+	r := newSendRate(4, func() time.Time { return now })
+	var got []time.Duration
+	for range 5 {
+		got = append(got, r.reserve())
+	}
+	want := []time.Duration{0, 250 * time.Millisecond, 500 * time.Millisecond, 750 * time.Millisecond, time.Second}
+	if !slices.Equal(got, want) {
+		t.Fatalf("waits %v, want %v", got, want)
+	}
+	// After a quiet spell there is no saved-up burst.
+	now = now.Add(10 * time.Second)
+	if d1, d2 := r.reserve(), r.reserve(); d1 != 0 || d2 != 250*time.Millisecond {
+		t.Fatalf("after a pause: %v then %v", d1, d2)
+	}
+	if newSendRate(0, time.Now).reserve() != 0 {
+		t.Fatal("rate 0 must mean no limit")
 	}
 }

@@ -31,13 +31,15 @@ type Command struct {
 // ParseCommand reads a bot command at the start of text. It reports false
 // for anything Telegram would not mark as a command: no leading slash, or
 // a name that is empty, too long or not made of letters, digits and "_".
+// Punctuation right after the command ends it, as Telegram highlights
+// "/help" in "/help." and "/status" in "/status, API".
 func ParseCommand(text string) (Command, bool) {
 	if !strings.HasPrefix(text, "/") {
 		return Command{}, false
 	}
 	word, rest := text[1:], ""
-	if i := strings.IndexFunc(word, unicode.IsSpace); i >= 0 {
-		word, rest = word[:i], word[i:]
+	if i := strings.IndexFunc(word, func(r rune) bool { return unicode.IsSpace(r) || strings.ContainsRune(endPunct, r) }); i >= 0 {
+		word, rest = word[:i], strings.TrimLeft(word[i:], endPunct)
 	}
 	name, mention, hasAt := strings.Cut(word, "@")
 	if name == "" || len(name) > maxCommandLen || !isCommandName(name) {
@@ -48,6 +50,9 @@ func ParseCommand(text string) (Command, bool) {
 	}
 	return Command{Name: strings.ToLower(name), Mention: mention, Args: cutArgs(rest)}, true
 }
+
+// endPunct ends a command word (and is dropped before the arguments).
+const endPunct = ".,;:!?"
 
 func isCommandName(s string) bool {
 	for i := 0; i < len(s); i++ {
@@ -127,7 +132,7 @@ func parseHistoryCount(args string) int {
 	if len(f) == 0 {
 		return historyDefault
 	}
-	n, err := strconv.Atoi(f[0])
+	n, err := strconv.Atoi(strings.TrimRight(f[0], endPunct))
 	if err != nil {
 		// Digits too many for an int are still "a lot".
 		if allDigits(f[0]) {
@@ -229,6 +234,11 @@ func ParseSubscribe(args string) SubRequest {
 	}
 	if all {
 		return SubRequest{Op: SubKinds, Kinds: append([]event.Kind(nil), event.Kinds...)}
+	}
+	if len(kinds) == 0 {
+		// Only separators ("/subscribe ,"): no types is not a request
+		// to receive nothing.
+		return SubRequest{Op: SubInvalid, Err: "Say which notification types: incident, component, maintenance or all."}
 	}
 	// Keep the canonical order, each kind once.
 	var out []event.Kind

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -37,9 +38,12 @@ type Config struct {
 	// PollIntervalActive is the pace while an incident is open (0: a
 	// quarter of POLL_INTERVAL, never below 10s).
 	PollIntervalActive OptionalDuration `envconfig:"POLL_INTERVAL_ACTIVE"`
-	HTTPTimeout        time.Duration `envconfig:"HTTP_TIMEOUT" default:"10s"`
-	TelegramRateLimit  float64       `envconfig:"TELEGRAM_RATE_LIMIT" default:"25"`
-	HealthAddr         string        `envconfig:"HEALTH_ADDR" default:"127.0.0.1:8080"`
+	HTTPTimeout        time.Duration    `envconfig:"HTTP_TIMEOUT" default:"10s"`
+	TelegramRateLimit  float64          `envconfig:"TELEGRAM_RATE_LIMIT" default:"20"`
+	// BotReplyRate spaces the command bot's replies; with TELEGRAM_RATE_LIMIT
+	// it shares the token's ~30 msg/s.
+	BotReplyRate float64 `envconfig:"BOT_REPLY_RATE" default:"4"`
+	HealthAddr   string  `envconfig:"HEALTH_ADDR" default:"127.0.0.1:8080"`
 	// MetricsAddr serves GET /metrics (Prometheus); empty turns it off.
 	MetricsAddr string `envconfig:"METRICS_ADDR" default:"127.0.0.1:9090"`
 	LogLevel    string `envconfig:"LOG_LEVEL" default:"info"`
@@ -122,11 +126,8 @@ func readSecretFile(path string) (string, error) {
 // Validate checks ranges and formats.
 func (c *Config) Validate() error {
 	var errs []string
-	if strings.TrimSpace(c.TelegramBotToken) == "" {
-		errs = append(errs, "TELEGRAM_BOT_TOKEN (or TELEGRAM_BOT_TOKEN_FILE) is required and empty: "+
-			"talk to @BotFather in Telegram, send /newbot, and put the token it gives you there")
-	} else if strings.ContainsAny(c.TelegramBotToken, " /\t\n") {
-		errs = append(errs, "TELEGRAM_BOT_TOKEN must be a token like 123456:ABC-DEF (value not shown)")
+	if e := tokenError(c.TelegramBotToken); e != "" {
+		errs = append(errs, e)
 	}
 	if strings.TrimSpace(c.MongoDBURI) == "" {
 		errs = append(errs, "MONGODB_URI (or MONGODB_URI_FILE) is required")
@@ -134,9 +135,8 @@ func (c *Config) Validate() error {
 		errs = append(errs, "MONGODB_URI must start with mongodb:// or mongodb+srv:// (value not shown)")
 	}
 	for name, v := range map[string]string{"TELEGRAM_API_URL": c.TelegramAPIURL, "STATUSPAGE_URL": c.StatuspageURL} {
-		u, err := url.Parse(v)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			errs = append(errs, fmt.Sprintf("%s must be an http(s) URL, got %q", name, v))
+		if e := urlError(name, v); e != "" {
+			errs = append(errs, e)
 		}
 	}
 	if c.PollInterval < time.Second || c.PollInterval > time.Hour {
@@ -154,8 +154,12 @@ func (c *Config) Validate() error {
 	if c.HTTPTimeout < time.Second || c.HTTPTimeout > 30*time.Second {
 		errs = append(errs, fmt.Sprintf("HTTP_TIMEOUT must be between 1s and 30s, got %s", c.HTTPTimeout))
 	}
-	if c.TelegramRateLimit < 1 || c.TelegramRateLimit > 1000 {
+	// Written so that NaN fails too (every comparison with NaN is false).
+	if !(c.TelegramRateLimit >= 1 && c.TelegramRateLimit <= 1000) {
 		errs = append(errs, fmt.Sprintf("TELEGRAM_RATE_LIMIT must be between 1 and 1000 messages per second, got %g", c.TelegramRateLimit))
+	}
+	if !(c.BotReplyRate >= 0.5 && c.BotReplyRate <= 30) {
+		errs = append(errs, fmt.Sprintf("BOT_REPLY_RATE must be between 0.5 and 30 messages per second, got %g", c.BotReplyRate))
 	}
 	for name, v := range map[string]string{"MONGODB_DATABASE": c.MongoDBDatabase, "TEMPORAL_ADDRESS": c.TemporalAddress,
 		"TEMPORAL_NAMESPACE": c.TemporalNamespace, "TEMPORAL_TASK_QUEUE": c.TemporalTaskQueue, "HEALTH_ADDR": c.HealthAddr} {
@@ -208,6 +212,47 @@ func (c *Config) ActivePollInterval() time.Duration {
 	return min(c.PollInterval, max(c.PollInterval/4, 10*time.Second))
 }
 
+// tokenPattern is a Bot API token: the bot's numeric ID, a colon, the
+// secret.
+var tokenPattern = regexp.MustCompile(`^[0-9]+:[A-Za-z0-9_-]+$`)
+
+// tokenError explains what is wrong with a token without showing it.
+func tokenError(token string) string {
+	switch {
+	case strings.TrimSpace(token) == "":
+		return "TELEGRAM_BOT_TOKEN (or TELEGRAM_BOT_TOKEN_FILE) is required and empty: " +
+			"talk to @BotFather in Telegram, send /newbot, and put the token it gives you there"
+	case tokenPattern.MatchString(token):
+		return ""
+	case tokenPattern.MatchString(strings.TrimSpace(token)):
+		return "TELEGRAM_BOT_TOKEN has a space or line break around it" + lineEndHint(token) + " (value not shown)"
+	}
+	return "TELEGRAM_BOT_TOKEN must look like 123456789:AAE-x_y (digits, a colon, then letters, digits, _ and -; value not shown)"
+}
+
+// lineEndHint names the usual cause of a trailing carriage return.
+func lineEndHint(v string) string {
+	if strings.Contains(v, "\r") {
+		return ": a carriage return, as left by a .env file saved with Windows line endings"
+	}
+	return ""
+}
+
+// urlError checks an http(s) URL. The value is not echoed (it may hold
+// credentials or a pasted token): only its scheme and host, when it has
+// them.
+func urlError(name, v string) string {
+	u, err := url.Parse(v)
+	if err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
+		return ""
+	}
+	got := "(value not shown)"
+	if err == nil && u.Scheme != "" {
+		got = fmt.Sprintf("scheme %q", u.Scheme)
+	}
+	return fmt.Sprintf("%s must be an http(s) URL such as https://host, got %s%s", name, got, lineEndHint(v))
+}
+
 // redactEnvErr keeps envconfig's variable name but drops the offending
 // value, which could be a secret pasted into the wrong variable.
 func redactEnvErr(err error) error {
@@ -229,4 +274,5 @@ var ranges = map[string]string{
 	"POLL_INTERVAL_ACTIVE": "between 10s and POLL_INTERVAL",
 	"HTTP_TIMEOUT":         "between 1s and 30s",
 	"TELEGRAM_RATE_LIMIT":  "between 1 and 1000 (messages per second)",
+	"BOT_REPLY_RATE":       "between 0.5 and 30 (messages per second)",
 }

@@ -31,7 +31,8 @@ func TestDefaults(t *testing.T) {
 	require.Equal(t, "openai-status-bot", c.TemporalTaskQueue)
 	require.Equal(t, time.Minute, c.PollInterval)
 	require.Equal(t, 10*time.Second, c.HTTPTimeout)
-	require.Equal(t, 25.0, c.TelegramRateLimit)
+	require.Equal(t, 20.0, c.TelegramRateLimit)
+	require.Equal(t, 4.0, c.BotReplyRate)
 	require.Equal(t, "127.0.0.1:8080", c.HealthAddr)
 	require.Equal(t, "info", c.LogLevel)
 }
@@ -49,6 +50,29 @@ func TestBadValuesNameTheVariableAndRange(t *testing.T) {
 		{"LOG_LEVEL", "loud", "LOG_LEVEL must be one of debug, info, warn, error"},
 		{"MONGODB_URI", "postgres://secret@x", "MONGODB_URI must start with mongodb://"},
 		{"TELEGRAM_BOT_TOKEN", "", "TELEGRAM_BOT_TOKEN"},
+		{"TELEGRAM_RATE_LIMIT", "NaN", "TELEGRAM_RATE_LIMIT must be between 1 and 1000"},
+		{"TELEGRAM_RATE_LIMIT", "nan", "TELEGRAM_RATE_LIMIT must be between 1 and 1000"},
+		{"TELEGRAM_RATE_LIMIT", "+Inf", "TELEGRAM_RATE_LIMIT must be between 1 and 1000"},
+		{"TELEGRAM_RATE_LIMIT", "-1", "TELEGRAM_RATE_LIMIT must be between 1 and 1000"},
+		{"TELEGRAM_RATE_LIMIT", "1e400", "TELEGRAM_RATE_LIMIT must be a number"},
+		{"TELEGRAM_RATE_LIMIT", "25\r", "TELEGRAM_RATE_LIMIT must be a number"},
+		{"BOT_REPLY_RATE", "NaN", "BOT_REPLY_RATE must be between 0.5 and 30"},
+		{"BOT_REPLY_RATE", "0", "BOT_REPLY_RATE must be between 0.5 and 30"},
+		{"BOT_REPLY_RATE", "Infinity", "BOT_REPLY_RATE must be between 0.5 and 30"},
+		{"BOT_REPLY_RATE", "many", "BOT_REPLY_RATE must be a number between 0.5 and 30"},
+		{"POLL_INTERVAL", "-1m", "POLL_INTERVAL must be between 1s and 1h"},
+		{"HTTP_TIMEOUT", "1m\r", "HTTP_TIMEOUT must be a duration"},
+		// Tokens: the value is never shown, the cause is named.
+		{"TELEGRAM_BOT_TOKEN", token + "\r", "TELEGRAM_BOT_TOKEN has a space or line break around it: a carriage return, as left by a .env file saved with Windows line endings"},
+		{"TELEGRAM_BOT_TOKEN", token + " ", "TELEGRAM_BOT_TOKEN has a space or line break around it"},
+		{"TELEGRAM_BOT_TOKEN", "ABCdefSECRET", "TELEGRAM_BOT_TOKEN must look like 123456789:"},
+		{"TELEGRAM_BOT_TOKEN", "12a:ABCdefSECRET", "TELEGRAM_BOT_TOKEN must look like 123456789:"},
+		{"TELEGRAM_BOT_TOKEN", "123456:ABCdef\"SECRET", "TELEGRAM_BOT_TOKEN must look like 123456789:"},
+		{"TELEGRAM_BOT_TOKEN", "123456:", "TELEGRAM_BOT_TOKEN must look like 123456789:"},
+		// URL values may hold credentials or a pasted token: never echoed.
+		{"TELEGRAM_API_URL", "ftp://bot:pa55word@x", "TELEGRAM_API_URL must be an http(s) URL such as https://host, got scheme \"ftp\""},
+		{"TELEGRAM_API_URL", "api.telegram.org/bot" + token, "TELEGRAM_API_URL must be an http(s) URL such as https://host, got (value not shown)"},
+		{"STATUSPAGE_URL", "https://status.openai.com\r", "STATUSPAGE_URL must be an http(s) URL such as https://host, got (value not shown): a carriage return"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.env+"="+tc.value, func(t *testing.T) {
@@ -57,6 +81,7 @@ func TestBadValuesNameTheVariableAndRange(t *testing.T) {
 			_, err := config.Load()
 			require.Error(t, err)
 			require.Contains(t, err.Error(), tc.want)
+			require.NotContains(t, err.Error(), "\r")
 			require.NotContains(t, err.Error(), "SECRET")
 			require.NotContains(t, err.Error(), "pa55word")
 			require.False(t, strings.Contains(err.Error(), "secret@"), err.Error())

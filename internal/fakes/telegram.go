@@ -76,19 +76,32 @@ type Telegram struct {
 	attempts  map[int64]int
 	calls     map[string]int
 	nextMsgID int
-	// Rate limits like Telegram's: 0 disables. Violations get 429.
-	GlobalPerSecond int
-	PerChatInterval time.Duration
-	lastPerChat     map[int64]time.Time
-	window          []time.Time
-	tooMany         int
-	hang            time.Duration
+	// Rate limits like Telegram's: 0 disables (the default; RealLimits
+	// sets Telegram's). Violations get 429 with retry_after. They count
+	// sendMessage calls of the token, whoever sends them (worker or bot).
+	GlobalPerSecond   int           // messages per second, any chats
+	PerChatInterval   time.Duration // between two messages to one chat
+	PerGroupPerMinute int           // messages per minute to one group (negative chat ID)
+	lastPerChat       map[int64]time.Time
+	perGroup          map[int64][]time.Time
+	window            []time.Time
+	tooMany           int
+	hang              time.Duration
+}
+
+// RealLimits makes the fake enforce Telegram's documented limits for one
+// token: about 30 messages a second overall, one a second per chat, 20 a
+// minute per group. Call it before traffic starts.
+func (t *Telegram) RealLimits() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.GlobalPerSecond, t.PerChatInterval, t.PerGroupPerMinute = 30, time.Second, 20
 }
 
 // NewTelegram starts a fake for the given token; close it with Close.
 func NewTelegram(token string) *Telegram {
 	t := &Telegram{Token: token, handlers: map[string]Handler{}, failures: map[int64]func(int) *APIError{},
-		attempts: map[int64]int{}, calls: map[string]int{}, lastPerChat: map[int64]time.Time{}}
+		attempts: map[int64]int{}, calls: map[string]int{}, lastPerChat: map[int64]time.Time{}, perGroup: map[int64][]time.Time{}}
 	t.handlers["getMe"] = func(Params) (any, *APIError) {
 		return map[string]any{"id": 1000, "is_bot": true, "first_name": "Status", "username": "openai_status_test_bot"}, nil
 	}
@@ -248,6 +261,18 @@ func (t *Telegram) sendMessage(p Params) (any, *APIError) {
 			return nil, TooMany(1)
 		}
 		t.lastPerChat[chatID] = now
+	}
+	if t.PerGroupPerMinute > 0 && chatID < 0 {
+		w := t.perGroup[chatID]
+		for len(w) > 0 && now.Sub(w[0]) >= time.Minute {
+			w = w[1:]
+		}
+		if len(w) >= t.PerGroupPerMinute {
+			t.perGroup[chatID] = w
+			t.tooMany++
+			return nil, TooMany(int(time.Minute-now.Sub(w[0]))/int(time.Second) + 1)
+		}
+		t.perGroup[chatID] = append(w, now)
 	}
 	if t.GlobalPerSecond > 0 {
 		t.window = append(t.window, now)

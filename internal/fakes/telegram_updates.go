@@ -12,7 +12,10 @@ import (
 // Updates is a getUpdates queue with Telegram's semantics: a call with
 // offset N confirms (drops) every update below N and returns the pending
 // ones from N on, waiting up to the request's timeout (capped at MaxWait)
-// for one to arrive.
+// for one to arrive. Like the Bot API server, an offset more than 10
+// beyond the last ID assigned is treated as invalid and answered from the
+// queue's head, confirming nothing: that is what a bot sees after
+// Telegram restarted its IDs (see RestartIDs).
 type Updates struct {
 	mu      sync.Mutex
 	arrived chan struct{}
@@ -80,6 +83,15 @@ func (u *Updates) PushRaw(body string) int64 {
 	return id
 }
 
+// RestartIDs makes the next updates' IDs start at firstID, as Telegram
+// does after a week without updates (the next ID is random) or when the
+// token changes. Updates still pending keep their IDs.
+func (u *Updates) RestartIDs(firstID int64) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.nextID = firstID
+}
+
 // Fail makes getUpdates answer err until Fail(nil).
 func (u *Updates) Fail(err *APIError) {
 	u.mu.Lock()
@@ -125,12 +137,16 @@ func (u *Updates) handle(p Params) (any, *APIError) {
 			u.mu.Unlock()
 			return nil, err
 		}
-		// Confirm everything below the offset.
-		i := 0
-		for i < len(u.pending) && u.pending[i].id < offset {
-			i++
+		// Confirm everything below the offset, unless the offset is
+		// beyond what was ever assigned (tdlib's TQueue: "Specified
+		// from_id is in the future"; the server answers from the head).
+		if offset <= u.nextID+10 {
+			i := 0
+			for i < len(u.pending) && u.pending[i].id < offset {
+				i++
+			}
+			u.pending = u.pending[i:]
 		}
-		u.pending = u.pending[i:]
 		n := min(limit, len(u.pending))
 		if n > 0 || !time.Now().Before(deadline) {
 			out := make([]json.RawMessage, n)

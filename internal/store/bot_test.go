@@ -3,7 +3,9 @@ package store_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -91,6 +93,38 @@ func TestBotSubscriptionCalls(t *testing.T) {
 	}
 }
 
+// /uptime reads its 30-day window and each component's status when the
+// window opened, not the whole retained history.
+func TestUptimeHistoryIsBounded(t *testing.T) {
+	st := testenv.Store(t)
+	ctx := context.Background()
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	day := 24 * time.Hour
+	evs := []event.Event{
+		{Key: "a1", Kind: event.KindComponent, ComponentID: "api", NewStatus: "partial_outage", StatusSince: now.Add(-80 * day)},
+		{Key: "a2", Kind: event.KindComponent, ComponentID: "api", NewStatus: "major_outage", StatusSince: now.Add(-40 * day)},
+		{Key: "a3", Kind: event.KindComponent, ComponentID: "api", NewStatus: "operational", StatusSince: now.Add(-2 * time.Hour)},
+		{Key: "s1", Kind: event.KindComponent, ComponentID: "sora", NewStatus: "degraded_performance", StatusSince: now.Add(-60 * day)},
+		{Key: "s2", Kind: event.KindComponent, ComponentID: "sora", NewStatus: "operational", StatusSince: now.Add(-50 * day)},
+		{Key: "x1", Kind: event.KindComponent, ComponentID: "other", NewStatus: "major_outage", StatusSince: now.Add(-45 * day)},
+	}
+	if err := st.CommitEvents(ctx, evs, nil, now); err != nil {
+		t.Fatal(err)
+	}
+	h, err := st.UptimeHistory(ctx, now.Add(-30*day), []string{"api", "sora", "none"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range h {
+		got = append(got, e.ComponentID+":"+e.Status)
+	}
+	want := []string{"sora:operational", "api:major_outage", "api:operational"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("history = %v, want %v", got, want)
+	}
+}
+
 func TestComponentHistoryForUptime(t *testing.T) {
 	st := testenv.Store(t)
 	ctx := context.Background()
@@ -108,5 +142,49 @@ func TestComponentHistoryForUptime(t *testing.T) {
 	}
 	if len(h) != 2 || h[0].Status != "major_outage" || h[1].Status != "operational" || !h[1].At.Equal(evs[1].StatusSince) {
 		t.Fatalf("history = %+v", h)
+	}
+}
+
+// Filter changes are single updates that add or remove one component,
+// reporting why nothing changed. (Concurrency itself is not exercised
+// here: FerretDB, unlike MongoDB, does not apply concurrent updates of one
+// document atomically.)
+func TestComponentFilterChanges(t *testing.T) {
+	st := testenv.Store(t)
+	ctx := context.Background()
+	if _, err := st.Subscribe(ctx, 77, 0, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 4 {
+		if _, err := st.AddComponent(ctx, "77", fmt.Sprintf("c%02d", i), 50); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := st.RemoveComponent(ctx, "77", "c02")
+	if err != nil || strings.Join(got, " ") != "c00 c01 c03" {
+		t.Fatalf("remove: %v, filter %v", err, got)
+	}
+	got, err = st.AddComponent(ctx, "77", "c01", 50)
+	if !errors.Is(err, store.ErrInFilter) || len(got) != 3 {
+		t.Fatalf("add again: %v, filter %v", err, got)
+	}
+	if _, err := st.RemoveComponent(ctx, "77", "c02"); !errors.Is(err, store.ErrNotInFilter) {
+		t.Fatalf("remove twice: %v", err)
+	}
+	for i := range 50 {
+		if _, err := st.AddComponent(ctx, "77", fmt.Sprintf("d%02d", i), 50); err != nil && !errors.Is(err, store.ErrFilterFull) {
+			t.Fatal(err)
+		}
+	}
+	if got, err := st.AddComponent(ctx, "77", "e", 50); !errors.Is(err, store.ErrFilterFull) || len(got) != 50 {
+		t.Fatalf("full filter: %v, %d components", err, len(got))
+	}
+	for _, f := range []func() error{
+		func() error { _, err := st.AddComponent(ctx, "nobody", "x", 50); return err },
+		func() error { _, err := st.RemoveComponent(ctx, "nobody", "x"); return err },
+	} {
+		if err := f(); !errors.Is(err, store.ErrNotSubscribed) {
+			t.Fatalf("not subscribed: %v", err)
+		}
 	}
 }

@@ -261,7 +261,7 @@ func NewStackWith(t testing.TB, pollInterval time.Duration, o StackOptions) *Sta
 		TelegramBotToken: TestToken, TelegramAPIURL: tg.URL(), StatuspageURL: pageURL, StatuspageProvider: provider,
 		MongoDBURI: uri, MongoDBDatabase: DatabaseName(t),
 		TemporalAddress: addr, TemporalNamespace: ns, TemporalTaskQueue: "statusbot-" + ns,
-		PollInterval: pollInterval, HTTPTimeout: timeout, TelegramRateLimit: 25,
+		PollInterval: pollInterval, HTTPTimeout: timeout, TelegramRateLimit: 25, BotReplyRate: 4,
 		HealthAddr: "127.0.0.1:0", LogLevel: "warn",
 	}
 	if err := cfg.Validate(); err != nil {
