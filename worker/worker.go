@@ -112,8 +112,12 @@ func Run(ctx context.Context, cfg *config.Config, c client.Client, st *store.Sto
 	pipeline.RegisterActivity(acts)
 	// The server enforces TaskQueueActivitiesPerSecond across every worker
 	// polling this queue: Telegram's global limit holds however many run.
+	// Its token bucket lets bursts through, though (up to ~1.4x the rate in
+	// one second); WorkerActivitiesPerSecond spaces this worker's sends
+	// evenly (a bucket of one), so a single worker never bursts.
 	sends := worker.New(c, workflows.SendTaskQueue(cfg.TemporalTaskQueue), worker.Options{
 		TaskQueueActivitiesPerSecond:       cfg.TelegramRateLimit,
+		WorkerActivitiesPerSecond:          cfg.TelegramRateLimit,
 		MaxConcurrentActivityExecutionSize: 200,
 	})
 	sends.RegisterActivity(acts)
