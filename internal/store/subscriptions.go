@@ -21,6 +21,7 @@ type Subscriber struct {
 	Kinds      []event.Kind `bson:"kinds" json:"kinds"`
 	Components []string     `bson:"components" json:"components"`
 	CreatedAt  time.Time    `bson:"created_at" json:"created_at"`
+	Settings   Settings     `bson:"settings,omitempty" json:"settings,omitempty"`
 }
 
 // ErrNotSubscribed is returned when a chat has no subscription.
@@ -58,7 +59,7 @@ func (s *Store) Subscribe(ctx context.Context, chatID int64, threadID int, now t
 		bson.D{{Key: "$setOnInsert", Value: bson.D{
 			{Key: "chat_id", Value: chatID}, {Key: "thread_id", Value: threadID},
 			{Key: "kinds", Value: event.DefaultKinds}, {Key: "components", Value: []string{}},
-			{Key: "created_at", Value: now},
+			{Key: "created_at", Value: now}, {Key: "settings", Value: Settings{Mode: ModeCards}},
 		}}}, options.UpdateOne().SetUpsert(true))
 	if err != nil {
 		return false, fmt.Errorf("mongodb: subscribe: %w", err)
