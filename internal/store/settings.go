@@ -1,5 +1,18 @@
 package store
 
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
 // Settings are a chat's choices beyond notice kinds and components, made
 // with /settings (issue 12). The zero value is how chats subscribed before
 // settings existed behave: messages mode, every severity, no quiet hours,
@@ -41,3 +54,154 @@ const (
 
 // Cards reports whether the chat gets incident cards.
 func (s Settings) Cards() bool { return s.Mode == ModeCards }
+
+// Limits of ReminderMinutes: a reminder less than five minutes ahead is no
+// warning, one more than a day ahead is forgotten by the time it matters.
+const (
+	MinReminderMinutes = 5
+	MaxReminderMinutes = 24 * 60
+)
+
+// ParseClock reads "HH:MM" (24-hour) as minutes after midnight.
+func ParseClock(s string) (int, error) {
+	h, m, ok := strings.Cut(strings.TrimSpace(s), ":")
+	if !ok || len(h) < 1 || len(h) > 2 || len(m) != 2 {
+		return 0, fmt.Errorf("%q is not a time like 22:00", s)
+	}
+	hh, err1 := strconv.Atoi(h)
+	mm, err2 := strconv.Atoi(m)
+	if err1 != nil || err2 != nil || hh < 0 || hh > 23 || mm < 0 || mm > 59 || h[0] == '+' || h[0] == '-' {
+		return 0, fmt.Errorf("%q is not a time like 22:00", s)
+	}
+	return hh*60 + mm, nil
+}
+
+// LoadZone returns the IANA time zone name ("" is UTC).
+func LoadZone(name string) (*time.Location, error) {
+	if name == "" {
+		return time.UTC, nil
+	}
+	// time.LoadLocation also takes "Local" and file paths; neither is a zone.
+	if name == "Local" || strings.HasPrefix(name, "/") || strings.Contains(name, "..") {
+		return nil, fmt.Errorf("unknown time zone %q", name)
+	}
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		return nil, fmt.Errorf("unknown time zone %q", name)
+	}
+	return loc, nil
+}
+
+// ErrBadSetting wraps a setting value that is not allowed.
+var ErrBadSetting = errors.New("invalid setting")
+
+// SettingChange is one choice made in /settings: the fields it sets
+// together (quiet hours set both ends). Build it with the Set* helpers,
+// which validate.
+type SettingChange struct {
+	fields bson.D
+}
+
+func change(kv ...any) SettingChange {
+	var d bson.D
+	for i := 0; i < len(kv); i += 2 {
+		d = append(d, bson.E{Key: "settings." + kv[i].(string), Value: kv[i+1]})
+	}
+	return SettingChange{fields: d}
+}
+
+func bad(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{ErrBadSetting}, args...)...)
+}
+
+// SetMode chooses cards or messages.
+func SetMode(mode string) (SettingChange, error) {
+	if mode != ModeCards && mode != ModeMessages {
+		return SettingChange{}, bad("mode is cards or messages, not %q", mode)
+	}
+	return change("mode", mode), nil
+}
+
+// SetPinCards turns pinning of open cards on or off.
+func SetPinCards(on bool) SettingChange { return change("pin_cards", on) }
+
+// SetSeverity sets the minimum severity and what happens below it.
+func SetSeverity(min string, belowSilent bool) (SettingChange, error) {
+	if min != SeverityAll && min != SeverityOutage {
+		return SettingChange{}, bad("severity is all or outage, not %q", min)
+	}
+	if min == SeverityAll {
+		belowSilent = false
+	}
+	return change("min_severity", min, "below_silent", belowSilent), nil
+}
+
+// SetQuietHours sets the window ("22:00", "07:00"); both empty: none.
+func SetQuietHours(start, end string) (SettingChange, error) {
+	if start == "" && end == "" {
+		return change("quiet_start", "", "quiet_end", ""), nil
+	}
+	a, err := ParseClock(start)
+	if err != nil {
+		return SettingChange{}, bad("%v", err)
+	}
+	b, err := ParseClock(end)
+	if err != nil {
+		return SettingChange{}, bad("%v", err)
+	}
+	if a == b {
+		return SettingChange{}, bad("quiet hours must not start and end at the same time")
+	}
+	return change("quiet_start", clock(a), "quiet_end", clock(b)), nil
+}
+
+func clock(min int) string { return fmt.Sprintf("%02d:%02d", min/60, min%60) }
+
+// SetQuietResolutions makes resolutions silent in quiet hours, or not.
+func SetQuietResolutions(on bool) SettingChange { return change("quiet_resolutions", on) }
+
+// SetTimeZone sets an IANA zone ("UTC" is stored as "").
+func SetTimeZone(name string) (SettingChange, error) {
+	loc, err := LoadZone(name)
+	if err != nil {
+		return SettingChange{}, bad("%v", err)
+	}
+	if loc == time.UTC {
+		name = ""
+	}
+	return change("tz", name), nil
+}
+
+// SetReminders turns maintenance reminders on (minutes ahead; 0 keeps the
+// current value) or off.
+func SetReminders(on bool, minutes int) (SettingChange, error) {
+	if !on {
+		return change("no_reminders", true), nil
+	}
+	if minutes == 0 {
+		return change("no_reminders", false), nil
+	}
+	if minutes < MinReminderMinutes || minutes > MaxReminderMinutes {
+		return SettingChange{}, bad("reminders go %d to %d minutes ahead, not %d", MinReminderMinutes, MaxReminderMinutes, minutes)
+	}
+	return change("no_reminders", false, "reminder_minutes", minutes), nil
+}
+
+// ChangeSettings applies one choice with a single $set (atomic: a choice
+// made meanwhile elsewhere is kept) and returns the settings after it.
+func (s *Store) ChangeSettings(ctx context.Context, key string, c SettingChange) (*Subscriber, error) {
+	if len(c.fields) == 0 {
+		return nil, bad("no setting")
+	}
+	var sub Subscriber
+	err := s.subs().FindOneAndUpdate(ctx, bson.D{{Key: "_id", Value: key}},
+		bson.D{{Key: "$set", Value: c.fields}},
+		options.FindOneAndUpdate().SetReturnDocument(options.After)).Decode(&sub)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return nil, ErrNotSubscribed
+	}
+	if err != nil {
+		return nil, fmt.Errorf("mongodb: change settings: %w", err)
+	}
+	return &sub, nil
+}

@@ -1,0 +1,127 @@
+// Package notice applies a chat's settings (store.Settings) to one event:
+// whether the chat gets it, whether it goes out silently, and how times
+// read in the chat's zone. Everything here is pure: the caller passes the
+// clock.
+package notice
+
+import (
+	"time"
+
+	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/internal/store"
+)
+
+// Level is how serious an event is, for MinSeverity.
+type Level int
+
+const (
+	// Minor: degraded performance, minor (or no) impact incidents.
+	Minor Level = iota
+	// Outage: partial and full outages, major and critical incidents.
+	Outage
+)
+
+// Severity rates an event. A resolution (a component back to operational,
+// an incident resolved) is rated as what it resolves, so a chat hears the
+// end of everything it heard the start of. Maintenance is rated Outage:
+// it is chosen or not by its notice type, never hidden by severity.
+func Severity(e event.Event) (lvl Level, resolution bool) {
+	switch e.Kind {
+	case event.KindComponent:
+		status := e.NewStatus
+		if status == "operational" {
+			resolution, status = true, e.OldStatus
+		}
+		return statusLevel(status), resolution
+	case event.KindMaintenance:
+		return Outage, false
+	default:
+		resolution = e.UpdateStatus == "resolved" || e.UpdateStatus == "postmortem"
+		switch e.Impact {
+		case "major", "critical":
+			return Outage, resolution
+		}
+		return Minor, resolution
+	}
+}
+
+func statusLevel(status string) Level {
+	switch status {
+	case "partial_outage", "major_outage", "full_outage":
+		return Outage
+	}
+	return Minor
+}
+
+// below reports whether the event is under the chat's threshold.
+func below(s store.Settings, e event.Event) bool {
+	if s.MinSeverity != store.SeverityOutage {
+		return false
+	}
+	lvl, _ := Severity(e)
+	return lvl < Outage
+}
+
+// Wants reports whether a chat with these settings gets the event at all
+// (kinds and components are event.Accepts's business): below the minimum
+// severity only when the chat asked for those silently.
+func Wants(s store.Settings, e event.Event) bool {
+	return !below(s, e) || s.BelowSilent
+}
+
+// Silent reports whether the event goes out with disable_notification at
+// now: below the threshold (sent silently by choice), or in the chat's
+// quiet hours, where resolutions stay audible unless QuietResolutions.
+func Silent(s store.Settings, e event.Event, now time.Time) bool {
+	if below(s, e) {
+		return true
+	}
+	if !InQuietHours(s, now) {
+		return false
+	}
+	if _, res := Severity(e); res {
+		return s.QuietResolutions
+	}
+	return true
+}
+
+// InQuietHours reports whether now falls in the chat's quiet window, read
+// in its time zone; a window may cross midnight (22:00-07:00). The start
+// is inside the window, the end is not.
+func InQuietHours(s store.Settings, now time.Time) bool {
+	if s.QuietStart == "" || s.QuietEnd == "" {
+		return false
+	}
+	start, err1 := store.ParseClock(s.QuietStart)
+	end, err2 := store.ParseClock(s.QuietEnd)
+	if err1 != nil || err2 != nil || start == end {
+		return false
+	}
+	t := now.In(Zone(s))
+	m := t.Hour()*60 + t.Minute()
+	if start < end {
+		return m >= start && m < end
+	}
+	return m >= start || m < end
+}
+
+// Zone is the chat's time zone; UTC when unset or unknown.
+func Zone(s store.Settings) *time.Location {
+	loc, err := store.LoadZone(s.TimeZone)
+	if err != nil {
+		return time.UTC
+	}
+	return loc
+}
+
+// FormatTime shows t in loc: "2026-03-08 10:02 CET"; zones without an
+// abbreviation show their offset ("+03"), UTC reads "UTC".
+func FormatTime(t time.Time, loc *time.Location) string {
+	if t.IsZero() {
+		return "unknown"
+	}
+	if loc == nil {
+		loc = time.UTC
+	}
+	return t.In(loc).Format("2006-01-02 15:04 MST")
+}

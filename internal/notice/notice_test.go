@@ -1,0 +1,148 @@
+package notice
+
+import (
+	"testing"
+	"time"
+
+	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/internal/store"
+)
+
+func comp(old, new string) event.Event {
+	return event.Event{Kind: event.KindComponent, OldStatus: old, NewStatus: new}
+}
+
+func inc(impact, status string) event.Event {
+	return event.Event{Kind: event.KindIncident, Impact: impact, UpdateStatus: status}
+}
+
+func TestSeverity(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		e    event.Event
+		lvl  Level
+		res  bool
+	}{
+		{"degraded", comp("operational", "degraded_performance"), Minor, false},
+		{"partial", comp("operational", "partial_outage"), Outage, false},
+		{"major", comp("degraded_performance", "major_outage"), Outage, false},
+		{"down to degraded", comp("major_outage", "degraded_performance"), Minor, false},
+		{"recovered from degraded", comp("degraded_performance", "operational"), Minor, true},
+		{"recovered from outage", comp("partial_outage", "operational"), Outage, true},
+		{"maintenance status", comp("operational", "under_maintenance"), Minor, false},
+		{"minor incident", inc("minor", "investigating"), Minor, false},
+		{"no impact", inc("none", "identified"), Minor, false},
+		{"major incident", inc("major", "investigating"), Outage, false},
+		{"critical incident", inc("critical", "monitoring"), Outage, false},
+		{"major resolved", inc("major", "resolved"), Outage, true},
+		{"minor resolved", inc("minor", "resolved"), Minor, true},
+		{"maintenance", event.Event{Kind: event.KindMaintenance, Impact: "maintenance"}, Outage, false},
+	} {
+		lvl, res := Severity(tc.e)
+		if lvl != tc.lvl || res != tc.res {
+			t.Errorf("%s: got %v %v, want %v %v", tc.name, lvl, res, tc.lvl, tc.res)
+		}
+	}
+}
+
+func TestWantsAndSilentBelowThreshold(t *testing.T) {
+	noon := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	all := store.Settings{}
+	skip := store.Settings{MinSeverity: store.SeverityOutage}
+	quietly := store.Settings{MinSeverity: store.SeverityOutage, BelowSilent: true}
+	for _, tc := range []struct {
+		name         string
+		s            store.Settings
+		e            event.Event
+		wants, quiet bool
+	}{
+		{"all: degraded sent", all, comp("operational", "degraded_performance"), true, false},
+		{"outage: degraded skipped", skip, comp("operational", "degraded_performance"), false, true},
+		{"outage: partial sent", skip, comp("operational", "partial_outage"), true, false},
+		{"outage: minor incident skipped", skip, inc("minor", "investigating"), false, true},
+		{"outage: critical incident sent", skip, inc("critical", "investigating"), true, false},
+		{"outage: its resolution sent", skip, inc("critical", "resolved"), true, false},
+		{"outage: minor resolution skipped", skip, inc("minor", "resolved"), false, true},
+		{"outage silently: degraded silent", quietly, comp("operational", "degraded_performance"), true, true},
+		{"outage silently: major audible", quietly, comp("operational", "major_outage"), true, false},
+		{"maintenance never below", skip, event.Event{Kind: event.KindMaintenance}, true, false},
+	} {
+		if got := Wants(tc.s, tc.e); got != tc.wants {
+			t.Errorf("%s: Wants = %v", tc.name, got)
+		}
+		if tc.wants {
+			if got := Silent(tc.s, tc.e, noon); got != tc.quiet {
+				t.Errorf("%s: Silent = %v", tc.name, got)
+			}
+		}
+	}
+}
+
+func TestQuietHours(t *testing.T) {
+	berlin, _ := time.LoadLocation("Europe/Berlin")
+	night := store.Settings{QuietStart: "22:00", QuietEnd: "07:00", TimeZone: "Europe/Berlin"}
+	day := store.Settings{QuietStart: "09:30", QuietEnd: "17:00"}
+	at := func(h, m int, loc *time.Location) time.Time { return time.Date(2026, 1, 15, h, m, 0, 0, loc) }
+	for _, tc := range []struct {
+		name string
+		s    store.Settings
+		now  time.Time
+		want bool
+	}{
+		{"before start", night, at(21, 59, berlin), false},
+		{"at start", night, at(22, 0, berlin), true},
+		{"midnight", night, at(0, 0, berlin), true},
+		{"early morning", night, at(6, 59, berlin), true},
+		{"at end", night, at(7, 0, berlin), false},
+		{"noon", night, at(12, 0, berlin), false},
+		// 21:30 UTC is 22:30 in Berlin in winter.
+		{"read in the chat's zone", night, at(21, 30, time.UTC), true},
+		{"same window in UTC would be off", store.Settings{QuietStart: "22:00", QuietEnd: "07:00"}, at(21, 30, time.UTC), false},
+		{"day window inside", day, at(12, 0, time.UTC), true},
+		{"day window after", day, at(17, 0, time.UTC), false},
+		{"day window before", day, at(9, 29, time.UTC), false},
+		{"none", store.Settings{}, at(23, 0, time.UTC), false},
+		{"garbage", store.Settings{QuietStart: "25:00", QuietEnd: "07:00"}, at(23, 0, time.UTC), false},
+	} {
+		if got := InQuietHours(tc.s, tc.now); got != tc.want {
+			t.Errorf("%s: got %v", tc.name, got)
+		}
+	}
+}
+
+func TestSilentInQuietHoursResolutions(t *testing.T) {
+	s := store.Settings{QuietStart: "22:00", QuietEnd: "07:00"}
+	night := time.Date(2026, 1, 15, 23, 0, 0, 0, time.UTC)
+	noon := time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC)
+	if !Silent(s, inc("major", "investigating"), night) {
+		t.Error("an update in quiet hours must be silent")
+	}
+	if Silent(s, inc("major", "investigating"), noon) {
+		t.Error("an update outside quiet hours must be audible")
+	}
+	if Silent(s, inc("major", "resolved"), night) {
+		t.Error("a resolution stays audible unless quiet_resolutions")
+	}
+	s.QuietResolutions = true
+	if !Silent(s, inc("major", "resolved"), night) || !Silent(s, comp("major_outage", "operational"), night) {
+		t.Error("with quiet_resolutions a resolution is silent too")
+	}
+}
+
+func TestFormatTime(t *testing.T) {
+	at := time.Date(2026, 3, 8, 9, 2, 0, 0, time.UTC)
+	for _, tc := range []struct{ tz, want string }{
+		{"", "2026-03-08 09:02 UTC"},
+		{"Europe/Berlin", "2026-03-08 10:02 CET"},
+		{"America/New_York", "2026-03-08 05:02 EDT"},
+		{"Asia/Kolkata", "2026-03-08 14:32 IST"},
+		{"Nowhere/Land", "2026-03-08 09:02 UTC"},
+	} {
+		if got := FormatTime(at, Zone(store.Settings{TimeZone: tc.tz})); got != tc.want {
+			t.Errorf("%q: got %q, want %q", tc.tz, got, tc.want)
+		}
+	}
+	if FormatTime(time.Time{}, nil) != "unknown" {
+		t.Error("zero time")
+	}
+}
