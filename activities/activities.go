@@ -18,6 +18,7 @@ import (
 	"github.com/openai-status-bot/statusbot/internal/event"
 	"github.com/openai-status-bot/statusbot/internal/message"
 	"github.com/openai-status-bot/statusbot/internal/metrics"
+	"github.com/openai-status-bot/statusbot/internal/notice"
 	"github.com/openai-status-bot/statusbot/internal/statuspage"
 	"github.com/openai-status-bot/statusbot/internal/store"
 	"github.com/openai-status-bot/statusbot/internal/telegram"
@@ -331,6 +332,9 @@ type Recipient struct {
 	Key      string `json:"key"`
 	ChatID   int64  `json:"chat_id"`
 	ThreadID int    `json:"thread_id,omitempty"`
+	// Silent: sent with disable_notification (the chat's quiet hours or
+	// severity choice, see internal/notice).
+	Silent bool `json:"silent,omitempty"`
 }
 
 // PageInput asks for the next page of recipients of an event.
@@ -359,7 +363,7 @@ func (a *Activities) Recipients(ctx context.Context, in PageInput) (*RecipientPa
 	var keys []string
 	var wanted []store.Subscriber
 	for _, s := range subs {
-		if in.Event.Accepts(s.Kinds, s.Components) {
+		if in.Event.Accepts(s.Kinds, s.Components) && notice.Wants(s.Settings, in.Event) {
 			wanted = append(wanted, s)
 			keys = append(keys, s.Key)
 		}
@@ -374,7 +378,8 @@ func (a *Activities) Recipients(ctx context.Context, in PageInput) (*RecipientPa
 			out.AlreadyDelivered++
 			continue
 		}
-		out.Recipients = append(out.Recipients, Recipient{Key: s.Key, ChatID: s.ChatID, ThreadID: s.ThreadID})
+		out.Recipients = append(out.Recipients, Recipient{Key: s.Key, ChatID: s.ChatID, ThreadID: s.ThreadID,
+			Silent: notice.Silent(s.Settings, in.Event, a.now())})
 	}
 	return out, nil
 }
@@ -405,7 +410,8 @@ func (a *Activities) Send(ctx context.Context, in SendInput) (*SendResult, error
 		return nil, err
 	}
 	r := in.Recipient
-	err = a.Telegram.Send(ctx, r.ChatID, r.ThreadID, text)
+	opts := telegram.SendOptions{Silent: r.Silent}
+	err = a.Telegram.SendWith(ctx, r.ChatID, r.ThreadID, text, opts)
 	var se *telegram.SendError
 	var migratedTo int64
 	if err != nil && errors.As(err, &se) && se.Outcome == telegram.Migrated {
@@ -415,7 +421,7 @@ func (a *Activities) Send(ctx context.Context, in SendInput) (*SendResult, error
 		activity.GetLogger(ctx).Info("subscriber migrated to supergroup", "subscriber", r.Key)
 		migratedTo = se.MigrateTo
 		r = Recipient{Key: store.SubscriberKey(se.MigrateTo, r.ThreadID), ChatID: se.MigrateTo, ThreadID: r.ThreadID}
-		err = a.Telegram.Send(ctx, r.ChatID, r.ThreadID, text)
+		err = a.Telegram.SendWith(ctx, r.ChatID, r.ThreadID, text, opts)
 		if err == nil {
 			// The moved subscription may come up again in a later page.
 			if err := a.Store.RecordDelivered(ctx, in.EventKey, []string{r.Key}, a.now()); err != nil {
@@ -457,7 +463,7 @@ func (a *Activities) StillSubscribed(ctx context.Context, e event.Event, keys []
 	}
 	var out []string
 	for _, s := range subs {
-		if e.Accepts(s.Kinds, s.Components) {
+		if e.Accepts(s.Kinds, s.Components) && notice.Wants(s.Settings, e) {
 			out = append(out, s.Key)
 		}
 	}

@@ -54,6 +54,17 @@ type Message struct {
 	ParseMode string
 	NoPreview bool
 	At        time.Time
+	// ID is the message_id the fake gave it.
+	ID int
+	// ReplyMarkup is the reply_markup JSON as sent (and as last edited).
+	ReplyMarkup string
+	// Silent: sent with disable_notification.
+	Silent bool
+	// Edits counts editMessageText/editMessageReplyMarkup calls that
+	// changed it.
+	Edits int
+	// Deleted: gone (DeleteMessage), so edits fail.
+	Deleted bool
 }
 
 // Params are a request's parameters, whatever the encoding.
@@ -87,6 +98,8 @@ type Telegram struct {
 	window            []time.Time
 	tooMany           int
 	hang              time.Duration
+	edits             []Edit
+	kb                *keyboardState
 }
 
 // RealLimits makes the fake enforce Telegram's documented limits for one
@@ -105,9 +118,11 @@ func NewTelegram(token string) *Telegram {
 	t.handlers["getMe"] = func(Params) (any, *APIError) {
 		return map[string]any{"id": 1000, "is_bot": true, "first_name": "Status", "username": "openai_status_test_bot"}, nil
 	}
-	for _, m := range []string{"deleteWebhook", "setMyCommands", "answerCallbackQuery"} {
+	for _, m := range []string{"deleteWebhook", "setMyCommands"} {
 		t.handlers[m] = func(Params) (any, *APIError) { return true, nil }
 	}
+	t.installKeyboard()
+	t.installEdits()
 	t.handlers["getWebhookInfo"] = func(Params) (any, *APIError) {
 		return map[string]any{"url": "", "has_custom_certificate": false, "pending_update_count": 0}, nil
 	}
@@ -278,8 +293,9 @@ func (t *Telegram) sendMessage(p Params) (any, *APIError) {
 		t.window = append(t.window, now)
 	}
 	noPreview := strings.Contains(p["link_preview_options"], `"is_disabled":true`) || p["disable_web_page_preview"] == "true"
-	t.messages = append(t.messages, Message{ChatID: chatID, ThreadID: thread, Text: p["text"], ParseMode: p["parse_mode"], NoPreview: noPreview, At: now})
 	t.nextMsgID++
+	t.messages = append(t.messages, Message{ChatID: chatID, ThreadID: thread, Text: p["text"], ParseMode: p["parse_mode"],
+		NoPreview: noPreview, At: now, ID: t.nextMsgID, ReplyMarkup: p["reply_markup"], Silent: p["disable_notification"] == "true"})
 	msg := map[string]any{"message_id": t.nextMsgID, "date": now.Unix(), "chat": map[string]any{"id": chatID, "type": "private"}, "text": p["text"]}
 	if thread != 0 {
 		msg["message_thread_id"] = thread

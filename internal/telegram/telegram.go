@@ -119,18 +119,30 @@ func NewSender(apiURL, token string, timeout time.Duration) (*Sender, error) {
 	return &Sender{bot: b, token: token, nextSlot: map[int64]time.Time{}}, nil
 }
 
+// SendOptions are per-message choices.
+type SendOptions struct {
+	// Silent sends with disable_notification (quiet hours).
+	Silent bool
+}
+
 // Send delivers text to a chat or topic. Failures are *SendError.
 func (s *Sender) Send(ctx context.Context, chatID int64, threadID int, text string) error {
+	return s.SendWith(ctx, chatID, threadID, text, SendOptions{})
+}
+
+// SendWith is Send with options.
+func (s *Sender) SendWith(ctx context.Context, chatID int64, threadID int, text string, opts SendOptions) error {
 	if err := s.waitChatSlot(ctx, chatID); err != nil {
 		return &SendError{Outcome: Transient, Description: err.Error()}
 	}
 	disabled := true
 	_, err := s.bot.SendMessage(ctx, &tgbot.SendMessageParams{
-		ChatID:             chatID,
-		MessageThreadID:    threadID,
-		Text:               text,
-		ParseMode:          models.ParseModeHTML,
-		LinkPreviewOptions: &models.LinkPreviewOptions{IsDisabled: &disabled},
+		ChatID:              chatID,
+		MessageThreadID:     threadID,
+		Text:                text,
+		ParseMode:           models.ParseModeHTML,
+		LinkPreviewOptions:  &models.LinkPreviewOptions{IsDisabled: &disabled},
+		DisableNotification: opts.Silent,
 	})
 	if err != nil {
 		se := Classify(err, s.token)
