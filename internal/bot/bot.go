@@ -73,19 +73,6 @@ var AllowedUpdates = []string{
 	models.AllowedUpdateCallbackQuery,
 }
 
-// Commands is the menu registered with setMyCommands.
-var Commands = []models.BotCommand{
-	{Command: "start", Description: "Subscribe this chat to status notices"},
-	{Command: "stop", Description: "Unsubscribe this chat"},
-	{Command: "status", Description: "Current status, or one component's: /status [component]"},
-	{Command: "components", Description: "Every component and its status"},
-	{Command: "subscribe", Description: "Choose notice types and components"},
-	{Command: "history", Description: "Recent incidents: /history [count]"},
-	{Command: "uptime", Description: "Uptime per component: 24 hours, 7 days, 30 days"},
-	{Command: "info", Description: "This chat's subscription"},
-	{Command: "help", Description: "Command list"},
-}
-
 // tuning holds the knobs tests shorten.
 type tuning struct {
 	pollTimeout     time.Duration // long-poll timeout asked of Telegram
@@ -191,8 +178,7 @@ func run(ctx context.Context, cfg *config.Config, st *store.Store, hs *health.Se
 		log.Warn("getMe returned no username: commands addressed as /cmd@bot will be ignored")
 	}
 	if err := s.retry(ctx, "setMyCommands", 3, func(ctx context.Context) error {
-		_, err := api.SetMyCommands(ctx, &tgbot.SetMyCommandsParams{Commands: Commands})
-		return err
+		return setMenus(ctx, api)
 	}); err != nil {
 		if ctx.Err() != nil {
 			return nil

@@ -9,6 +9,7 @@ import (
 
 	"github.com/openai-status-bot/statusbot/internal/event"
 	"github.com/openai-status-bot/statusbot/internal/message"
+	"github.com/openai-status-bot/statusbot/internal/notice"
 	"github.com/openai-status-bot/statusbot/internal/statuspage"
 	"github.com/openai-status-bot/statusbot/internal/store"
 )
@@ -75,12 +76,7 @@ func bounded(head string, lines []string, foot string) string {
 	return b.String()
 }
 
-func fmtTime(t time.Time) string {
-	if t.IsZero() {
-		return "unknown"
-	}
-	return t.UTC().Format("2006-01-02 15:04 UTC")
-}
+func fmtTime(t time.Time) string { return notice.FormatTime(t, time.UTC) }
 
 // place names where the command came from, for replies.
 func place(topic, channel bool) string {
@@ -108,23 +104,6 @@ const (
 	replyStoreError = "Something went wrong on our side. Please try again later."
 	replyNoPage     = "The status page could not be reached. Please try again later."
 )
-
-func helpText() string {
-	return strings.Join([]string{
-		"<b>OpenAI status bot</b>",
-		"/start — subscribe this chat (or forum topic) to status notices",
-		"/stop — unsubscribe",
-		"/status [component] — overall status, or one component's status",
-		"/components — every component and its status",
-		"/subscribe — show or change notice types and the component filter",
-		"/history [count] — recent incidents (default 5, at most 10)",
-		"/uptime — uptime per component over 24 hours, 7 days and 30 days",
-		"/info — this chat's subscription",
-		"/help — this list",
-		"",
-		"In groups only administrators can /start, /stop or change /subscribe settings.",
-	}, "\n")
-}
 
 func startReply(created, topic, channel bool) string {
 	if !created {
@@ -210,9 +189,12 @@ func statusOverview(p *statuspage.Page) string {
 }
 
 // componentStatus answers /status <component>.
-func componentStatus(c statuspage.Component) string {
+func componentStatus(c statuspage.Component) string { return componentStatusIn(c, time.UTC) }
+
+// componentStatusIn shows the time in the chat's zone.
+func componentStatusIn(c statuspage.Component, loc *time.Location) string {
 	s := "<b>" + escName(c.Name) + ":</b> " + escName(statuspage.Label(c.Status))
-	s += "\nLast change: " + fmtTime(c.UpdatedAt)
+	s += "\nLast change: " + esc(notice.FormatTime(c.UpdatedAt, loc))
 	return s
 }
 
@@ -257,7 +239,10 @@ func notFoundReply(query string) string {
 }
 
 // historyReply answers /history: the n most recent incidents, newest first.
-func historyReply(p *statuspage.Page, n int) string {
+func historyReply(p *statuspage.Page, n int) string { return historyReplyIn(p, n, time.UTC) }
+
+// historyReplyIn shows times in the chat's zone.
+func historyReplyIn(p *statuspage.Page, n int, loc *time.Location) string {
 	// Incidents only: maintenances are announced, not incidents.
 	var incs []statuspage.Incident
 	for _, inc := range p.Incidents {
@@ -287,7 +272,7 @@ func historyReply(p *statuspage.Page, n int) string {
 		}
 		entry := "<b>" + strconv.Itoa(i+1) + ". " + escName(title) + "</b>\n" +
 			"Impact: " + escName(statuspage.Label(inc.Impact)) + " · Status: " + escName(statuspage.Label(inc.Status)) + "\n" +
-			"Created: " + fmtTime(inc.CreatedAt)
+			"Created: " + esc(notice.FormatTime(inc.CreatedAt, loc))
 		url := inc.Shortlink
 		if message.Link(url, "x") == "" {
 			url = strings.TrimRight(p.URL, "/") + "/incidents/" + inc.ID
@@ -334,9 +319,8 @@ func infoReply(chatID int64, thread int, sub *store.Subscriber, names map[string
 		b.WriteString("\n<b>Subscribed:</b> no. Use /start to subscribe.")
 		return b.String()
 	}
-	b.WriteString("\n<b>Subscribed:</b> yes, since " + fmtTime(sub.CreatedAt))
-	b.WriteString("\n<b>Notice types:</b> " + kindList(sub.Kinds))
-	b.WriteString("\n<b>Components:</b> " + filterList(sub.Components, names))
+	b.WriteString("\n<b>Subscribed:</b> yes, since " + esc(notice.FormatTime(sub.CreatedAt, notice.Zone(sub.Settings))))
+	b.WriteString("\n" + settingsSummary(sub, names))
 	s := b.String()
 	if utf16Len(s) > replyBudget {
 		s = message.Truncate(s, replyBudget)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/openai-status-bot/statusbot/internal/message"
 	"github.com/openai-status-bot/statusbot/internal/metrics"
+	"github.com/openai-status-bot/statusbot/internal/notice"
 	"github.com/openai-status-bot/statusbot/internal/store"
 )
 
@@ -55,10 +56,7 @@ func (h *handler) handle(ctx context.Context, u *models.Update) {
 	case u.MyChatMember != nil:
 		h.onMyChatMember(ctx, u.MyChatMember)
 	case u.CallbackQuery != nil:
-		// No inline keyboards yet: just stop the client's spinner.
-		if _, err := h.api.AnswerCallbackQuery(ctx, &tgbot.AnswerCallbackQueryParams{CallbackQueryID: u.CallbackQuery.ID}); err != nil {
-			h.log.Debug("answerCallbackQuery", "err", h.redact(err.Error()))
-		}
+		h.onCallback(ctx, u.CallbackQuery)
 	}
 }
 
@@ -93,31 +91,14 @@ func (h *handler) onMessage(ctx context.Context, m *models.Message, channelPost 
 	}
 	h.log.Debug("command", "name", cmd.Name, "chat_id", r.chatID, "thread", r.thread)
 	defer metrics.Command(cmd.Name)()
-	switch cmd.Name {
-	case "start":
-		h.cmdStart(ctx, r)
-	case "stop":
-		h.cmdStop(ctx, r)
-	case "status":
-		h.cmdStatus(ctx, r)
-	case "components":
-		h.cmdComponents(ctx, r)
-	case "subscribe":
-		h.cmdSubscribe(ctx, r)
-	case "history":
-		h.cmdHistory(ctx, r)
-	case "uptime":
-		h.cmdUptime(ctx, r)
-	case "info":
-		h.cmdInfo(ctx, r)
-	case "help":
-		h.reply(ctx, r, helpText())
-	default:
-		// In groups and channels other bots' commands are common: answer
-		// only when the command was addressed to this bot.
-		if r.private || cmd.Mention != "" {
-			h.reply(ctx, r, replyUnknown)
-		}
+	if c := lookupCommand(cmd.Name); c != nil {
+		c.run(h, ctx, r)
+		return
+	}
+	// In groups and channels other bots' commands are common: answer
+	// only when the command was addressed to this bot.
+	if r.private || cmd.Mention != "" {
+		h.reply(ctx, r, replyUnknown)
 	}
 }
 
@@ -246,7 +227,7 @@ func (h *handler) cmdStatus(ctx context.Context, r *request) {
 		res := ResolveComponent(components(pv.Page), q)
 		switch {
 		case res.Match != nil:
-			text = componentStatus(*res.Match)
+			text = componentStatusIn(*res.Match, h.zone(ctx, r))
 		case len(res.Ambiguous) > 0:
 			text = ambiguousReply(q, res.Ambiguous)
 		default:
@@ -269,7 +250,7 @@ func (h *handler) cmdHistory(ctx context.Context, r *request) {
 	if !ok {
 		return
 	}
-	h.reply(ctx, r, withStale(historyReply(pv.Page, parseHistoryCount(r.cmd.Args)), pv))
+	h.reply(ctx, r, withStale(historyReplyIn(pv.Page, parseHistoryCount(r.cmd.Args), h.zone(ctx, r)), pv))
 }
 
 func (h *handler) cmdUptime(ctx context.Context, r *request) {
@@ -310,6 +291,16 @@ func (h *handler) cmdInfo(ctx context.Context, r *request) {
 		return
 	}
 	h.reply(ctx, r, infoReply(r.chatID, r.thread, sub, h.names(ctx, sub)))
+}
+
+// zone is the chat's time zone for the times a reply shows (UTC when the
+// chat is not subscribed or the store cannot be read).
+func (h *handler) zone(ctx context.Context, r *request) *time.Location {
+	sub, err := h.subscription(ctx, r)
+	if err != nil || sub == nil {
+		return time.UTC
+	}
+	return notice.Zone(sub.Settings)
 }
 
 // subscription returns nil (no error) when the chat is not subscribed.
@@ -518,6 +509,11 @@ func (h *handler) reply(ctx context.Context, r *request, text string) {
 // there is one. It waits out a short 429 and follows a group's move to a
 // supergroup; other failures are logged (the chat may be gone).
 func (h *handler) send(ctx context.Context, chatID int64, thread int, text string) {
+	h.sendMarkup(ctx, chatID, thread, text, nil)
+}
+
+// sendMarkup is send with an inline keyboard (nil: none).
+func (h *handler) sendMarkup(ctx context.Context, chatID int64, thread int, text string, markup models.ReplyMarkup) {
 	if utf16Len(text) > message.MaxLength {
 		text = message.Truncate(text, message.MaxLength)
 	}
@@ -532,6 +528,7 @@ func (h *handler) send(ctx context.Context, chatID int64, thread int, text strin
 			Text:               text,
 			ParseMode:          models.ParseModeHTML,
 			LinkPreviewOptions: &models.LinkPreviewOptions{IsDisabled: tgbot.True()},
+			ReplyMarkup:        markup,
 		})
 		if err == nil {
 			return

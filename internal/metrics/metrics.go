@@ -81,7 +81,7 @@ var sendOutcomes = []string{"sent", "rate_limited", "transient", "terminal", "mi
 
 // Commands the bot answers; any other name is counted as "other".
 var knownCommands = map[string]bool{"start": true, "stop": true, "status": true, "components": true,
-	"subscribe": true, "history": true, "uptime": true, "info": true, "help": true}
+	"subscribe": true, "history": true, "uptime": true, "info": true, "help": true, "settings": true}
 
 // oneOf returns v when allowed holds it, "other" otherwise.
 func oneOf(v string, allowed []string) string {

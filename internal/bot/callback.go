@@ -1,0 +1,377 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	tgbot "github.com/go-telegram/bot"
+	"github.com/go-telegram/bot/models"
+
+	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/internal/store"
+)
+
+// keyboardMaxAge: taps on a keyboard older than this are refused (the
+// client keeps old messages; Telegram may not let the bot edit them).
+const keyboardMaxAge = 48 * time.Hour
+
+// Answers to taps (answerCallbackQuery texts, at most 200 characters).
+const (
+	ansSaved         = "Saved."
+	ansTooOld        = "This keyboard is too old. Send /settings for a new one."
+	ansInvalid       = "This button is not valid any more. Send /settings for a new one."
+	ansNotAdmin      = "Only administrators of this chat can change its settings."
+	ansStale         = "These buttons were out of date (settings changed elsewhere); they show the current settings now. Tap again."
+	ansPageChanged   = "The status page's components changed; here is the current list."
+	ansKeepOneKind   = "Keep at least one notice type; /stop unsubscribes."
+	ansFilterFull    = "At most 50 components can be chosen."
+	ansNotSubscribed = "This chat is not subscribed any more. Use /start first."
+)
+
+// errRefused is a change not made, with the answer saying why.
+type errRefused struct{ answer string }
+
+func (e errRefused) Error() string { return e.answer }
+
+// tap is one callback query being handled.
+type tap struct {
+	q      *models.CallbackQuery
+	msg    *models.Message
+	key    string
+	cb     callback
+	answer string
+	alert  bool
+}
+
+// onCallback handles a tap on the /settings keyboard: checks who tapped
+// and whether the keyboard is current, applies the choice with one atomic
+// update, redraws the keyboard on the same message and answers the query.
+func (h *handler) onCallback(ctx context.Context, q *models.CallbackQuery) {
+	t := &tap{q: q, msg: q.Message.Message}
+	defer func() { h.answerTap(ctx, t) }()
+	if t.msg == nil || h.now().Sub(time.Unix(int64(t.msg.Date), 0)) > keyboardMaxAge {
+		t.answer = ansTooOld
+		return
+	}
+	cb, ok := parseCallback(q.Data)
+	if !ok {
+		t.answer = ansInvalid
+		return
+	}
+	t.cb = cb
+	thread := 0
+	if t.msg.IsTopicMessage {
+		thread = t.msg.MessageThreadID
+	}
+	t.key = store.SubscriberKey(t.msg.Chat.ID, thread)
+	if ok, err := h.mayChange(ctx, t.msg.Chat, q.From); err != nil || !ok {
+		t.answer, t.alert = ansNotAdmin, true
+		if err != nil {
+			t.answer = replyAdminError
+		}
+		return
+	}
+	sub, err := h.st.Subscription(ctx, t.key)
+	if errors.Is(err, store.ErrNotSubscribed) {
+		t.answer, t.alert = ansNotSubscribed, true
+		h.edit(ctx, t, screen{text: notSubscribedReply(thread != 0, t.msg.Chat.Type == models.ChatTypeChannel)})
+		return
+	}
+	if err != nil {
+		h.log.Warn("store", "callback", cb.op, "chat_id", t.msg.Chat.ID, "err", err)
+		t.answer, t.alert = replyStoreError, true
+		return
+	}
+	h.applyTap(ctx, t, sub)
+}
+
+// applyTap applies t's choice, when it is one and the keyboard is
+// current, and redraws.
+func (h *handler) applyTap(ctx context.Context, t *tap, sub *store.Subscriber) {
+	idx := h.pageIndex(ctx)
+	cb := t.cb
+	if cb.op == "G" || cb.op == "c" {
+		if !validComponentRef(cb, idx) {
+			t.answer = ansPageChanged
+			h.edit(ctx, t, newKB(sub, idx).groups(0))
+			return
+		}
+	}
+	if cb.changes() {
+		if cb.tok != stateToken(sub) {
+			t.answer = ansStale
+		} else {
+			next, err := h.applyChange(ctx, t.key, cb, sub, idx)
+			var refused errRefused
+			switch {
+			case errors.As(err, &refused):
+				t.answer = refused.answer
+			case errors.Is(err, store.ErrNotSubscribed):
+				t.answer, t.alert = ansNotSubscribed, true
+				return
+			case err != nil:
+				h.log.Warn("store", "callback", cb.op, "chat_id", t.msg.Chat.ID, "err", err)
+				t.answer, t.alert = replyStoreError, true
+				return
+			default:
+				sub, t.answer = next, ansSaved
+			}
+		}
+	}
+	k := newKB(sub, idx)
+	if cb.op == "x" {
+		h.edit(ctx, t, screen{text: "<b>Settings</b>\n" + settingsSummary(sub, k.names()) + "\n\nChange them with /settings."})
+		return
+	}
+	h.edit(ctx, t, screenFor(k, cb))
+}
+
+// validComponentRef checks a G or c button's page token and indices.
+func validComponentRef(cb callback, idx *pageIndex) bool {
+	if idx == nil {
+		return false
+	}
+	if cb.args[len(cb.args)-1] != idx.tok {
+		return false
+	}
+	if cb.op == "G" {
+		_, ok := cb.arg(0, len(idx.groups))
+		return ok
+	}
+	_, ok := cb.arg(0, len(idx.comps))
+	_, ok2 := cb.arg(1, 2)
+	return ok && ok2
+}
+
+// screenFor is the screen a tap leads to (or stays on).
+func screenFor(k *kb, cb callback) screen {
+	switch cb.op {
+	case "k", "K":
+		return k.kinds()
+	case "g":
+		pg, _ := cb.arg(0, 1000)
+		return k.groups(pg)
+	case "C":
+		return k.groups(0)
+	case "G":
+		gi, _ := cb.arg(0, len(k.idx.groups))
+		pg, _ := cb.arg(1, 1000)
+		return k.group(gi, pg)
+	case "c":
+		ci, _ := cb.arg(0, len(k.idx.comps))
+		pg, _ := cb.arg(2, 1000)
+		gi, _ := k.idx.groupOf(ci)
+		return k.group(gi, pg)
+	case "s", "S":
+		return k.severity()
+	case "q", "Q", "r":
+		return k.quiet()
+	case "z", "Z":
+		return k.zones()
+	case "d", "o", "p", "e", "E":
+		return k.delivery()
+	}
+	return k.main()
+}
+
+// applyChange stores one choice and returns the subscription after it.
+func (h *handler) applyChange(ctx context.Context, key string, cb callback, sub *store.Subscriber, idx *pageIndex) (*store.Subscriber, error) {
+	bad := errRefused{ansInvalid}
+	switch cb.op {
+	case "K":
+		i, ok1 := cb.arg(0, len(event.Kinds))
+		on, ok2 := cb.arg(1, 2)
+		if !ok1 || !ok2 {
+			return nil, bad
+		}
+		kinds := toggleKind(sub.Kinds, event.Kinds[i], on == 1)
+		if len(kinds) == 0 {
+			return nil, errRefused{ansKeepOneKind}
+		}
+		return h.reread(ctx, key, h.st.SetKinds(ctx, key, kinds))
+	case "c":
+		ci, _ := cb.arg(0, len(idx.comps))
+		on, _ := cb.arg(1, 2)
+		id := idx.comps[ci].ID
+		var err error
+		if on == 1 {
+			_, err = h.st.AddComponent(ctx, key, id, maxFilter)
+		} else {
+			_, err = h.st.RemoveComponent(ctx, key, id)
+		}
+		switch {
+		case errors.Is(err, store.ErrFilterFull):
+			return nil, errRefused{ansFilterFull}
+		case errors.Is(err, store.ErrInFilter), errors.Is(err, store.ErrNotInFilter):
+			err = nil // already as asked
+		}
+		return h.reread(ctx, key, err)
+	case "C":
+		return h.reread(ctx, key, h.st.SetComponents(ctx, key, nil))
+	}
+	c, err := settingFor(cb)
+	if err != nil {
+		return nil, bad
+	}
+	return h.st.ChangeSettings(ctx, key, c)
+}
+
+// settingFor turns a settings button into its change.
+func settingFor(cb callback) (store.SettingChange, error) {
+	invalid := errors.New("invalid button")
+	switch cb.op {
+	case "S":
+		i, ok := cb.arg(0, len(severityLabels))
+		if !ok {
+			return store.SettingChange{}, invalid
+		}
+		if i == 0 {
+			return store.SetSeverity(store.SeverityAll, false)
+		}
+		return store.SetSeverity(store.SeverityOutage, i == 2)
+	case "Q":
+		if cb.args[0] == "x" {
+			return store.SetQuietHours("", "")
+		}
+		i, ok := cb.arg(0, len(quietPresets))
+		if !ok {
+			return store.SettingChange{}, invalid
+		}
+		return store.SetQuietHours(quietPresets[i][0], quietPresets[i][1])
+	case "r", "p", "e":
+		v, ok := cb.arg(0, 2)
+		if !ok {
+			return store.SettingChange{}, invalid
+		}
+		switch cb.op {
+		case "r":
+			return store.SetQuietResolutions(v == 1), nil
+		case "p":
+			return store.SetPinCards(v == 1), nil
+		}
+		return store.SetReminders(v == 1, 0)
+	case "Z":
+		i, ok := cb.arg(0, len(zonePresets))
+		if !ok {
+			return store.SettingChange{}, invalid
+		}
+		return store.SetTimeZone(zonePresets[i])
+	case "o":
+		switch cb.args[0] {
+		case "c":
+			return store.SetMode(store.ModeCards)
+		case "m":
+			return store.SetMode(store.ModeMessages)
+		}
+	case "E":
+		i, ok := cb.arg(0, len(reminderOpts))
+		if !ok {
+			return store.SettingChange{}, invalid
+		}
+		return store.SetReminders(true, reminderOpts[i])
+	}
+	return store.SettingChange{}, invalid
+}
+
+// toggleKind sets or clears one kind, keeping event.Kinds' order.
+func toggleKind(kinds []event.Kind, k event.Kind, on bool) []event.Kind {
+	if len(kinds) == 0 {
+		kinds = event.DefaultKinds
+	}
+	var out []event.Kind
+	for _, x := range event.Kinds {
+		has := false
+		for _, y := range kinds {
+			has = has || y == x
+		}
+		if x == k {
+			has = on
+		}
+		if has {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func (h *handler) reread(ctx context.Context, key string, err error) (*store.Subscriber, error) {
+	if err != nil {
+		return nil, err
+	}
+	return h.st.Subscription(ctx, key)
+}
+
+// pageIndex numbers the page's components; nil when unavailable.
+func (h *handler) pageIndex(ctx context.Context) *pageIndex {
+	pv, err := h.pages.get(ctx, needComponents)
+	if err != nil || pv.Page.ComponentsErr != "" {
+		return nil
+	}
+	return indexPage(pv.Page)
+}
+
+// mayChange reports whether the user may change the chat's settings:
+// anyone in a private chat; in groups and channels (whose subscribers can
+// tap buttons too) the creator and administrators, anonymous ones
+// included (Telegram names the real user in a callback query).
+func (h *handler) mayChange(ctx context.Context, chat models.Chat, from models.User) (bool, error) {
+	if chat.Type == models.ChatTypePrivate {
+		return from.ID == chat.ID, nil
+	}
+	cm, err := h.api.GetChatMember(ctx, &tgbot.GetChatMemberParams{ChatID: chat.ID, UserID: from.ID})
+	if err != nil {
+		h.log.Warn("getChatMember", "chat_id", chat.ID, "err", h.redact(err.Error()))
+		return false, err
+	}
+	return cm.Type == models.ChatMemberTypeOwner || cm.Type == models.ChatMemberTypeAdministrator, nil
+}
+
+// edit redraws the keyboard message. "Not modified" is success; a message
+// that is gone or can no longer be edited is said in the answer.
+func (h *handler) edit(ctx context.Context, t *tap, s screen) {
+	if !h.rate.wait(ctx) {
+		return
+	}
+	p := &tgbot.EditMessageTextParams{
+		ChatID: t.msg.Chat.ID, MessageID: t.msg.ID, Text: s.text, ParseMode: models.ParseModeHTML,
+		LinkPreviewOptions: &models.LinkPreviewOptions{IsDisabled: tgbot.True()},
+	}
+	if s.rows != nil {
+		p.ReplyMarkup = s.markup()
+	}
+	_, err := h.api.EditMessageText(ctx, p)
+	switch {
+	case err == nil, strings.Contains(err.Error(), "message is not modified"):
+	case strings.Contains(err.Error(), "message to edit not found"), strings.Contains(err.Error(), "message can't be edited"):
+		if t.answer == ansSaved {
+			t.answer = "Saved. This keyboard can no longer be updated; send /settings for a new one."
+		} else {
+			t.answer = ansTooOld
+		}
+	default:
+		h.log.Warn("editMessageText", "chat_id", t.msg.Chat.ID, "err", h.redact(err.Error()))
+	}
+}
+
+// answerTap answers the query; a late answer ("query is too old") only
+// means the spinner stopped on its own.
+func (h *handler) answerTap(ctx context.Context, t *tap) {
+	_, err := h.api.AnswerCallbackQuery(ctx, &tgbot.AnswerCallbackQueryParams{
+		CallbackQueryID: t.q.ID, Text: t.answer, ShowAlert: t.alert,
+	})
+	if err != nil {
+		h.log.Debug("answerCallbackQuery", "err", h.redact(err.Error()))
+	}
+}
+
+// openKeyboard answers /settings with the keyboard's first screen.
+func (h *handler) openKeyboard(ctx context.Context, r *request, sub *store.Subscriber) {
+	var idx *pageIndex
+	if len(sub.Components) > 0 {
+		idx = h.pageIndex(ctx)
+	}
+	s := newKB(sub, idx).main()
+	h.sendMarkup(ctx, r.chatID, r.thread, s.text, s.markup())
+}

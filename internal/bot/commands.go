@@ -1,0 +1,107 @@
+package bot
+
+import (
+	"context"
+	"strings"
+
+	tgbot "github.com/go-telegram/bot"
+	"github.com/go-telegram/bot/models"
+)
+
+// command is one row of the command table, which feeds dispatching, /help
+// and the command menus (setMyCommands per scope).
+type command struct {
+	name string
+	args string // shown in /help after the name
+	help string // /help line and menu description
+	// admin: the command changes the chat's subscription, so in groups
+	// only administrators may use it (the handler checks with allowed);
+	// group members' menu leaves it out.
+	admin bool
+	run   func(h *handler, ctx context.Context, r *request)
+}
+
+// commands is the command table, in /help order. Set in init: /help's
+// handler reads the table.
+var commands []command
+
+func init() {
+	commands = []command{
+		{name: "start", help: "subscribe this chat (or forum topic) to status notices", admin: true, run: (*handler).cmdStart},
+		{name: "stop", help: "unsubscribe", admin: true, run: (*handler).cmdStop},
+		{name: "status", args: "[component]", help: "overall status, or one component's status", run: (*handler).cmdStatus},
+		{name: "components", help: "every component and its status", run: (*handler).cmdComponents},
+		{name: "subscribe", help: "show or change notice types and the component filter", admin: true, run: (*handler).cmdSubscribe},
+		{name: "settings", help: "notice types, components, severity, quiet hours, time zone, cards (buttons)", admin: true, run: (*handler).cmdSettings},
+		{name: "history", args: "[count]", help: "recent incidents (default 5, at most 10)", run: (*handler).cmdHistory},
+		{name: "uptime", help: "uptime per component over 24 hours, 7 days and 30 days", run: (*handler).cmdUptime},
+		{name: "info", help: "this chat's subscription and settings", run: (*handler).cmdInfo},
+		{name: "help", help: "this list", run: func(h *handler, ctx context.Context, r *request) { h.reply(ctx, r, helpText()) }},
+	}
+}
+
+func lookupCommand(name string) *command {
+	for i := range commands {
+		if commands[i].name == name {
+			return &commands[i]
+		}
+	}
+	return nil
+}
+
+func helpText() string {
+	lines := []string{"<b>OpenAI status bot</b>"}
+	for _, c := range commands {
+		l := "/" + c.name
+		if c.args != "" {
+			l += " " + c.args
+		}
+		lines = append(lines, l+" — "+c.help)
+	}
+	lines = append(lines, "", "In groups only administrators can /start, /stop or change /subscribe and /settings.")
+	return strings.Join(lines, "\n")
+}
+
+// menuScope is one setMyCommands call: a scope and who in it may use
+// admin commands.
+type menuScope struct {
+	scope  models.BotCommandScope
+	admins bool
+}
+
+// menuScopes: private chats and group administrators get every command,
+// group members the read-only ones. The default scope (channels, and
+// clients that ignore scopes) gets everything.
+var menuScopes = []menuScope{
+	{scope: &models.BotCommandScopeDefault{}, admins: true},
+	{scope: &models.BotCommandScopeAllPrivateChats{}, admins: true},
+	{scope: &models.BotCommandScopeAllGroupChats{}, admins: false},
+	{scope: &models.BotCommandScopeAllChatAdministrators{}, admins: true},
+}
+
+// Menu is the command menu for a scope: admins false leaves out the
+// commands that change the subscription.
+func Menu(admins bool) []models.BotCommand {
+	var out []models.BotCommand
+	for _, c := range commands {
+		if c.admin && !admins {
+			continue
+		}
+		d := c.help
+		if c.args != "" {
+			d += ": /" + c.name + " " + c.args
+		}
+		out = append(out, models.BotCommand{Command: c.name, Description: capitalize(d)})
+	}
+	return out
+}
+
+// setMenus registers the menus of every scope.
+func setMenus(ctx context.Context, api *tgbot.Bot) error {
+	for _, m := range menuScopes {
+		if _, err := api.SetMyCommands(ctx, &tgbot.SetMyCommandsParams{Commands: Menu(m.admins), Scope: m.scope}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
