@@ -23,10 +23,13 @@ import (
 func TestStartup(t *testing.T) {
 	h := newHarness(t)
 	h.start()
-	for _, m := range []string{"deleteWebhook", "getMe", "setMyCommands"} {
+	for _, m := range []string{"deleteWebhook", "getMe"} {
 		if n := h.tg.Calls(m); n != 1 {
 			t.Errorf("%s called %d times, want 1", m, n)
 		}
+	}
+	if n := h.tg.Calls("setMyCommands"); n != len(menuScopes) {
+		t.Errorf("setMyCommands called %d times, want one per scope (%d)", n, len(menuScopes))
 	}
 	if n := h.tg.Calls("getWebhookInfo"); n != 0 {
 		t.Errorf("getWebhookInfo called %d times after a clear deleteWebhook answer", n)
@@ -233,7 +236,8 @@ func TestPrivateCommands(t *testing.T) {
 		t.Fatalf("filter = %v", sub.Components)
 	}
 	expect("/info", "<b>Chat ID:</b> <code>42</code>\n<b>Subscribed:</b> yes, since "+fmtTime(h.subscription("42").CreatedAt)+
-		"\n<b>Notice types:</b> incident, component, maintenance\n<b>Components:</b> API, Sora, ChatGPT, Embeddings")
+		"\n<b>Notice types:</b> incident, component, maintenance\n<b>Components:</b> API, Sora, ChatGPT, Embeddings"+
+		"\n<b>Severity:</b> everything\n<b>Quiet hours:</b> off\n<b>Time zone:</b> UTC\n<b>Delivery:</b> incident cards\n<b>Maintenance reminders:</b> 60 minutes before")
 	expect("/subscribe component remove Sora", "Removed <b>Sora</b> from the component filter.\nNotices now cover: API, ChatGPT, Embeddings.")
 	expect("/subscribe component remove CHAT1", "Removed <b>ChatGPT</b> from the component filter.\nNotices now cover: API, Embeddings.")
 	expect("/subscribe component remove sora", "“sora” is not in the component filter.\nThe filter holds: API, Embeddings.")

@@ -1,0 +1,75 @@
+package worker_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/openai-status-bot/statusbot/internal/store"
+	"github.com/openai-status-bot/statusbot/internal/testenv"
+)
+
+// A chat's settings apply where notices are sent: in quiet hours a notice
+// goes out with disable_notification, a severity threshold skips a
+// degraded-performance change (and lets the outage after it through), and
+// a chat without settings hears both with sound.
+func TestSettingsApplyToDelivery(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration test")
+	}
+	s := testenv.NewStack(t, 2*time.Second)
+	ctx := context.Background()
+	now := time.Now()
+	const quiet, outagesOnly, plain = 111, -222, 333
+	for _, chat := range []int64{quiet, outagesOnly, plain} {
+		_, err := s.Store.Subscribe(ctx, chat, 0, now)
+		require.NoError(t, err)
+	}
+	// Quiet hours around now, in the chat's zone (Tokyo: not UTC, so a
+	// window read in the wrong zone would miss).
+	tokyo, err := time.LoadLocation("Asia/Tokyo")
+	require.NoError(t, err)
+	local := now.In(tokyo)
+	c, err := store.SetQuietHours(local.Add(-time.Hour).Format("15:04"), local.Add(2*time.Hour).Format("15:04"))
+	require.NoError(t, err)
+	_, err = s.Store.ChangeSettings(ctx, store.SubscriberKey(quiet, 0), c)
+	require.NoError(t, err)
+	c, err = store.SetTimeZone("Asia/Tokyo")
+	require.NoError(t, err)
+	_, err = s.Store.ChangeSettings(ctx, store.SubscriberKey(quiet, 0), c)
+	require.NoError(t, err)
+	c, err = store.SetSeverity(store.SeverityOutage, false)
+	require.NoError(t, err)
+	_, err = s.Store.ChangeSettings(ctx, store.SubscriberKey(outagesOnly, 0), c)
+	require.NoError(t, err)
+
+	s.StartWorker(t)
+	s.WaitForBaseline(t)
+
+	s.Page.SetComponent("api0000001", "API", "degraded_performance")
+	testenv.WaitFor(t, 60*time.Second, "the degraded notice", func() bool {
+		return len(s.Telegram.MessagesTo(plain, 0)) == 1 && len(s.Telegram.MessagesTo(quiet, 0)) == 1
+	})
+	s.Page.SetComponent("api0000001", "API", "major_outage")
+	testenv.WaitFor(t, 60*time.Second, "the outage notice", func() bool {
+		return len(s.Telegram.MessagesTo(plain, 0)) == 2 && len(s.Telegram.MessagesTo(quiet, 0)) == 2 &&
+			len(s.Telegram.MessagesTo(outagesOnly, 0)) == 1
+	})
+	time.Sleep(4 * time.Second) // later polls send nothing more
+
+	got := s.Telegram.MessagesTo(outagesOnly, 0)
+	require.Len(t, got, 1, "the threshold skips the degraded change")
+	require.Contains(t, got[0].Text, "Major Outage")
+	require.False(t, got[0].Silent)
+	for _, m := range s.Telegram.MessagesTo(quiet, 0) {
+		require.True(t, m.Silent, "quiet hours send silently: %q", m.Text)
+	}
+	plainMsgs := s.Telegram.MessagesTo(plain, 0)
+	require.Len(t, plainMsgs, 2)
+	require.Contains(t, plainMsgs[0].Text, "Degraded Performance")
+	for _, m := range plainMsgs {
+		require.False(t, m.Silent)
+	}
+}
