@@ -99,6 +99,10 @@ func (h *handler) applyTap(ctx context.Context, t *tap, sub *store.Subscriber) {
 			return
 		}
 	}
+	if cb.changes() && !validChange(cb) {
+		t.answer = ansInvalid
+		return
+	}
 	if cb.changes() {
 		if cb.tok != stateToken(sub) {
 			t.answer = ansStale
@@ -143,6 +147,21 @@ func validComponentRef(cb callback, idx *pageIndex) bool {
 	_, ok := cb.arg(0, len(idx.comps))
 	_, ok2 := cb.arg(1, 2)
 	return ok && ok2
+}
+
+// validChange checks a change button's arguments (components are
+// checked against the page by validComponentRef).
+func validChange(cb callback) bool {
+	switch cb.op {
+	case "K":
+		_, ok1 := cb.arg(0, len(event.Kinds))
+		_, ok2 := cb.arg(1, 2)
+		return ok1 && ok2
+	case "c", "C":
+		return true
+	}
+	_, err := settingFor(cb)
+	return err == nil
 }
 
 // screenFor is the screen a tap leads to (or stays on).

@@ -281,13 +281,16 @@ func inFilter(filter []string, id string) bool {
 
 func pages(n, per int) int { return max(1, (n+per-1)/per) }
 
-// pager is a "‹ 1/3 ›" row, or nil for one page.
-func (k *kb) pager(pg, total int, op string, args ...string) []models.InlineKeyboardButton {
+// pager is a "‹ Previous / Next ›" row, or nil for one page; the page
+// number goes between the arguments before and after.
+func (k *kb) pager(pg, total int, op string, before, after []string) []models.InlineKeyboardButton {
 	if total <= 1 {
 		return nil
 	}
 	var row []models.InlineKeyboardButton
-	at := func(p int) []string { return append(append([]string(nil), args...), strconv.Itoa(p)) }
+	at := func(p int) []string {
+		return append(append(append([]string(nil), before...), strconv.Itoa(p)), after...)
+	}
 	if pg > 0 {
 		row = append(row, k.btn("‹ Previous", op, at(pg-1)...))
 	}
@@ -319,7 +322,7 @@ func (k *kb) groups(pg int) screen {
 		}
 		rows = append(rows, []models.InlineKeyboardButton{k.btn(label, "G", strconv.Itoa(gi), "0", k.idx.tok)})
 	}
-	if p := k.pager(pg, total, "g"); p != nil {
+	if p := k.pager(pg, total, "g", nil, nil); p != nil {
 		rows = append(rows, p)
 	}
 	if len(k.sub.Components) > 0 {
@@ -346,13 +349,7 @@ func (k *kb) group(gi, pg int) screen {
 		}
 		rows = append(rows, []models.InlineKeyboardButton{k.btn(mark(on, c.Name), "c", strconv.Itoa(ci), set, strconv.Itoa(pg), k.idx.tok)})
 	}
-	if p := k.pager(pg, total, "G", strconv.Itoa(gi)); p != nil {
-		// G takes the page before the token.
-		for i := range p {
-			cb, _ := parseCallback(p[i].CallbackData)
-			cb.args = append(cb.args, k.idx.tok)
-			p[i].CallbackData = cb.encode()
-		}
+	if p := k.pager(pg, total, "G", []string{strconv.Itoa(gi)}, []string{k.idx.tok}); p != nil {
 		rows = append(rows, p)
 	}
 	rows = append(rows, []models.InlineKeyboardButton{k.btn("« Groups", "g", strconv.Itoa(gi/groupsPerScreen))})

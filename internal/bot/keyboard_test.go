@@ -1,0 +1,447 @@
+package bot
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-telegram/bot/models"
+
+	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/internal/fakes"
+	"github.com/openai-status-bot/statusbot/internal/statuspage"
+	"github.com/openai-status-bot/statusbot/internal/store"
+)
+
+// keyboardOf decodes a message's inline keyboard.
+func keyboardOf(t *testing.T, m fakes.Message) [][]models.InlineKeyboardButton {
+	t.Helper()
+	if m.ReplyMarkup == "" {
+		return nil
+	}
+	var kb models.InlineKeyboardMarkup
+	if err := json.Unmarshal([]byte(m.ReplyMarkup), &kb); err != nil {
+		t.Fatalf("reply_markup %q: %v", m.ReplyMarkup, err)
+	}
+	return kb.InlineKeyboard
+}
+
+// button finds the button whose text contains label.
+func button(t *testing.T, m fakes.Message, label string) models.InlineKeyboardButton {
+	t.Helper()
+	for _, row := range keyboardOf(t, m) {
+		for _, b := range row {
+			if strings.Contains(b.Text, label) {
+				return b
+			}
+		}
+	}
+	t.Fatalf("no button %q on %q (%s)", label, m.Text, m.ReplyMarkup)
+	return models.InlineKeyboardButton{}
+}
+
+// openSettings sends /settings and returns the keyboard message.
+func (h *harness) openSettings(u models.Update, chatID int64) fakes.Message {
+	h.t.Helper()
+	got := h.exchange(chatID, 0, u)
+	if len(got) != 1 || got[0].ReplyMarkup == "" {
+		h.t.Fatalf("/settings: want one message with a keyboard, got %+v", got)
+	}
+	checkHTML(h.t, got[0].Text)
+	return got[0]
+}
+
+// tap presses a button as user from and waits for the answer; it returns
+// the answer and the keyboard message as it is then.
+func (h *harness) tap(m fakes.Message, chatType models.ChatType, from int64, data string) (fakes.CallbackAnswer, fakes.Message) {
+	h.t.Helper()
+	if len(data) > maxCallbackData {
+		h.t.Fatalf("callback_data over 64 bytes: %q", data)
+	}
+	id := h.tg.Tap(h.upd, m, chatType, from, data)
+	var a fakes.CallbackAnswer
+	waitFor(h.t, "the answer to "+data, func() bool {
+		var ok bool
+		a, ok = h.tg.Answer(id)
+		return ok
+	})
+	now, _ := h.tg.Message(m.ChatID, m.ID)
+	checkHTML(h.t, now.Text)
+	return a, now
+}
+
+// The keyboard round trip: types off, a component group, a component,
+// back; the store is updated and the one message edited in place.
+func TestSettingsKeyboardRoundTrip(t *testing.T) {
+	h := newHarness(t)
+	h.snapshot(testPage(h.sp.URL()))
+	h.start()
+	const chat = 42
+	h.ask(chat, 0, private(chat, "/start"))
+	m := h.openSettings(private(chat, "/settings"), chat)
+	if !strings.Contains(m.Text, "<b>Severity:</b> everything") {
+		t.Fatalf("main screen: %q", m.Text)
+	}
+	pt := models.ChatTypePrivate
+
+	a, m := h.tap(m, pt, chat, button(t, m, "Notice types").CallbackData)
+	if a.Text != "" || !strings.Contains(m.Text, "Notice types") {
+		t.Fatalf("types screen: %+v %q", a, m.Text)
+	}
+	a, m = h.tap(m, pt, chat, button(t, m, "Incidents").CallbackData)
+	if a.Text != ansSaved || !strings.Contains(button(t, m, "Incidents").Text, "▫️") {
+		t.Fatalf("incidents off: %+v %s", a, m.ReplyMarkup)
+	}
+	if sub := h.subscription("42"); !slices.Equal(sub.Kinds, []event.Kind{event.KindComponent, event.KindMaintenance}) {
+		t.Fatalf("kinds %v", sub.Kinds)
+	}
+	_, m = h.tap(m, pt, chat, button(t, m, "Back").CallbackData)
+	_, m = h.tap(m, pt, chat, button(t, m, "Components").CallbackData)
+	if b := button(t, m, "APIs"); b.Text != "APIs · all" {
+		t.Fatalf("group button %q", b.Text)
+	}
+	_, m = h.tap(m, pt, chat, button(t, m, "APIs").CallbackData)
+	a, m = h.tap(m, pt, chat, button(t, m, "Embeddings").CallbackData)
+	if a.Text != ansSaved || !strings.HasPrefix(button(t, m, "Embeddings").Text, "✅") {
+		t.Fatalf("pick a component: %+v %s", a, m.ReplyMarkup)
+	}
+	if sub := h.subscription("42"); !slices.Equal(sub.Components, []string{"emb1"}) {
+		t.Fatalf("filter %v", sub.Components)
+	}
+	_, m = h.tap(m, pt, chat, button(t, m, "« Groups").CallbackData)
+	if b := button(t, m, "APIs"); b.Text != "APIs · 1/2" {
+		t.Fatalf("count per group: %q", b.Text)
+	}
+	_, m = h.tap(m, pt, chat, button(t, m, "Back").CallbackData)
+	if !strings.Contains(m.Text, "<b>Components:</b> Embeddings") || !strings.Contains(m.Text, "<b>Notice types:</b> component, maintenance") {
+		t.Fatalf("main screen after the round trip: %q", m.Text)
+	}
+	// Everything happened on the one message.
+	n := 0
+	for _, x := range h.tg.MessagesTo(chat, 0) {
+		if x.Text != helpText() {
+			n++
+		}
+	}
+	if n != 2 { // /start's reply and the keyboard
+		t.Fatalf("%d messages; the keyboard must edit itself", n)
+	}
+	if m.Edits < 8 {
+		t.Fatalf("keyboard edited %d times", m.Edits)
+	}
+	// Settings screens: severity, quiet hours, zone, delivery.
+	_, m = h.tap(m, pt, chat, button(t, m, "Severity").CallbackData)
+	_, m = h.tap(m, pt, chat, button(t, m, "the rest silently").CallbackData)
+	_, m = h.tap(m, pt, chat, button(t, m, "Back").CallbackData)
+	_, m = h.tap(m, pt, chat, button(t, m, "Quiet hours").CallbackData)
+	_, m = h.tap(m, pt, chat, button(t, m, "22:00–07:00").CallbackData)
+	_, m = h.tap(m, pt, chat, button(t, m, "Resolutions").CallbackData)
+	_, m = h.tap(m, pt, chat, button(t, m, "Back").CallbackData)
+	_, m = h.tap(m, pt, chat, button(t, m, "Time zone").CallbackData)
+	_, m = h.tap(m, pt, chat, button(t, m, "Europe/Berlin").CallbackData)
+	_, m = h.tap(m, pt, chat, button(t, m, "Back").CallbackData)
+	_, m = h.tap(m, pt, chat, button(t, m, "Cards").CallbackData)
+	_, m = h.tap(m, pt, chat, button(t, m, "Messages").CallbackData)
+	_, m = h.tap(m, pt, chat, button(t, m, "Pin open cards").CallbackData)
+	_, m = h.tap(m, pt, chat, button(t, m, "30 min").CallbackData)
+	_, m = h.tap(m, pt, chat, button(t, m, "Maintenance reminders").CallbackData)
+	want := store.Settings{Mode: store.ModeMessages, PinCards: true, MinSeverity: store.SeverityOutage, BelowSilent: true,
+		QuietStart: "22:00", QuietEnd: "07:00", QuietResolutions: true, TimeZone: "Europe/Berlin", NoReminders: true, ReminderMinutes: 30}
+	if got := h.subscription("42").Settings; got != want {
+		t.Fatalf("settings\n got %+v\nwant %+v", got, want)
+	}
+	a, m = h.tap(m, pt, chat, button(t, m, "Back").CallbackData)
+	a, m = h.tap(m, pt, chat, button(t, m, "Done").CallbackData)
+	if m.ReplyMarkup != "" || !strings.Contains(m.Text, "<b>Time zone:</b> Europe/Berlin") {
+		t.Fatalf("done: keyboard %q text %q", m.ReplyMarkup, m.Text)
+	}
+	_ = a
+}
+
+// A member who is not an administrator cannot change a group's settings
+// through the keyboard: the tap is answered with an alert and nothing
+// changes; an administrator's tap goes through.
+func TestSettingsKeyboardAdminsOnly(t *testing.T) {
+	h := newHarness(t)
+	const chat, admin, member = -100777, 7, 8
+	h.tg.ChatMembers(map[int64]map[int64]string{chat: {admin: "administrator"}})
+	h.snapshot(testPage(h.sp.URL()))
+	h.start()
+	h.ask(chat, 0, group(chat, admin, "/start"))
+	if got := h.ask(chat, 0, group(chat, member, "/settings severity outage")); got != replyNotAdmin {
+		t.Fatalf("typed by a member: %q", got)
+	}
+	m := h.openSettings(group(chat, admin, "/settings"), chat)
+	gt := models.ChatTypeSupergroup
+	before := h.subscription("-100777").Settings
+	a, after := h.tap(m, gt, member, button(t, m, "Severity").CallbackData)
+	if !a.ShowAlert || a.Text != ansNotAdmin || after.Edits != 0 {
+		t.Fatalf("member's tap: answer %+v, edits %d", a, after.Edits)
+	}
+	// Even a change button drawn for the admin does nothing for a member.
+	_, m = h.tap(m, gt, admin, button(t, m, "Severity").CallbackData)
+	a, after = h.tap(m, gt, member, button(t, m, "Outages only, skip").CallbackData)
+	if !a.ShowAlert || after.Text != m.Text || after.ReplyMarkup != m.ReplyMarkup {
+		t.Fatalf("member's change: answer %+v", a)
+	}
+	if got := h.subscription("-100777").Settings; got != before {
+		t.Fatalf("a member changed the settings: %+v", got)
+	}
+	a, _ = h.tap(m, gt, admin, button(t, m, "Outages only, skip").CallbackData)
+	if a.Text != ansSaved || h.subscription("-100777").Settings.MinSeverity != store.SeverityOutage {
+		t.Fatalf("admin's change: %+v %+v", a, h.subscription("-100777").Settings)
+	}
+}
+
+// Stale keyboards: a setting changed elsewhere, components that changed
+// on the page, a deleted keyboard message, garbage data.
+func TestSettingsKeyboardStale(t *testing.T) {
+	h := newHarness(t)
+	h.snapshot(testPage(h.sp.URL()))
+	h.start()
+	const chat = 43
+	pt := models.ChatTypePrivate
+	h.ask(chat, 0, private(chat, "/start"))
+	m := h.openSettings(private(chat, "/settings"), chat)
+	_, m = h.tap(m, pt, chat, button(t, m, "Severity").CallbackData)
+	everything := button(t, m, "Everything").CallbackData
+	if got := h.ask(chat, 0, private(chat, "/settings severity outage")); !strings.HasPrefix(got, "Saved") {
+		t.Fatalf("typed: %q", got)
+	}
+	a, m := h.tap(m, pt, chat, everything)
+	if a.Text != ansStale || h.subscription("43").Settings.MinSeverity != store.SeverityOutage {
+		t.Fatalf("stale tap applied: %+v", a)
+	}
+	if !strings.HasPrefix(button(t, m, "Outages only, skip").Text, "✅") {
+		t.Fatalf("redrawn keyboard does not show the change made elsewhere: %s", m.ReplyMarkup)
+	}
+	a, _ = h.tap(m, pt, chat, button(t, m, "Everything").CallbackData)
+	if a.Text != ansSaved || h.subscription("43").Settings.MinSeverity != store.SeverityAll {
+		t.Fatalf("fresh tap: %+v", a)
+	}
+
+	// The page's components change under an open component screen.
+	_, m = h.tap(m, pt, chat, button(t, m, "Back").CallbackData)
+	_, m = h.tap(m, pt, chat, button(t, m, "Components").CallbackData)
+	_, m = h.tap(m, pt, chat, button(t, m, "APIs").CallbackData)
+	api := button(t, m, "API").CallbackData
+	p := testPage(h.sp.URL())
+	p.Components = append(p.Components[:1], p.Components[2:]...) // API gone
+	h.snapshot(p)
+	a, m = h.tap(m, pt, chat, api)
+	if a.Text != ansPageChanged || len(h.subscription("43").Components) != 0 {
+		t.Fatalf("tap on a changed page: %+v %v", a, h.subscription("43").Components)
+	}
+	// Garbage and overlong data, and a deleted keyboard.
+	for bad, want := range map[string]string{"": ansInvalid, "K": ansInvalid, "K:9:1:x": ansInvalid, "Z:-1:x": ansInvalid,
+		"S:01:x": ansInvalid, "c:99:1:0:zz:x": ansPageChanged, strings.Repeat("m:", 33): ansInvalid} {
+		id := h.tg.Tap(h.upd, m, pt, chat, bad)
+		waitFor(t, "an answer", func() bool { _, ok := h.tg.Answer(id); return ok })
+		if a, _ := h.tg.Answer(id); a.Text != want {
+			t.Fatalf("data %q: %+v", bad, a)
+		}
+	}
+	if len(h.subscription("43").Components) != 0 || h.subscription("43").Settings != (store.Settings{Mode: store.ModeCards}) {
+		t.Fatalf("bad data changed something: %+v", h.subscription("43"))
+	}
+	h.tg.DeleteMessage(chat, m.ID)
+	a, _ = h.tap(m, pt, chat, button(t, m, "Back").CallbackData)
+	if !strings.Contains(a.Text, "/settings") {
+		t.Fatalf("deleted keyboard: %+v", a)
+	}
+}
+
+// Typed settings and their validation; /history reads times in the
+// chat's zone.
+func TestSettingsTyped(t *testing.T) {
+	h := newHarness(t)
+	h.snapshot(testPage(h.sp.URL()))
+	h.start()
+	const chat = 44
+	ask := func(text string) string { t.Helper(); return h.ask(chat, 0, private(chat, text)) }
+	if got := ask("/settings tz Europe/Berlin"); got != notSubscribedReply(false, false) {
+		t.Fatalf("not subscribed: %q", got)
+	}
+	ask("/start")
+	for in, want := range map[string]string{
+		"/settings tz europe/berlin":         "Saved: time zone Europe/Berlin.",
+		"/settings quiet 22:30-06:00":        "Saved: quiet hours 22:30–06:00.",
+		"/settings quiet-resolutions silent": "Saved: resolutions silent in quiet hours.",
+		"/settings severity outage-silent":   "Saved: outages and major incidents with sound; the rest silently.",
+		"/settings mode messages":            "Saved: one message per update.",
+		"/settings pin on":                   "Saved: pin open cards: on.",
+		"/settings reminders 90":             "Saved: maintenance reminders 90 minutes ahead.",
+		"/settings types incident":           "Saved: notice types: incident.",
+		"/settings tz Mars/Olympus":          "unknown time zone \"Mars/Olympus\"",
+		"/settings quiet 25:00-07:00":        "\"25:00\" is not a time like 22:00",
+		"/settings quiet 22:00-22:00":        "quiet hours must not start and end at the same time",
+		"/settings reminders 2":              "reminders go 5 to 1440 minutes ahead, not 2",
+		"/settings colour <b>red</b>":        "Unknown setting “colour”.",
+		"/settings severity <i>":             "Severity is all, outage or outage-silent.",
+	} {
+		got := ask(in)
+		if !strings.HasPrefix(got, esc(want)) {
+			t.Errorf("%s:\n got %q\nwant %q…", in, got, esc(want))
+		}
+	}
+	want := store.Settings{Mode: store.ModeMessages, PinCards: true, MinSeverity: store.SeverityOutage, BelowSilent: true,
+		QuietStart: "22:30", QuietEnd: "06:00", QuietResolutions: true, TimeZone: "Europe/Berlin", ReminderMinutes: 90}
+	if got := h.subscription("44").Settings; got != want {
+		t.Fatalf("settings\n got %+v\nwant %+v", got, want)
+	}
+	info := ask("/info")
+	for _, s := range []string{"<b>Quiet hours:</b> 22:30–06:00, resolutions silent", "<b>Time zone:</b> Europe/Berlin",
+		"<b>Severity:</b> outages and major incidents only; the rest silently", "<b>Delivery:</b> one message per update",
+		"<b>Maintenance reminders:</b> 90 minutes before", "<b>Notice types:</b> incident"} {
+		if !strings.Contains(info, s) {
+			t.Errorf("/info lacks %q:\n%s", s, info)
+		}
+	}
+	// testPage's first incident was created 09:02 UTC on 8 March: 10:02 in Berlin.
+	if got := ask("/history 1"); !strings.Contains(got, "Created: 2026-03-08 10:02 CET") {
+		t.Errorf("/history not in the chat's zone: %q", got)
+	}
+	if got := ask("/status sora"); !strings.Contains(got, "Last change: 2026-03-01 13:00 CET") {
+		t.Errorf("/status not in the chat's zone: %q", got)
+	}
+}
+
+// The menus come from the command table: group members see the
+// read-only commands, administrators and private chats all of them.
+func TestCommandMenusByScope(t *testing.T) {
+	h := newHarness(t)
+	h.start()
+	names := func(cmds []models.BotCommand) []string {
+		var out []string
+		for _, c := range cmds {
+			out = append(out, c.Command)
+			if c.Description == "" || len(c.Description) > 256 {
+				t.Errorf("description of %s: %q", c.Command, c.Description)
+			}
+		}
+		return out
+	}
+	everything := []string{"start", "stop", "status", "components", "subscribe", "settings", "history", "uptime", "info", "help"}
+	for _, scope := range []string{"default", "all_private_chats", "all_chat_administrators"} {
+		if got := names(h.tg.CommandMenu(scope)); !slices.Equal(got, everything) {
+			t.Errorf("%s: %v", scope, got)
+		}
+	}
+	if got := names(h.tg.CommandMenu("all_group_chats")); !slices.Equal(got, []string{"status", "components", "history", "uptime", "info", "help"}) {
+		t.Errorf("group members: %v", got)
+	}
+	for _, c := range everything {
+		if !strings.Contains(helpText(), "/"+c+" ") {
+			t.Errorf("/help lacks /%s", c)
+		}
+	}
+}
+
+// Every callback_data the keyboard can produce for the status.openai.com
+// page (34 components in five groups) fits Telegram's 64 bytes, decodes,
+// and refers to a component of the page.
+func TestCallbackDataWithin64Bytes(t *testing.T) {
+	io := fakes.NewIncidentIO()
+	defer io.Close()
+	pg, _, err := statuspage.NewIncidentIO(io.URL(), 5*time.Second).Fetch(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx := indexPage(pg)
+	if len(idx.comps) != 34 || len(idx.groups) != 5 {
+		t.Fatalf("%d components in %d groups", len(idx.comps), len(idx.groups))
+	}
+	all := make([]string, len(idx.comps))
+	for i, c := range idx.comps {
+		all[i] = c.ID
+	}
+	subs := []*store.Subscriber{
+		{Key: "1"},
+		{Key: "-1001234567890:123456", Kinds: []event.Kind{event.KindIncident}, Components: all[:17],
+			Settings: store.Settings{Mode: store.ModeCards, PinCards: true, MinSeverity: store.SeverityOutage, BelowSilent: true,
+				QuietStart: "22:00", QuietEnd: "07:00", TimeZone: "America/Los_Angeles", ReminderMinutes: 120}},
+		{Key: "2", Components: all},
+	}
+	seen := map[int]bool{}
+	for _, sub := range subs {
+		k := newKB(sub, idx)
+		screens := []screen{k.main(), k.kinds(), k.severity(), k.quiet(), k.zones(), k.delivery()}
+		for p := 0; p < pages(len(idx.groups), groupsPerScreen); p++ {
+			screens = append(screens, k.groups(p))
+		}
+		for gi, g := range idx.groups {
+			for p := 0; p < pages(len(g.members), compsPerScreen); p++ {
+				screens = append(screens, k.group(gi, p))
+			}
+		}
+		for _, s := range screens {
+			checkHTML(t, s.text)
+			for _, row := range s.rows {
+				for _, b := range row {
+					if len(b.CallbackData) > maxCallbackData {
+						t.Fatalf("%d bytes: %q", len(b.CallbackData), b.CallbackData)
+					}
+					cb, ok := parseCallback(b.CallbackData)
+					if !ok || cb.tok != k.tok {
+						t.Fatalf("undecodable %q", b.CallbackData)
+					}
+					if cb.op == "G" || cb.op == "c" {
+						if !validComponentRef(cb, idx) {
+							t.Fatalf("bad component reference %q", b.CallbackData)
+						}
+					}
+					if cb.op == "c" {
+						ci, _ := cb.arg(0, len(idx.comps))
+						seen[ci] = true
+					}
+					if cb.changes() && cb.op != "K" && cb.op != "c" && cb.op != "C" {
+						if _, err := settingFor(cb); err != nil {
+							t.Fatalf("%q: %v", b.CallbackData, err)
+						}
+					}
+				}
+			}
+		}
+	}
+	if len(seen) != 34 {
+		t.Fatalf("%d of 34 components reachable", len(seen))
+	}
+	// The worst case: the longest token and the highest indices.
+	worst := callback{op: "c", args: []string{"999", "1", "999", "zzzzzzz"}, tok: "zzzzzzz"}.encode()
+	if len(worst) > maxCallbackData {
+		t.Fatalf("worst case %d bytes", len(worst))
+	}
+}
+
+func FuzzParseCallback(f *testing.F) {
+	for _, s := range []string{"m:abc", "c:3:1:0:xyz:abc", "G:1:0:xyz:abc", "Q:x:abc", "K:0:1:t", "Z:12:t", ":", "c:-1:1:0::"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, data string) {
+		cb, ok := parseCallback(data)
+		if !ok {
+			return
+		}
+		if len(data) > maxCallbackData || cb.encode() != data {
+			t.Fatalf("accepted %q, re-encodes to %q", data, cb.encode())
+		}
+		if cb.changes() {
+			_, _ = settingFor(cb) // never panics on what was accepted
+		}
+	})
+}
+
+func FuzzParseSettings(f *testing.F) {
+	for _, s := range []string{"", "tz Europe/Berlin", "quiet 22:00-07:00", "quiet off", "reminders 30", "severity outage-silent", "pin on", "types all", "quiet 1:1-2"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, args string) {
+		r := ParseSettings(cutArgs(args))
+		if r.Err == "" && !r.Show && r.Kinds == nil && r.Done == "" {
+			t.Fatalf("%q: neither an error nor a change", args)
+		}
+	})
+}
