@@ -445,3 +445,31 @@ func FuzzParseSettings(f *testing.F) {
 		}
 	})
 }
+
+// In a forum topic the keyboard changes the topic's subscription, not the
+// group's.
+func TestSettingsKeyboardInForumTopic(t *testing.T) {
+	h := newHarness(t)
+	const chat, admin, thread = -100888, 7, 55
+	h.tg.ChatMembers(map[int64]map[int64]string{chat: {admin: "creator"}})
+	h.snapshot(testPage(h.sp.URL()))
+	h.start()
+	h.ask(chat, 0, group(chat, admin, "/start"))
+	h.ask(chat, thread, topicMsg(chat, admin, thread, "/start"))
+	got := h.exchange(chat, thread, topicMsg(chat, admin, thread, "/settings"))
+	if len(got) != 1 || got[0].ReplyMarkup == "" {
+		t.Fatalf("keyboard in the topic: %+v", got)
+	}
+	m := got[0]
+	_, m = h.tap(m, models.ChatTypeSupergroup, admin, button(t, m, "Time zone").CallbackData)
+	a, _ := h.tap(m, models.ChatTypeSupergroup, admin, button(t, m, "Asia/Tokyo").CallbackData)
+	if a.Text != ansSaved {
+		t.Fatalf("answer %+v", a)
+	}
+	if tz := h.subscription(store.SubscriberKey(chat, thread)).Settings.TimeZone; tz != "Asia/Tokyo" {
+		t.Fatalf("topic's zone %q", tz)
+	}
+	if tz := h.subscription(store.SubscriberKey(chat, 0)).Settings.TimeZone; tz != "" {
+		t.Fatalf("the group's zone changed: %q", tz)
+	}
+}
