@@ -24,9 +24,6 @@ func TestStuckDeliveryIsFoundExplainedAndSkipped(t *testing.T) {
 	if testing.Short() {
 		t.Skip("integration test")
 	}
-	defer func(n int32) { workflows.SendAttempts = n }(workflows.SendAttempts)
-	workflows.SendAttempts = 2
-
 	s := testenv.NewStack(t, 2*time.Second)
 	ctx := context.Background()
 	for _, chat := range []int64{701, 702} {
@@ -40,7 +37,7 @@ func TestStuckDeliveryIsFoundExplainedAndSkipped(t *testing.T) {
 
 	const query = "WorkflowType = 'DeliveryWorkflow' AND ExecutionStatus = 'Running' AND DeliveryState = 'backing_off'"
 	var stuck string
-	testenv.WaitFor(t, time.Minute, "the visibility query to find a backing_off delivery", func() bool {
+	testenv.WaitFor(t, 2*time.Minute, "the visibility query to find a backing_off delivery", func() bool {
 		resp, err := s.Temporal.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: query})
 		require.NoError(t, err)
 		if len(resp.GetExecutions()) == 1 {

@@ -13,23 +13,55 @@ import (
 	"github.com/openai-status-bot/statusbot/internal/event"
 )
 
-// Delivery tuning. Variables so that tests can shrink them.
-var (
+// Tuning is what a delivery reads to pace itself. It travels in the
+// workflow input (and through continue-as-new), never in package variables:
+// a deploy that changes a default must not change the commands of a
+// delivery already running. Zero fields take the defaults.
+type Tuning struct {
 	// PageSize is how many subscribers one Recipients activity reads.
-	PageSize = 500
+	PageSize int `json:"page_size,omitempty"`
 	// WindowSize bounds concurrent Send activities of one delivery (a
 	// sliding window) and is the ledger's batch size.
-	WindowSize = 50
+	WindowSize int `json:"window_size,omitempty"`
 	// MaxHistoryLength triggers continue-as-new well before Temporal's limits.
-	MaxHistoryLength = 8000
+	MaxHistoryLength int `json:"max_history_length,omitempty"`
 	// MaxBursts is how many bursts of retries a subscriber gets before the
 	// delivery gives up on it (about six hours with BurstBackoff).
-	MaxBursts = 12
+	MaxBursts int `json:"max_bursts,omitempty"`
 	// BurstBackoff is the pause after the first failed burst; it doubles up to an hour.
-	BurstBackoff = time.Minute
+	BurstBackoff time.Duration `json:"burst_backoff,omitempty"`
 	// SendAttempts is the number of attempts within one burst.
-	SendAttempts int32 = 6
-)
+	SendAttempts int32 `json:"send_attempts,omitempty"`
+}
+
+// DefaultTuning is what a delivery uses when its input leaves a field zero.
+func DefaultTuning() Tuning {
+	return Tuning{PageSize: 500, WindowSize: 50, MaxHistoryLength: 8000, MaxBursts: 12, BurstBackoff: time.Minute, SendAttempts: 6}
+}
+
+// withDefaults fills the zero fields from DefaultTuning.
+func (t Tuning) withDefaults() Tuning {
+	d := DefaultTuning()
+	if t.PageSize <= 0 {
+		t.PageSize = d.PageSize
+	}
+	if t.WindowSize <= 0 {
+		t.WindowSize = d.WindowSize
+	}
+	if t.MaxHistoryLength <= 0 {
+		t.MaxHistoryLength = d.MaxHistoryLength
+	}
+	if t.MaxBursts <= 0 {
+		t.MaxBursts = d.MaxBursts
+	}
+	if t.BurstBackoff <= 0 {
+		t.BurstBackoff = d.BurstBackoff
+	}
+	if t.SendAttempts <= 0 {
+		t.SendAttempts = d.SendAttempts
+	}
+	return t
+}
 
 // Signals operators send to a delivery (see docs/operations.md).
 const (
@@ -40,8 +72,9 @@ const (
 
 // DeliveryInput starts a delivery; State is set when it continues as new.
 type DeliveryInput struct {
-	Event event.Event    `json:"event"`
-	State *DeliveryState `json:"state,omitempty"`
+	Event  event.Event    `json:"event"`
+	Tuning Tuning         `json:"tuning,omitempty"`
+	State  *DeliveryState `json:"state,omitempty"`
 }
 
 // Pending is a subscriber still to be delivered to.
@@ -120,7 +153,7 @@ const maxFailuresKept = 20
 // DeliveryWorkflow delivers one event to every subscriber that wants it,
 // exactly once each (see the ledger in activities.Recipients/RecordDelivered).
 func DeliveryWorkflow(ctx workflow.Context, in DeliveryInput) (*Progress, error) {
-	d := &delivery{e: in.Event, st: in.State}
+	d := &delivery{e: in.Event, st: in.State, tune: in.Tuning.withDefaults()}
 	if d.st == nil {
 		d.st = &DeliveryState{LastState: StateDelivering}
 	}
@@ -136,6 +169,7 @@ func DeliveryWorkflow(ctx workflow.Context, in DeliveryInput) (*Progress, error)
 
 type delivery struct {
 	e                         event.Event
+	tune                      Tuning
 	st                        *DeliveryState
 	skipCh, retryCh, giveUpCh workflow.ReceiveChannel
 	// due are the retries of the current round not started yet; they are
@@ -201,7 +235,7 @@ func (d *delivery) run(ctx workflow.Context) (*Progress, error) {
 		}
 		d.drainSignals(ctx)
 		if !st.GaveUp && (!st.PagesDone || len(st.Queue) > 0) {
-			return nil, workflow.NewContinueAsNewError(ctx, DeliveryWorkflow, DeliveryInput{Event: d.e, State: st})
+			return nil, workflow.NewContinueAsNewError(ctx, DeliveryWorkflow, DeliveryInput{Event: d.e, Tuning: d.tune, State: st})
 		}
 		st.FirstPassDone = true
 	}
@@ -282,7 +316,7 @@ func (d *delivery) run(ctx workflow.Context) (*Progress, error) {
 			break
 		}
 		if d.historyFull(ctx) {
-			return nil, workflow.NewContinueAsNewError(ctx, DeliveryWorkflow, DeliveryInput{Event: d.e, State: st})
+			return nil, workflow.NewContinueAsNewError(ctx, DeliveryWorkflow, DeliveryInput{Event: d.e, Tuning: d.tune, State: st})
 		}
 	}
 	if st.GaveUp {
@@ -325,7 +359,7 @@ func (d *delivery) readPage(ctx, actx workflow.Context) error {
 	st := d.st
 	c := step(actx, time.Minute, "Read a page of subscribers")
 	var page activities.RecipientPage
-	if err := workflow.ExecuteActivity(c, a.Recipients, activities.PageInput{Event: d.e, Cursor: st.Cursor, Limit: PageSize}).Get(ctx, &page); err != nil {
+	if err := workflow.ExecuteActivity(c, a.Recipients, activities.PageInput{Event: d.e, Cursor: st.Cursor, Limit: d.tune.PageSize}).Get(ctx, &page); err != nil {
 		return err
 	}
 	st.AlreadyDelivered += page.AlreadyDelivered
@@ -366,7 +400,7 @@ func (d *delivery) pump(ctx, actx workflow.Context, next func() (Pending, bool, 
 		StartToCloseTimeout: 90 * time.Second,
 		RetryPolicy: &temporal.RetryPolicy{
 			InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second,
-			MaximumAttempts: SendAttempts, NonRetryableErrorTypes: []string{activities.ErrTypePermanentMessage},
+			MaximumAttempts: d.tune.SendAttempts, NonRetryableErrorTypes: []string{activities.ErrTypePermanentMessage},
 		},
 		Summary: "Send the notification to one subscriber",
 	})
@@ -389,7 +423,7 @@ func (d *delivery) pump(ctx, actx workflow.Context, next func() (Pending, bool, 
 	for {
 		// At least one send per run, so a run that starts near the history
 		// limit still makes progress.
-		for nextErr == nil && inFlight < WindowSize && !st.GaveUp && (started == 0 || !d.historyFull(ctx)) {
+		for nextErr == nil && inFlight < d.tune.WindowSize && !st.GaveUp && (started == 0 || !d.historyFull(ctx)) {
 			p, ok, err := next()
 			if err != nil {
 				// Finish what is in flight and record it before failing.
@@ -423,7 +457,7 @@ func (d *delivery) pump(ctx, actx workflow.Context, next func() (Pending, bool, 
 		}
 		sel.Select(ctx)
 		d.drainSignals(ctx)
-		if len(delivered) >= WindowSize {
+		if len(delivered) >= d.tune.WindowSize {
 			if err := flush(); err != nil && nextErr == nil {
 				nextErr = err
 			}
@@ -458,11 +492,11 @@ func (d *delivery) settle(ctx workflow.Context, p Pending, res *activities.SendR
 	default:
 		p.Bursts++
 		p.LastError = errorText(err)
-		if p.Bursts >= MaxBursts {
+		if p.Bursts >= d.tune.MaxBursts {
 			d.fail(p.Recipient.Key, fmt.Sprintf("gave up after %d bursts: %s", p.Bursts, p.LastError))
 			return false
 		}
-		p.NextAt = workflow.Now(ctx).Add(backoff(p.Bursts, BurstBackoff))
+		p.NextAt = workflow.Now(ctx).Add(backoff(p.Bursts, d.tune.BurstBackoff))
 		st.Pending = append(st.Pending, p)
 	}
 	return false
@@ -488,7 +522,7 @@ func (d *delivery) waitForRetry(ctx workflow.Context) bool {
 	}
 	reason := "waits for the previous update of this " + string(d.e.Kind) + " to reach it"
 	if !worst.WaitsForPredecessor {
-		reason = fmt.Sprintf("failed burst %d of %d with: %s", worst.Bursts, MaxBursts, worst.LastError)
+		reason = fmt.Sprintf("failed burst %d of %d with: %s", worst.Bursts, d.tune.MaxBursts, worst.LastError)
 	}
 	workflow.SetCurrentDetails(ctx, fmt.Sprintf(
 		"**Backing off:** %d subscriber(s) pending.\n\n**Worst:** subscriber `%s` %s\n\n**Next attempt:** %s",
@@ -582,7 +616,7 @@ func (d *delivery) pendingCount() int {
 
 func (d *delivery) historyFull(ctx workflow.Context) bool {
 	info := workflow.GetInfo(ctx)
-	return info.GetCurrentHistoryLength() > MaxHistoryLength || info.GetContinueAsNewSuggested()
+	return info.GetCurrentHistoryLength() > d.tune.MaxHistoryLength || info.GetContinueAsNewSuggested()
 }
 
 func (d *delivery) progress() *Progress {

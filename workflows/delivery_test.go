@@ -187,7 +187,7 @@ func TestDeliveryBacksOffBetweenBursts(t *testing.T) {
 	d := newDeliveryEnv(t)
 	d.pages(activities.RecipientPage{Recipients: recipients("a", "b")})
 	boom := temporal.NewApplicationError("error response from telegram for method sendMessage, 502 Bad Gateway", activities.ErrTypeTransient)
-	for i := 0; i < int(workflows.SendAttempts); i++ {
+	for i := 0; i < int(workflows.DefaultTuning().SendAttempts); i++ {
 		d.fail["a"] = append(d.fail["a"], boom)
 	}
 	var states []string
@@ -205,7 +205,7 @@ func TestDeliveryBacksOffBetweenBursts(t *testing.T) {
 	}, 50*time.Second)
 	d.ExecuteWorkflow(workflows.DeliveryWorkflow, workflows.DeliveryInput{Event: componentEvent("c1", "major_outage", t0)})
 	require.NoError(t, d.GetWorkflowError())
-	require.Equal(t, int(workflows.SendAttempts)+1, d.attempts["a"])
+	require.Equal(t, int(workflows.DefaultTuning().SendAttempts)+1, d.attempts["a"])
 	require.Equal(t, []string{"b", "a"}, d.sent)
 	require.Equal(t, 1, during.Pending)
 	require.Equal(t, []string{"a"}, during.PendingKeys)
@@ -246,7 +246,7 @@ func TestDeliveryOperatorSkipAndGiveUp(t *testing.T) {
 func TestDeliveryRetryNowSkipsTheBackoff(t *testing.T) {
 	d := newDeliveryEnv(t)
 	d.pages(activities.RecipientPage{Recipients: recipients("a")})
-	for i := 0; i < int(workflows.SendAttempts); i++ {
+	for i := 0; i < int(workflows.DefaultTuning().SendAttempts); i++ {
 		d.fail["a"] = append(d.fail["a"], temporal.NewApplicationError("502", activities.ErrTypeTransient))
 	}
 	start := d.Now()
@@ -287,7 +287,8 @@ func TestDeliveryContinuesAsNewWithCursor(t *testing.T) {
 	d := newDeliveryEnv(t)
 	d.pages(activities.RecipientPage{Recipients: recipients("a", "b"), Next: "b"})
 	d.SetContinueAsNewSuggested(true)
-	d.ExecuteWorkflow(workflows.DeliveryWorkflow, workflows.DeliveryInput{Event: componentEvent("c1", "major_outage", t0)})
+	tuning := workflows.Tuning{PageSize: 2, WindowSize: 7, SendAttempts: 3}
+	d.ExecuteWorkflow(workflows.DeliveryWorkflow, workflows.DeliveryInput{Event: componentEvent("c1", "major_outage", t0), Tuning: tuning})
 	err := d.GetWorkflowError()
 	var can *workflow.ContinueAsNewError
 	require.True(t, errors.As(err, &can), "got %v", err)
@@ -299,6 +300,9 @@ func TestDeliveryContinuesAsNewWithCursor(t *testing.T) {
 	require.Equal(t, recipients("a", "b")[1:], next.State.Queue, "the rest of the page carries over")
 	require.True(t, next.State.MessageReady)
 	require.Equal(t, event.KindComponent, next.Event.Kind)
+	require.Equal(t, 2, next.Tuning.PageSize, "the tuning travels through continue-as-new")
+	require.Equal(t, 7, next.Tuning.WindowSize)
+	require.Equal(t, int32(3), next.Tuning.SendAttempts)
 
 	// The continued run resumes from the cursor and does not format again.
 	d2 := newDeliveryEnv(t)
@@ -342,7 +346,7 @@ func TestDeliveryWindowInFlightIsPending(t *testing.T) {
 func TestDelivery429FloodDoesNotUseTheRetryBudget(t *testing.T) {
 	d := newDeliveryEnv(t)
 	d.pages(activities.RecipientPage{Recipients: recipients("a")})
-	for i := 0; i < 3*int(workflows.SendAttempts); i++ {
+	for i := 0; i < 3*int(workflows.DefaultTuning().SendAttempts); i++ {
 		d.fail["a"] = append(d.fail["a"], temporal.NewApplicationErrorWithOptions("Too Many Requests: retry after 3", activities.ErrTypeRateLimited,
 			temporal.ApplicationErrorOptions{NextRetryDelay: 3 * time.Second}))
 	}
@@ -357,7 +361,7 @@ func TestDelivery429FloodDoesNotUseTheRetryBudget(t *testing.T) {
 	require.NoError(t, d.GetWorkflowError())
 	require.Equal(t, []string{"a"}, d.sent)
 	waited := sentAt.Sub(start)
-	want := time.Duration(3*workflows.SendAttempts) * 3 * time.Second
+	want := time.Duration(3*workflows.DefaultTuning().SendAttempts) * 3 * time.Second
 	require.GreaterOrEqual(t, waited, want)
 	require.Less(t, waited, want+5*time.Second, "no burst backoff on top of retry_after")
 }
@@ -376,11 +380,10 @@ func TestDeliveryOperatorActsDuringTheFirstPass(t *testing.T) {
 	})
 	t.Run("give up with pages unread", func(t *testing.T) {
 		d := newSlowDeliveryEnv(t, time.Minute)
-		workflows.WindowSize, workflows.PageSize = 1, 2
-		defer func() { workflows.WindowSize, workflows.PageSize = 50, 500 }()
 		d.pages(activities.RecipientPage{Recipients: recipients("a", "b"), Next: "b"})
 		d.RegisterDelayedCallback(func() { d.SignalWorkflow(workflows.SignalGiveUp, nil) }, 10*time.Second)
-		d.ExecuteWorkflow(workflows.DeliveryWorkflow, workflows.DeliveryInput{Event: componentEvent("c1", "major_outage", t0)})
+		d.ExecuteWorkflow(workflows.DeliveryWorkflow, workflows.DeliveryInput{Event: componentEvent("c1", "major_outage", t0),
+			Tuning: workflows.Tuning{WindowSize: 1, PageSize: 2}})
 		err := d.GetWorkflowError()
 		require.Error(t, err)
 		var ae *temporal.ApplicationError
@@ -396,14 +399,14 @@ func TestDeliveryOperatorActsDuringTheFirstPass(t *testing.T) {
 func TestDeliveryDropsRetriesOfUnsubscribedChats(t *testing.T) {
 	d := newDeliveryEnv(t)
 	d.pages(activities.RecipientPage{Recipients: recipients("a")})
-	for i := 0; i < int(workflows.SendAttempts); i++ {
+	for i := 0; i < int(workflows.DefaultTuning().SendAttempts); i++ {
 		d.fail["a"] = append(d.fail["a"], temporal.NewApplicationError("502", activities.ErrTypeTransient))
 	}
 	d.RegisterDelayedCallback(func() { d.mu.Lock(); d.gone["a"] = true; d.mu.Unlock() }, 45*time.Second)
 	d.ExecuteWorkflow(workflows.DeliveryWorkflow, workflows.DeliveryInput{Event: componentEvent("c1", "major_outage", t0)})
 	require.NoError(t, d.GetWorkflowError())
 	require.Empty(t, d.sent)
-	require.Equal(t, int(workflows.SendAttempts), d.attempts["a"])
+	require.Equal(t, int(workflows.DefaultTuning().SendAttempts), d.attempts["a"])
 	require.Equal(t, 1, d.progress(t).Unsubscribed)
 }
 
@@ -411,15 +414,13 @@ func TestDeliveryDropsRetriesOfUnsubscribedChats(t *testing.T) {
 // pending (queued, in flight, due for retry or backing off): a later update
 // of the same incident relies on that to keep per-subscriber order.
 func TestDeliveryProgressListsEveryUndeliveredSubscriber(t *testing.T) {
-	defer func() { workflows.WindowSize = 50 }()
 	d := newSlowDeliveryEnv(t, 3*time.Second)
-	// All three fail their first burst together; the retry round then sends
-	// one at a time, so two wait their turn while one is in flight.
-	d.RegisterDelayedCallback(func() { workflows.WindowSize = 1 }, 55*time.Second)
+	// One send at a time: while one is in flight, the others are queued or
+	// wait their turn in the retry round.
 	all := []string{"a", "b", "c"}
 	d.pages(activities.RecipientPage{Recipients: recipients(all...)})
 	for _, k := range all {
-		for i := 0; i < int(workflows.SendAttempts); i++ {
+		for i := 0; i < int(workflows.DefaultTuning().SendAttempts); i++ {
 			d.fail[k] = append(d.fail[k], temporal.NewApplicationError("502", activities.ErrTypeTransient))
 		}
 	}
@@ -443,7 +444,7 @@ func TestDeliveryProgressListsEveryUndeliveredSubscriber(t *testing.T) {
 			checks++
 		}, at)
 	}
-	d.ExecuteWorkflow(workflows.DeliveryWorkflow, workflows.DeliveryInput{Event: componentEvent("c1", "major_outage", t0)})
+	d.ExecuteWorkflow(workflows.DeliveryWorkflow, workflows.DeliveryInput{Event: componentEvent("c1", "major_outage", t0), Tuning: workflows.Tuning{WindowSize: 1}})
 	require.NoError(t, d.GetWorkflowError())
 	require.ElementsMatch(t, all, d.sent)
 	require.Greater(t, checks, 20)
@@ -463,5 +464,5 @@ func TestDeliverySkipOfAnInFlightSend(t *testing.T) {
 	require.Equal(t, []string{"b"}, d.sent)
 	p := d.progress(t)
 	require.Equal(t, 1, p.Skipped)
-	require.Equal(t, int(workflows.SendAttempts), d.attempts["a"], "one burst, no retry after the skip")
+	require.Equal(t, int(workflows.DefaultTuning().SendAttempts), d.attempts["a"], "one burst, no retry after the skip")
 }
