@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 	sdkpb "go.temporal.io/api/sdk/v1"
 	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/client"
 
 	"github.com/openai-status-bot/statusbot/activities"
 	"github.com/openai-status-bot/statusbot/internal/fakes"
@@ -77,7 +78,17 @@ func TestStuckDeliveryIsFoundExplainedAndSkipped(t *testing.T) {
 	require.Contains(t, string(out), "Internal Server Error")
 	require.NotContains(t, string(out), testenv.TestToken)
 
-	require.NoError(t, s.Temporal.SignalWorkflow(ctx, stuck, "", workflows.SignalSkip, "702"))
+	h, err := s.Temporal.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: stuck, UpdateName: workflows.UpdateSkip,
+		Args: []any{"702"}, WaitForStage: client.WorkflowUpdateStageCompleted})
+	require.NoError(t, err)
+	var answer string
+	require.NoError(t, h.Get(ctx, &answer))
+	t.Logf("skip-subscriber answered: %s", answer)
+	require.Contains(t, answer, "Internal Server Error", "the answer says what the subscriber was pending with")
+	// An unknown key is refused with a reason.
+	_, err = s.Temporal.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: stuck, UpdateName: workflows.UpdateSkip,
+		Args: []any{"not a key"}, WaitForStage: client.WorkflowUpdateStageCompleted})
+	require.ErrorContains(t, err, "not a subscriber key")
 	var res workflows.Progress
 	require.NoError(t, s.Temporal.GetWorkflow(ctx, stuck, "").Get(ctx, &res))
 	require.Equal(t, workflows.StateDone, res.State)
