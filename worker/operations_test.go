@@ -86,8 +86,11 @@ func TestStuckDeliveryIsFoundExplainedAndSkipped(t *testing.T) {
 	t.Logf("skip-subscriber answered: %s", answer)
 	require.Contains(t, answer, "Internal Server Error", "the answer says what the subscriber was pending with")
 	// An unknown key is refused with a reason.
-	_, err = s.Temporal.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: stuck, UpdateName: workflows.UpdateSkip,
+	h, err = s.Temporal.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: stuck, UpdateName: workflows.UpdateSkip,
 		Args: []any{"not a key"}, WaitForStage: client.WorkflowUpdateStageCompleted})
+	if err == nil {
+		err = h.Get(ctx, nil)
+	}
 	require.ErrorContains(t, err, "not a subscriber key")
 	var res workflows.Progress
 	require.NoError(t, s.Temporal.GetWorkflow(ctx, stuck, "").Get(ctx, &res))

@@ -631,3 +631,52 @@ func TestDeliveryStateStaysBoundedWithTenThousandPending(t *testing.T) {
 		require.LessOrEqual(t, len(f.Error), 400)
 	}
 }
+
+// Operator actions do not wait behind the previous update: while the
+// delivery waits for it (hours, if it is stuck), give-up ends the delivery
+// at once and skip takes effect when the pages are read.
+func TestDeliveryOperatorActsWhileWaitingForThePredecessor(t *testing.T) {
+	e := componentEvent("c1", "operational", t0)
+	e.Predecessor = "component:c1:major_outage:earlier"
+	t.Run("give-up", func(t *testing.T) {
+		d := newDeliveryEnv(t)
+		d.OnActivity(d.a.PredecessorProgress, mock.Anything, mock.Anything, true).After(24*time.Hour).
+			Return(&activities.PredecessorState{FirstPassDone: true}, nil)
+		d.pages(activities.RecipientPage{Recipients: recipients("a")})
+		var res *opResult
+		var again *opResult
+		d.RegisterDelayedCallback(func() {
+			res = d.operator(workflows.UpdateGiveUp)
+			again = d.operator(workflows.UpdateGiveUp)
+		}, 10*time.Minute)
+		start := d.Now()
+		d.ExecuteWorkflow(workflows.DeliveryWorkflow, workflows.DeliveryInput{Event: e})
+		require.Less(t, d.Now().Sub(start), 11*time.Minute, "ended at once, not after the predecessor")
+		require.True(t, res.accepted && res.done, "%+v", res)
+		t.Logf("answer: %s", res.answer)
+		require.Contains(t, res.answer, "giving up")
+		require.Error(t, again.rejected, "the validator refuses a second give-up")
+		var ae *temporal.ApplicationError
+		require.True(t, errors.As(d.GetWorkflowError(), &ae))
+		require.Empty(t, d.sent)
+	})
+	t.Run("skip", func(t *testing.T) {
+		d := newDeliveryEnv(t)
+		d.OnActivity(d.a.PredecessorProgress, mock.Anything, mock.Anything, true).After(time.Hour).
+			Return(&activities.PredecessorState{FirstPassDone: true}, nil)
+		d.pages(activities.RecipientPage{Recipients: recipients("a", "b")})
+		var res, unknown *opResult
+		d.RegisterDelayedCallback(func() {
+			res = d.operator(workflows.UpdateSkip, "b")
+			unknown = d.operator(workflows.UpdateSkip, "999")
+		}, 10*time.Minute)
+		d.ExecuteWorkflow(workflows.DeliveryWorkflow, workflows.DeliveryInput{Event: e})
+		require.NoError(t, d.GetWorkflowError())
+		require.True(t, res.done, "answered while waiting: %+v", res)
+		require.NoError(t, res.err)
+		require.Contains(t, res.answer, "left out when its page")
+		require.Error(t, unknown.err, "an unknown subscriber is refused")
+		require.Equal(t, []string{"a"}, d.sent)
+		require.Equal(t, 1, d.progress(t).Skipped)
+	})
+}
