@@ -680,3 +680,25 @@ func TestDeliveryOperatorActsWhileWaitingForThePredecessor(t *testing.T) {
 		require.Equal(t, 1, d.progress(t).Skipped)
 	})
 }
+
+// A group that becomes a supergroup on its first send, whose sends to the
+// supergroup then fail for a burst, is retried at the supergroup: the old
+// key's subscription is gone, and must not make it count as unsubscribed.
+func TestDeliveryMigratedChatFailingOneBurstIsRetriedThere(t *testing.T) {
+	d := newDeliveryEnv(t)
+	d.pages(activities.RecipientPage{Recipients: recipients("-5")})
+	moved := activities.Recipient{Key: "-1005", ChatID: -1005}
+	for i := 0; i < int(workflows.DefaultTuning().SendAttempts); i++ {
+		d.fail["-5"] = append(d.fail["-5"], temporal.NewApplicationErrorWithOptions("Bad Gateway", activities.ErrTypeTransient,
+			temporal.ApplicationErrorOptions{Details: []any{moved}}))
+	}
+	d.gone["-5"] = true // the migration deleted the old subscription
+	d.ExecuteWorkflow(workflows.DeliveryWorkflow, workflows.DeliveryInput{Event: componentEvent("c1", "major_outage", t0)})
+	require.NoError(t, d.GetWorkflowError())
+	require.Equal(t, []string{"-1005"}, d.sent, "retried at the supergroup")
+	p := d.progress(t)
+	require.Equal(t, 1, p.Delivered)
+	require.Zero(t, p.Unsubscribed)
+	require.Equal(t, 1, p.Migrated)
+	require.Contains(t, d.recorded, "-1005")
+}
