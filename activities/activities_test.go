@@ -3,11 +3,16 @@ package activities_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+	workflowpb "go.temporal.io/api/workflow/v1"
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
+	"google.golang.org/protobuf/types/known/timestamppb"
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/openai-status-bot/statusbot/activities"
@@ -377,4 +382,61 @@ func TestSendFailureAfterMigrationNamesTheSupergroup(t *testing.T) {
 	require.True(t, ok, "%v", err)
 	require.Equal(t, "-1003", moved.Key)
 	require.Equal(t, int64(-1003), moved.ChatID)
+}
+
+// fakeTemporal answers DescribeWorkflow: running or closed deliveries.
+type fakeTemporal struct {
+	client.Client
+	closed map[string]bool
+}
+
+func (f fakeTemporal) DescribeWorkflow(_ context.Context, id, _ string) (*client.WorkflowExecutionDescription, error) {
+	info := &workflowpb.WorkflowExecutionInfo{}
+	if f.closed[id] {
+		info.CloseTime = timestamppb.Now()
+	}
+	return &client.WorkflowExecutionDescription{RawResponse: &workflowservice.DescribeWorkflowExecutionResponse{WorkflowExecutionInfo: info}}, nil
+}
+
+// Update N is given up (or terminated) while update N-1 still retries
+// subscriber X: update N+1 must still wait for N-1 at X, and only there.
+func TestOrderHoldsAgainstEveryEarlierUnfinishedUpdate(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	t0 := time.Now().Add(-time.Hour)
+	ev := func(i int) event.Event {
+		return event.Event{Key: fmt.Sprintf("component:api:s%d:t", i), OrderKey: "component:api", At: t0.Add(time.Duration(i) * time.Minute),
+			Kind: event.KindComponent, ComponentID: "api"}
+	}
+	prev, middle, last := ev(1), ev(2), ev(3)
+	w.a.Temporal = fakeTemporal{closed: map[string]bool{activities.DeliveryWorkflowID(middle.Key): true}}
+	for _, chat := range []int64{1, 2, 3} {
+		_, err := w.st.Subscribe(ctx, chat, 0, t0)
+		require.NoError(t, err)
+	}
+	// N-1 retries "1"; the terminated N left "1" and "2" behind.
+	retry := func(e event.Event, sub string) store.Retry {
+		return store.Retry{Event: e.Key, OrderKey: e.OrderKey, EventAt: e.At, Sub: sub, NextAt: time.Now().Add(time.Hour), At: time.Now()}
+	}
+	require.NoError(t, w.st.SaveRetries(ctx, []store.Retry{retry(prev, "1"), retry(middle, "1"), retry(middle, "2")}))
+	// A later update's retries never hold back an earlier one.
+	require.NoError(t, w.st.SaveRetries(ctx, []store.Retry{retry(ev(4), "3")}))
+
+	v, err := w.env.ExecuteActivity(w.a.Recipients, activities.PageInput{Event: last, Limit: 10, Since: time.Now(), Recheck: time.Second})
+	require.NoError(t, err)
+	var page activities.RecipientPage
+	require.NoError(t, v.Get(&page))
+	require.Equal(t, []activities.Recipient{{Key: "2", ChatID: 2}, {Key: "3", ChatID: 3}}, page.Recipients)
+	require.Equal(t, 1, page.Blocked, `"1" waits for N-1, though N was terminated`)
+
+	// N-1 reaches "1": within the recheck, the retry round sends it.
+	_, err = w.st.DeleteRetries(ctx, prev.Key, []string{"1"})
+	require.NoError(t, err)
+	time.Sleep(1100 * time.Millisecond)
+	v, err = w.env.ExecuteActivity(w.a.Retries, activities.RetryPageInput{Event: last, Limit: 10, DueBy: time.Now(), Recheck: time.Second})
+	require.NoError(t, err)
+	var due activities.RetryPage
+	require.NoError(t, v.Get(&due))
+	require.Len(t, due.Retries, 1)
+	require.Equal(t, "1", due.Retries[0].Recipient.Key)
 }
