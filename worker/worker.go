@@ -38,6 +38,12 @@ func Dial(cfg *config.Config, log *slog.Logger) (client.Client, error) {
 	return c, nil
 }
 
+// DrainTimeout is how long a stopping worker lets its in-flight activities
+// finish: longer than a send can take (HTTP_TIMEOUT is at most 30s, the
+// delivery's send time-out 15s), shorter than the grace period the
+// orchestrator gives before SIGKILL (compose: stop_grace_period 35s).
+const DrainTimeout = 25 * time.Second
+
 // Run registers everything, ensures the Schedule and works until ctx ends.
 func Run(ctx context.Context, cfg *config.Config, c client.Client, st *store.Store, log *slog.Logger) error {
 	if err := RegisterSearchAttributes(ctx, c, cfg.TemporalNamespace); err != nil {
@@ -58,7 +64,7 @@ func Run(ctx context.Context, cfg *config.Config, c client.Client, st *store.Sto
 			return err == nil, err
 		},
 	}
-	pipeline := worker.New(c, cfg.TemporalTaskQueue, worker.Options{})
+	pipeline := worker.New(c, cfg.TemporalTaskQueue, worker.Options{WorkerStopTimeout: DrainTimeout})
 	pipeline.RegisterWorkflow(workflows.PollWorkflow)
 	pipeline.RegisterWorkflow(workflows.DeliveryWorkflow)
 	pipeline.RegisterActivity(acts)
@@ -67,9 +73,13 @@ func Run(ctx context.Context, cfg *config.Config, c client.Client, st *store.Sto
 	sends := worker.New(c, workflows.SendTaskQueue(cfg.TemporalTaskQueue), worker.Options{
 		TaskQueueActivitiesPerSecond:       cfg.TelegramRateLimit,
 		MaxConcurrentActivityExecutionSize: 200,
+		WorkerStopTimeout:                  DrainTimeout,
 	})
 	sends.RegisterActivity(acts)
 
+	// Stopped in reverse order: the sends drain first (each finishes and
+	// reports, instead of being cut and retried as a possible duplicate),
+	// while the pipeline still records their results.
 	if err := pipeline.Start(); err != nil {
 		return fmt.Errorf("temporal: start worker: %w", err)
 	}
