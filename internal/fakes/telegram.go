@@ -83,6 +83,7 @@ type Telegram struct {
 	window          []time.Time
 	tooMany         int
 	hang            time.Duration
+	answerDelay     time.Duration
 }
 
 // NewTelegram starts a fake for the given token; close it with Close.
@@ -124,6 +125,15 @@ func (t *Telegram) FailChat(chatID int64, f func(attempt int) *APIError) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.failures[chatID] = f
+}
+
+// AnswerDelay makes every sendMessage accept the message at once and
+// answer d later (0 to stop): a client that gives up meanwhile does not
+// know the message was sent.
+func (t *Telegram) AnswerDelay(d time.Duration) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.answerDelay = d
 }
 
 // Hang makes every sendMessage wait d before answering (0 to stop).
@@ -180,7 +190,7 @@ func (t *Telegram) serve(w http.ResponseWriter, r *http.Request) {
 	t.mu.Lock()
 	t.calls[method]++
 	h := t.handlers[method]
-	hang := t.hang
+	hang, answerDelay := t.hang, t.answerDelay
 	t.mu.Unlock()
 
 	var res any
@@ -195,6 +205,13 @@ func (t *Telegram) serve(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		res, apiErr = t.sendMessage(p)
+		if answerDelay > 0 {
+			select {
+			case <-time.After(answerDelay):
+			case <-r.Context().Done():
+				return
+			}
+		}
 	case h != nil:
 		res, apiErr = h(p)
 	default:
