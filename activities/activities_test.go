@@ -12,8 +12,8 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
-	"google.golang.org/protobuf/types/known/timestamppb"
 	"go.temporal.io/sdk/testsuite"
+	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/openai-status-bot/statusbot/activities"
 	"github.com/openai-status-bot/statusbot/internal/event"

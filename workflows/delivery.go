@@ -158,7 +158,7 @@ type DeliveryState struct {
 	// old place in the pages.
 	StartedAt time.Time `json:"started_at,omitempty"`
 	// PendingCount subscribers have a retry in MongoDB.
-	PendingCount int                         `json:"pending_count,omitempty"`
+	PendingCount int                        `json:"pending_count,omitempty"`
 	Summary      *activities.PendingSummary `json:"summary,omitempty"`
 	// RoundDueBy is set while a retry round runs; RoundCursor pages it.
 	RoundDueBy  time.Time `json:"round_due_by,omitempty"`

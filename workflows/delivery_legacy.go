@@ -95,8 +95,6 @@ type legacyDelivery struct {
 	due []Pending
 }
 
-
-
 func (d *legacyDelivery) run(ctx workflow.Context) (*Progress, error) {
 	st := d.st
 	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
@@ -571,4 +569,3 @@ func (d *legacyDelivery) progress() *Progress {
 	}
 	return p
 }
-

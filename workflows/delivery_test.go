@@ -623,7 +623,7 @@ func TestDeliveryStateStaysBoundedWithTenThousandPending(t *testing.T) {
 	t.Logf("continue-as-new input with %d pending: %d bytes", d.maxRetries, size)
 	require.GreaterOrEqual(t, d.maxRetries, n-pageSize, "the pending subscribers are in MongoDB")
 	require.Less(t, size, 64<<10, "far under the 512 KB warning")
-	
+
 	var next workflows.DeliveryInput
 	require.NoError(t, convertPayload(can, &next))
 	require.Equal(t, n, next.State.PendingCount+len(next.State.InFlight)+next.State.Delivered)
