@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/activity"
 
 	"github.com/openai-status-bot/statusbot/internal/event"
 	"github.com/openai-status-bot/statusbot/internal/store"
@@ -289,6 +290,37 @@ func (a *Activities) SkipSubscriber(ctx context.Context, in SkipInput) (*SkipOut
 		out.Subscribed = true
 	case !errors.Is(err, store.ErrNotSubscribed):
 		return nil, err
+	}
+	return out, nil
+}
+
+// PruneInput bounds one pruning activity.
+type PruneInput struct {
+	// Batch is the most documents deleted per collection and round trip.
+	Batch int `json:"batch"`
+	// Budget is how long the activity keeps pruning before it returns.
+	Budget time.Duration `json:"budget"`
+}
+
+// PruneResult says how much was deleted and whether more is left.
+type PruneResult struct {
+	Deleted int64 `json:"deleted"`
+	More    bool  `json:"more"`
+}
+
+// PruneExpired deletes ledger entries, messages, retries, moves and
+// component history past retention, in batches, for at most Budget.
+func (a *Activities) PruneExpired(ctx context.Context, in PruneInput) (*PruneResult, error) {
+	out := &PruneResult{More: true}
+	deadline := time.Now().Add(in.Budget)
+	for out.More && time.Now().Before(deadline) {
+		n, more, err := a.Store.PruneBatch(ctx, a.now(), in.Batch)
+		if err != nil {
+			return nil, err
+		}
+		out.Deleted += n
+		out.More = more
+		activity.RecordHeartbeat(ctx, out.Deleted)
 	}
 	return out, nil
 }

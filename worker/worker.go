@@ -67,6 +67,7 @@ func Run(ctx context.Context, cfg *config.Config, c client.Client, st *store.Sto
 	pipeline := worker.New(c, cfg.TemporalTaskQueue, worker.Options{WorkerStopTimeout: DrainTimeout})
 	pipeline.RegisterWorkflow(workflows.PollWorkflow)
 	pipeline.RegisterWorkflow(workflows.DeliveryWorkflow)
+	pipeline.RegisterWorkflow(workflows.MaintenanceWorkflow)
 	pipeline.RegisterActivity(acts)
 	// The server enforces TaskQueueActivitiesPerSecond across every worker
 	// polling this queue: Telegram's global limit holds however many run.
@@ -89,6 +90,9 @@ func Run(ctx context.Context, cfg *config.Config, c client.Client, st *store.Sto
 	}
 	defer sends.Stop()
 	if err := EnsureSchedule(ctx, c, cfg); err != nil {
+		return err
+	}
+	if err := EnsureMaintenanceSchedule(ctx, c, cfg); err != nil {
 		return err
 	}
 	log.Info("worker running", "task_queue", cfg.TemporalTaskQueue, "poll_interval", cfg.PollInterval.String())
@@ -181,6 +185,29 @@ func EnsureSchedule(ctx context.Context, c client.Client, cfg *config.Config) er
 	}})
 	if err != nil {
 		return fmt.Errorf("temporal: update schedule %s: %w", workflows.ScheduleID, err)
+	}
+	return nil
+}
+
+// MaintenanceInterval is how often expired data is pruned.
+const MaintenanceInterval = time.Hour
+
+// EnsureMaintenanceSchedule creates the Schedule of MaintenanceWorkflow
+// when it is missing; an existing one (perhaps paused) is left alone.
+func EnsureMaintenanceSchedule(ctx context.Context, c client.Client, cfg *config.Config) error {
+	_, err := c.ScheduleClient().Create(ctx, client.ScheduleOptions{
+		ID:   workflows.MaintenanceScheduleID,
+		Spec: client.ScheduleSpec{Intervals: []client.ScheduleIntervalSpec{{Every: MaintenanceInterval}}},
+		Action: &client.ScheduleWorkflowAction{
+			ID: workflows.MaintenanceWorkflowID, Workflow: workflows.MaintenanceWorkflow, Args: []any{workflows.MaintenanceInput{}},
+			TaskQueue: cfg.TemporalTaskQueue, WorkflowRunTimeout: MaintenanceInterval, StaticSummary: "Prune expired ledger entries and history",
+		},
+		Overlap: enumspb.SCHEDULE_OVERLAP_POLICY_SKIP,
+		Note:    "Created by the statusbot worker",
+	})
+	var exists *serviceerror.AlreadyExists
+	if err != nil && !errors.Is(err, temporal.ErrScheduleAlreadyRunning) && !errors.As(err, &exists) {
+		return fmt.Errorf("temporal: create schedule %s: %w", workflows.MaintenanceScheduleID, err)
 	}
 	return nil
 }
