@@ -84,6 +84,7 @@ type Telegram struct {
 	tooMany         int
 	hang            time.Duration
 	answerDelay     time.Duration
+	outage          *APIError
 }
 
 // NewTelegram starts a fake for the given token; close it with Close.
@@ -125,6 +126,14 @@ func (t *Telegram) FailChat(chatID int64, f func(attempt int) *APIError) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.failures[chatID] = f
+}
+
+// Outage makes every sendMessage fail with e, for every chat, until
+// called with nil.
+func (t *Telegram) Outage(e *APIError) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.outage = e
 }
 
 // AnswerDelay makes every sendMessage accept the message at once and
@@ -241,6 +250,9 @@ func (t *Telegram) sendMessage(p Params) (any, *APIError) {
 	now := time.Now()
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if t.outage != nil {
+		return nil, t.outage
+	}
 	if f := t.failures[chatID]; f != nil {
 		t.attempts[chatID]++
 		if e := f(t.attempts[chatID]); e != nil {

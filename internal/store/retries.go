@@ -197,3 +197,12 @@ func (s *Store) Retry(ctx context.Context, eventKey, sub string) (*Retry, error)
 	}
 	return &r, nil
 }
+
+// CountRetries counts the retries of every delivery (benchmarks, operators).
+func (s *Store) CountRetries(ctx context.Context) (int64, error) {
+	n, err := s.retries().CountDocuments(ctx, bson.D{})
+	if err != nil {
+		return 0, fmt.Errorf("mongodb: count retries: %w", err)
+	}
+	return n, nil
+}
