@@ -6,7 +6,6 @@ package workflows
 // such delivery can be running (after LedgerRetention).
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
@@ -26,8 +25,8 @@ const (
 	legacySignalGiveUp   = "give-up"
 )
 
-// legacyState is DeliveryState as it was: the JSON of both types share
-// their field names, so a legacy run reads and writes the same input.
+// legacyState is DeliveryState as it was; DeliveryState keeps its JSON
+// names (queue, pending, blocked), so both read the same input.
 type legacyState struct {
 	MessageReady       bool                   `json:"message_ready,omitempty"`
 	PredecessorChecked bool                   `json:"predecessor_checked,omitempty"`
@@ -52,26 +51,35 @@ type legacyState struct {
 	LastState          string                 `json:"last_state,omitempty"`
 }
 
-// convertState moves a state between the two types through their JSON.
-func convertState[From, To any](from *From) *To {
-	if from == nil {
+// toLegacy and fromLegacy move a state between the two types (field by
+// field: workflow code stays free of reflection).
+func toLegacy(st *DeliveryState) *legacyState {
+	if st == nil {
 		return nil
 	}
-	b, err := json.Marshal(from)
-	if err != nil {
-		panic(err)
+	return &legacyState{
+		MessageReady: st.MessageReady, PredecessorChecked: st.PredecessorChecked, Blocked: st.Blocked, Cursor: st.Cursor,
+		PagesDone: st.PagesDone, Queue: st.LegacyQueue, Pending: st.LegacyPending, Delivered: st.Delivered,
+		AlreadyDelivered: st.AlreadyDelivered, Removed: st.Removed, Migrated: st.Migrated, Skipped: st.Skipped,
+		Unsubscribed: st.Unsubscribed, FailedCount: st.FailedCount, Failures: st.Failures, GaveUp: st.GaveUp,
+		InFlight: st.InFlight, SkipKeys: st.SkipKeys, FirstPassDone: st.FirstPassDone, Runs: st.Runs, LastState: st.LastState,
 	}
-	to := new(To)
-	if err := json.Unmarshal(b, to); err != nil {
-		panic(err)
+}
+
+func fromLegacy(st *legacyState) *DeliveryState {
+	return &DeliveryState{
+		MessageReady: st.MessageReady, PredecessorChecked: st.PredecessorChecked, Blocked: st.Blocked, Cursor: st.Cursor,
+		PagesDone: st.PagesDone, LegacyQueue: st.Queue, LegacyPending: st.Pending, Delivered: st.Delivered,
+		AlreadyDelivered: st.AlreadyDelivered, Removed: st.Removed, Migrated: st.Migrated, Skipped: st.Skipped,
+		Unsubscribed: st.Unsubscribed, FailedCount: st.FailedCount, Failures: st.Failures, GaveUp: st.GaveUp,
+		InFlight: st.InFlight, SkipKeys: st.SkipKeys, FirstPassDone: st.FirstPassDone, Runs: st.Runs, LastState: st.LastState,
 	}
-	return to
 }
 
 // legacyDeliveryWorkflow replays deliveries recorded before the bounded
 // state (versionBoundedState): frozen, do not change.
 func legacyDeliveryWorkflow(ctx workflow.Context, in DeliveryInput) (*Progress, error) {
-	d := &legacyDelivery{e: in.Event, st: convertState[DeliveryState, legacyState](in.State), tune: in.Tuning.withDefaults()}
+	d := &legacyDelivery{e: in.Event, st: toLegacy(in.State), tune: in.Tuning.withDefaults()}
 	if d.st == nil {
 		d.st = &legacyState{LastState: StateDelivering}
 	}
@@ -151,7 +159,7 @@ func (d *legacyDelivery) run(ctx workflow.Context) (*Progress, error) {
 		}
 		d.drainSignals(ctx)
 		if !st.GaveUp && (!st.PagesDone || len(st.Queue) > 0) {
-			return nil, workflow.NewContinueAsNewError(ctx, DeliveryWorkflow, DeliveryInput{Event: d.e, Tuning: d.tune, State: convertState[legacyState, DeliveryState](st)})
+			return nil, workflow.NewContinueAsNewError(ctx, DeliveryWorkflow, DeliveryInput{Event: d.e, Tuning: d.tune, State: fromLegacy(st)})
 		}
 		st.FirstPassDone = true
 	}
@@ -232,7 +240,7 @@ func (d *legacyDelivery) run(ctx workflow.Context) (*Progress, error) {
 			break
 		}
 		if d.historyFull(ctx) {
-			return nil, workflow.NewContinueAsNewError(ctx, DeliveryWorkflow, DeliveryInput{Event: d.e, Tuning: d.tune, State: convertState[legacyState, DeliveryState](st)})
+			return nil, workflow.NewContinueAsNewError(ctx, DeliveryWorkflow, DeliveryInput{Event: d.e, Tuning: d.tune, State: fromLegacy(st)})
 		}
 	}
 	if st.GaveUp {
