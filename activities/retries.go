@@ -160,8 +160,9 @@ func (a *Activities) Retries(ctx context.Context, in RetryPageInput) (*RetryPage
 			held = append(held, r.Sub)
 			continue
 		}
-		out.Retries = append(out.Retries, Retry{Recipient: Recipient{Key: r.Sub, ChatID: r.ChatID, ThreadID: r.ThreadID},
-			Bursts: r.Bursts, NextAt: r.NextAt, Error: r.Error})
+		// The send needs the recipient and the burst count: the error text
+		// stays in MongoDB (a page of them would be 100+ KB of history).
+		out.Retries = append(out.Retries, Retry{Recipient: Recipient{Key: r.Sub, ChatID: r.ChatID, ThreadID: r.ThreadID}, Bursts: r.Bursts})
 	}
 	out.Blocked = len(held)
 	if err := a.Store.PutOffRetries(ctx, in.Event.Key, held, a.now().Add(in.Recheck)); err != nil {
