@@ -327,6 +327,7 @@ type SendResult struct {
 // the supergroup. Nothing is written after a successful send: the delivery
 // records it, so no failing write can make a retry send again.
 func (a *Activities) Send(ctx context.Context, in SendInput) (*SendResult, error) {
+	defer heartbeatWhile(ctx, sendHeartbeatEvery)()
 	text, err := a.message(ctx, in.EventKey)
 	if err != nil {
 		return nil, err
@@ -369,6 +370,31 @@ func (a *Activities) Send(ctx context.Context, in SendInput) (*SendResult, error
 	default:
 		return nil, sendFailure(se.Description, ErrTypeTransient, 0, false, moved)
 	}
+}
+
+// sendHeartbeatEvery: a send that takes longer heartbeats this often, so a
+// send lost with its worker is noticed after the delivery's heartbeat
+// time-out; a send that is quick costs no heartbeat at all.
+const sendHeartbeatEvery = 2 * time.Second
+
+// heartbeatWhile heartbeats every interval until the returned stop is called.
+func heartbeatWhile(ctx context.Context, every time.Duration) (stop func()) {
+	done := make(chan struct{})
+	go func() {
+		tick := time.NewTicker(every)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+				activity.RecordHeartbeat(ctx)
+			}
+		}
+	}()
+	return func() { close(done) }
 }
 
 // sendFailure is a failed send; after a move its details name the new recipient.

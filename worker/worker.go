@@ -39,8 +39,8 @@ func Dial(cfg *config.Config, log *slog.Logger) (client.Client, error) {
 }
 
 // DrainTimeout is how long a stopping worker lets its in-flight activities
-// finish: longer than a send can take (HTTP_TIMEOUT is at most 30s, the
-// delivery's send time-out 15s), shorter than the grace period the
+// finish: longer than a send normally takes (HTTP_TIMEOUT, 10s by default),
+// shorter than the grace period the
 // orchestrator gives before SIGKILL (compose: stop_grace_period 35s).
 const DrainTimeout = 25 * time.Second
 

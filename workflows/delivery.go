@@ -36,16 +36,20 @@ type Tuning struct {
 	// the same incident or component is looked at again: it gets this
 	// update within Recheck of the earlier one reaching it.
 	Recheck time.Duration `json:"recheck,omitempty"`
-	// SendTimeout bounds one send attempt (StartToCloseTimeout): a send
-	// lost with a killed worker is retried after this, not after minutes.
-	// A little over HTTP_TIMEOUT.
+	// SendTimeout bounds one send attempt (StartToCloseTimeout): longer
+	// than the longest a send can take (HTTP_TIMEOUT is at most 30s; a move
+	// to a supergroup sends twice).
 	SendTimeout time.Duration `json:"send_timeout,omitempty"`
+	// SendHeartbeat is the send's HeartbeatTimeout: a send that takes long
+	// heartbeats while it waits for Telegram, so one lost with a killed
+	// worker is retried after this, whatever HTTP_TIMEOUT is.
+	SendHeartbeat time.Duration `json:"send_heartbeat,omitempty"`
 }
 
 // DefaultTuning is what a delivery uses when its input leaves a field zero.
 func DefaultTuning() Tuning {
 	return Tuning{PageSize: 500, WindowSize: 50, MaxHistoryLength: 8000, MaxBursts: 12, BurstBackoff: time.Minute,
-		SendAttempts: 6, Recheck: 30 * time.Second, SendTimeout: 15 * time.Second}
+		SendAttempts: 6, Recheck: 30 * time.Second, SendTimeout: 75 * time.Second, SendHeartbeat: 5 * time.Second}
 }
 
 // withDefaults fills the zero fields from DefaultTuning.
@@ -74,6 +78,9 @@ func (t Tuning) withDefaults() Tuning {
 	}
 	if t.SendTimeout <= 0 {
 		t.SendTimeout = d.SendTimeout
+	}
+	if t.SendHeartbeat <= 0 {
+		t.SendHeartbeat = d.SendHeartbeat
 	}
 	return t
 }
@@ -561,9 +568,11 @@ func (d *delivery) sendContext(ctx workflow.Context) workflow.Context {
 	return workflow.WithActivityOptions(d.actx, workflow.ActivityOptions{
 		TaskQueue: SendTaskQueue(workflow.GetInfo(ctx).TaskQueueName),
 		// Time-outs that match what a send can take: a send lost with a
-		// killed worker is retried after SendTimeout; the wait for the
-		// rate limit happens before the attempt starts (ScheduleToStart).
+		// killed worker misses its heartbeat and is retried after
+		// SendHeartbeat; the wait for the rate limit happens before the
+		// attempt starts (ScheduleToStart), not inside it.
 		StartToCloseTimeout: d.tune.SendTimeout,
+		HeartbeatTimeout:    d.tune.SendHeartbeat,
 		RetryPolicy: &temporal.RetryPolicy{
 			InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second,
 			MaximumAttempts: d.tune.SendAttempts, NonRetryableErrorTypes: []string{activities.ErrTypePermanentMessage},
