@@ -4,12 +4,14 @@ package activities
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
 	"sync"
 	"time"
 
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
@@ -342,6 +344,12 @@ type PageInput struct {
 	Event  event.Event `json:"event"`
 	Cursor string      `json:"cursor,omitempty"`
 	Limit  int         `json:"limit"`
+	// Since is when the delivery started: a group that moved to a
+	// supergroup after it is found at its old key's place in the pages.
+	Since time.Time `json:"since,omitempty"`
+	// Recheck is how soon a subscriber blocked behind an earlier update is
+	// looked at again.
+	Recheck time.Duration `json:"recheck,omitempty"`
 }
 
 // RecipientPage is one page of subscribers that want the event and have
@@ -351,35 +359,98 @@ type RecipientPage struct {
 	// AlreadyDelivered counts subscribers the ledger says got the event.
 	AlreadyDelivered int    `json:"already_delivered,omitempty"`
 	Next             string `json:"next,omitempty"`
+	// Blocked counts subscribers an earlier, unfinished update of the same
+	// incident or component has not reached yet: saved as retries that wait.
+	Blocked int `json:"blocked,omitempty"`
 }
 
-// Recipients pages subscribers: two round trips per page (subscribers,
-// ledger), however large the page.
+// Recipients pages subscribers: a few round trips per page (subscribers,
+// moved groups, ledger, earlier updates' retries), however large the page.
 func (a *Activities) Recipients(ctx context.Context, in PageInput) (*RecipientPage, error) {
 	subs, next, err := a.Store.ListSubscribers(ctx, in.Cursor, in.Limit)
 	if err != nil {
 		return nil, err
 	}
-	var keys []string
-	var wanted []store.Subscriber
-	for _, s := range subs {
-		if in.Event.Accepts(s.Kinds, s.Components) && notice.Wants(s.Settings, in.Event) {
-			wanted = append(wanted, s)
-			keys = append(keys, s.Key)
-		}
+	wanted, err := a.pageRecipients(ctx, in, subs, next)
+	if err != nil {
+		return nil, err
+	}
+	keys := make([]string, 0, len(wanted))
+	for _, r := range wanted {
+		keys = append(keys, r.Key)
 	}
 	done, err := a.Store.Delivered(ctx, in.Event.Key, keys)
 	if err != nil {
 		return nil, err
 	}
 	out := &RecipientPage{Next: next}
-	for _, s := range wanted {
-		if done[s.Key] {
+	var fresh []Recipient
+	for _, r := range wanted {
+		if done[r.Key] {
 			out.AlreadyDelivered++
 			continue
 		}
-		out.Recipients = append(out.Recipients, Recipient{Key: s.Key, ChatID: s.ChatID, ThreadID: s.ThreadID,
-			Silent: notice.Silent(s.Settings, in.Event, a.now())})
+		fresh = append(fresh, r)
+	}
+	blocked, err := a.holdBlocked(ctx, in.Event, fresh, in.Recheck)
+	if err != nil {
+		return nil, err
+	}
+	out.Blocked = len(blocked)
+	for _, r := range fresh {
+		if !blocked[r.Key] {
+			out.Recipients = append(out.Recipients, r)
+		}
+	}
+	return out, nil
+}
+
+// pageRecipients turns one page of subscriptions into the recipients that
+// want the event, with group-to-supergroup moves placed where the delivery
+// expects them: a group that moved after the delivery started is reached at
+// its old key's place (the new key may sort behind the cursor), never twice.
+func (a *Activities) pageRecipients(ctx context.Context, in PageInput, subs []store.Subscriber, next string) ([]Recipient, error) {
+	keys := make([]string, 0, len(subs))
+	for _, s := range subs {
+		keys = append(keys, s.Key)
+	}
+	// A migration cut short leaves the old subscription beside the new one.
+	twins, err := a.Store.MigratedTwins(ctx, keys)
+	if err != nil {
+		return nil, err
+	}
+	moves, err := a.Store.MigrationsBetween(ctx, in.Cursor, next, in.Since)
+	if err != nil {
+		return nil, err
+	}
+	live := map[string]bool{}
+	var out []Recipient
+	for _, s := range subs {
+		live[s.Key] = true
+		if s.MigratedFrom != "" && s.MigratedAt.After(in.Since) {
+			continue // reached at its old key's place
+		}
+		if twin, ok := twins[s.Key]; ok && !twin.MigratedAt.After(in.Since) {
+			continue // the new subscription is paged on its own
+		}
+		if in.Event.Accepts(s.Kinds, s.Components) && notice.Wants(s.Settings, in.Event) {
+			out = append(out, Recipient{Key: s.Key, ChatID: s.ChatID, ThreadID: s.ThreadID, Silent: notice.Silent(s.Settings, in.Event, a.now())})
+		}
+	}
+	for _, m := range moves {
+		if live[m.OldKey] {
+			continue // the old subscription is still there and read above
+		}
+		sub, err := a.Store.Subscription(ctx, m.NewKey)
+		if errors.Is(err, store.ErrNotSubscribed) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if in.Event.Accepts(sub.Kinds, sub.Components) && notice.Wants(sub.Settings, in.Event) {
+			out = append(out, Recipient{Key: sub.Key, ChatID: sub.ChatID, ThreadID: sub.ThreadID, Silent: notice.Silent(sub.Settings, in.Event, a.now())})
+		}
 	}
 	return out, nil
 }
@@ -394,17 +465,26 @@ type SendInput struct {
 type SendResult struct {
 	// Removed: Telegram says the chat is gone; the subscription was deleted.
 	Removed bool `json:"removed,omitempty"`
-	// MigratedTo: the group became this supergroup; delivered there.
+	// MigratedTo: the group became this supergroup; delivered there under
+	// NewKey, unless Merged.
 	MigratedTo int64  `json:"migrated_to,omitempty"`
-	Detail     string `json:"detail,omitempty"`
+	NewKey     string `json:"new_key,omitempty"`
+	// Merged: the supergroup had a subscription of its own, which gets the
+	// notification by itself; nothing was sent for the old one.
+	Merged bool   `json:"merged,omitempty"`
+	Detail string `json:"detail,omitempty"`
 }
 
 // Send delivers the event's message to one subscriber.
 //
 // 429 fails with NextRetryDelay = retry_after; terminal errors remove the
 // subscriber; a group upgraded to a supergroup is moved and delivered to;
-// errors about the message itself fail without retry.
+// errors about the message itself fail without retry. A failure after a
+// move carries the new recipient in its details, so that the retry goes to
+// the supergroup. Nothing is written after a successful send: the delivery
+// records it, so no failing write can make a retry send again.
 func (a *Activities) Send(ctx context.Context, in SendInput) (*SendResult, error) {
+	defer heartbeatWhile(ctx, sendHeartbeatEvery)()
 	text, err := a.message(ctx, in.EventKey)
 	if err != nil {
 		return nil, err
@@ -413,28 +493,27 @@ func (a *Activities) Send(ctx context.Context, in SendInput) (*SendResult, error
 	opts := telegram.SendOptions{Silent: r.Silent}
 	err = a.Telegram.SendWith(ctx, r.ChatID, r.ThreadID, text, opts)
 	var se *telegram.SendError
-	var migratedTo int64
+	var moved *Recipient
 	if err != nil && errors.As(err, &se) && se.Outcome == telegram.Migrated {
-		if err := a.Store.MigrateChat(ctx, r.ChatID, se.MigrateTo); err != nil {
+		independent, err := a.Store.MigrateChatAt(ctx, r.ChatID, se.MigrateTo, a.now())
+		if err != nil {
 			return nil, err
 		}
 		activity.GetLogger(ctx).Info("subscriber migrated to supergroup", "subscriber", r.Key)
-		migratedTo = se.MigrateTo
 		r = Recipient{Key: store.SubscriberKey(se.MigrateTo, r.ThreadID), ChatID: se.MigrateTo, ThreadID: r.ThreadID}
-		err = a.Telegram.SendWith(ctx, r.ChatID, r.ThreadID, text, opts)
-		if err == nil {
-			// The moved subscription may come up again in a later page.
-			if err := a.Store.RecordDelivered(ctx, in.EventKey, []string{r.Key}, a.now()); err != nil {
-				return nil, err
-			}
-			return &SendResult{MigratedTo: migratedTo}, nil
+		if independent[r.Key] {
+			return &SendResult{MigratedTo: se.MigrateTo, NewKey: r.Key, Merged: true}, nil
+		}
+		moved = &r
+		if err = a.Telegram.SendWith(ctx, r.ChatID, r.ThreadID, text, opts); err == nil {
+			return &SendResult{MigratedTo: se.MigrateTo, NewKey: r.Key}, nil
 		}
 	}
 	if err == nil {
 		return &SendResult{}, nil
 	}
 	if !errors.As(err, &se) {
-		return nil, temporal.NewApplicationError(err.Error(), ErrTypeTransient)
+		return nil, sendFailure(err.Error(), ErrTypeTransient, 0, false, moved)
 	}
 	switch se.Outcome {
 	case telegram.Terminal:
@@ -443,14 +522,56 @@ func (a *Activities) Send(ctx context.Context, in SendInput) (*SendResult, error
 		}
 		return &SendResult{Removed: true, Detail: se.Description}, nil
 	case telegram.RateLimited:
-		return nil, temporal.NewApplicationErrorWithOptions(se.Description, ErrTypeRateLimited,
-			temporal.ApplicationErrorOptions{NextRetryDelay: se.RetryAfter})
+		return nil, sendFailure(se.Description, ErrTypeRateLimited, se.RetryAfter, false, moved)
 	case telegram.Permanent, telegram.Migrated:
-		return nil, temporal.NewApplicationErrorWithOptions(se.Description, ErrTypePermanentMessage,
-			temporal.ApplicationErrorOptions{NonRetryable: true})
+		return nil, sendFailure(se.Description, ErrTypePermanentMessage, 0, true, moved)
 	default:
-		return nil, temporal.NewApplicationError(se.Description, ErrTypeTransient)
+		return nil, sendFailure(se.Description, ErrTypeTransient, 0, false, moved)
 	}
+}
+
+// sendHeartbeatEvery: a send that takes longer heartbeats this often, so a
+// send lost with its worker is noticed after the delivery's heartbeat
+// time-out; a send that is quick costs no heartbeat at all.
+const sendHeartbeatEvery = 2 * time.Second
+
+// heartbeatWhile heartbeats every interval until the returned stop is called.
+func heartbeatWhile(ctx context.Context, every time.Duration) (stop func()) {
+	done := make(chan struct{})
+	go func() {
+		tick := time.NewTicker(every)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+				activity.RecordHeartbeat(ctx)
+			}
+		}
+	}()
+	return func() { close(done) }
+}
+
+// sendFailure is a failed send; after a move its details name the new recipient.
+func sendFailure(msg, errType string, retryAfter time.Duration, permanent bool, moved *Recipient) error {
+	opts := temporal.ApplicationErrorOptions{NextRetryDelay: retryAfter, NonRetryable: permanent}
+	if moved != nil {
+		opts.Details = []any{*moved}
+	}
+	return temporal.NewApplicationErrorWithOptions(msg, errType, opts)
+}
+
+// MovedRecipient is the supergroup a failed send had moved its group to.
+func MovedRecipient(err error) (Recipient, bool) {
+	var ae *temporal.ApplicationError
+	var r Recipient
+	if errors.As(err, &ae) && ae.HasDetails() && ae.Details(&r) == nil && r.Key != "" {
+		return r, true
+	}
+	return r, false
 }
 
 // StillSubscribed returns the keys that still have a subscription wanting
@@ -470,15 +591,46 @@ func (a *Activities) StillSubscribed(ctx context.Context, e event.Event, keys []
 	return out, nil
 }
 
-// RecordInput lists subscribers an event was delivered to.
+// RecordInput lists subscribers an event was delivered to, and the
+// outcomes of the others since the last write: retries to save, settled
+// retries to remove.
 type RecordInput struct {
 	EventKey string   `json:"event_key"`
 	Keys     []string `json:"keys"`
+	// OrderKey and EventAt are stored with each retry: later updates of the
+	// same incident or component wait for it.
+	OrderKey string    `json:"order_key,omitempty"`
+	EventAt  time.Time `json:"event_at,omitempty"`
+	Retries  []Retry   `json:"retries,omitempty"`
+	Settled  []string  `json:"settled,omitempty"`
 }
 
-// RecordDelivered writes the ledger for a window of sends: one round trip.
+// Retry is a subscriber that failed a burst and when to try again.
+type Retry struct {
+	Recipient Recipient `json:"recipient"`
+	Bursts    int       `json:"bursts,omitempty"`
+	NextAt    time.Time `json:"next_at,omitempty"`
+	Error     string    `json:"error,omitempty"`
+}
+
+// RecordDelivered writes the ledger for a window of sends and the retries
+// of the window's failures: one round trip each.
 func (a *Activities) RecordDelivered(ctx context.Context, in RecordInput) error {
-	return a.Store.RecordDelivered(ctx, in.EventKey, in.Keys, a.now())
+	if err := a.Store.RecordDelivered(ctx, in.EventKey, in.Keys, a.now()); err != nil {
+		return err
+	}
+	if len(in.Retries) > 0 {
+		docs := make([]store.Retry, 0, len(in.Retries))
+		for _, r := range in.Retries {
+			docs = append(docs, store.Retry{Event: in.EventKey, OrderKey: in.OrderKey, EventAt: in.EventAt, Sub: r.Recipient.Key,
+				ChatID: r.Recipient.ChatID, ThreadID: r.Recipient.ThreadID, Bursts: r.Bursts, NextAt: r.NextAt, Error: r.Error, At: a.now()})
+		}
+		if err := a.Store.SaveRetries(ctx, docs); err != nil {
+			return err
+		}
+	}
+	_, err := a.Store.DeleteRetries(ctx, in.EventKey, in.Settled)
+	return err
 }
 
 // PredecessorState is what a delivery must wait for.
@@ -487,23 +639,40 @@ type PredecessorState struct {
 	Closed bool `json:"closed"`
 	// FirstPassDone: it has tried every subscriber once.
 	FirstPassDone bool `json:"first_pass_done"`
-	// Pending lists subscribers it has not delivered to yet.
+	// Pending lists subscribers it has not delivered to yet (deliveries
+	// from before the pending retries moved to MongoDB).
 	Pending []string `json:"pending,omitempty"`
+
+	missing  bool   // no such workflow
+	previous string // its event's predecessor, when it said
 }
 
 // ProgressQuery is the query name every delivery answers.
 const ProgressQuery = "progress"
 
+// maxChain bounds how far back PredecessorProgress follows the updates of
+// one incident or component.
+const maxChain = 100
+
 // PredecessorProgress reports where the previous delivery of the same
-// incident or component stands. With Wait it heartbeats until that one has
-// tried everyone once, so per-subscriber order holds.
+// incident or component stands. With Wait it heartbeats until every earlier
+// delivery of that incident or component still running (not only the
+// previous one: it may have been given up while an earlier one still
+// works) has tried everyone once, so per-subscriber order holds.
 func (a *Activities) PredecessorProgress(ctx context.Context, workflowID string, wait bool) (*PredecessorState, error) {
 	for {
 		st, err := a.predecessor(ctx, workflowID)
-		if err != nil || !wait || st.Closed || st.FirstPassDone {
+		if err != nil || !wait {
 			return st, err
 		}
-		activity.RecordHeartbeat(ctx)
+		behind, err := a.firstPassUnder(ctx, workflowID)
+		if err != nil {
+			return nil, err
+		}
+		if behind == "" {
+			return st, nil
+		}
+		activity.RecordHeartbeat(ctx, behind)
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
@@ -512,11 +681,65 @@ func (a *Activities) PredecessorProgress(ctx context.Context, workflowID string,
 	}
 }
 
+// firstPassUnder walks back from workflowID through the earlier deliveries
+// of the same order key and returns the first still running whose first
+// pass is not done ("" when none).
+func (a *Activities) firstPassUnder(ctx context.Context, workflowID string) (string, error) {
+	for id, depth := workflowID, 0; id != "" && depth < maxChain; depth++ {
+		st, err := a.predecessor(ctx, id)
+		if err != nil {
+			return "", err
+		}
+		if !st.Closed && !st.FirstPassDone {
+			return id, nil
+		}
+		if st.missing {
+			return "", nil // older than the server's retention: nothing runs before it
+		}
+		prev := st.previous
+		if prev == "" {
+			if prev, err = a.previousOf(ctx, id); err != nil {
+				return "", err
+			}
+		}
+		id = ""
+		if prev != "" {
+			id = DeliveryWorkflowID(prev)
+		}
+	}
+	return "", nil
+}
+
+// previousOf reads the event's predecessor from the delivery's start event.
+func (a *Activities) previousOf(ctx context.Context, workflowID string) (string, error) {
+	it := a.Temporal.GetWorkflowHistory(ctx, workflowID, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	if !it.HasNext() {
+		return "", nil
+	}
+	first, err := it.Next()
+	if err != nil {
+		return "", err
+	}
+	payloads := first.GetWorkflowExecutionStartedEventAttributes().GetInput().GetPayloads()
+	if len(payloads) == 0 {
+		return "", nil
+	}
+	var in struct {
+		Event struct {
+			Predecessor string `json:"predecessor"`
+		} `json:"event"`
+	}
+	if err := json.Unmarshal(payloads[0].GetData(), &in); err != nil {
+		return "", fmt.Errorf("decode the input of %s: %w", workflowID, err)
+	}
+	return in.Event.Predecessor, nil
+}
+
 func (a *Activities) predecessor(ctx context.Context, workflowID string) (*PredecessorState, error) {
 	desc, err := a.Temporal.DescribeWorkflow(ctx, workflowID, "")
 	var nf *serviceerror.NotFound
 	if errors.As(err, &nf) {
-		return &PredecessorState{Closed: true}, nil
+		return &PredecessorState{Closed: true, missing: true}, nil
 	}
 	if err != nil {
 		return nil, err
@@ -531,9 +754,10 @@ func (a *Activities) predecessor(ctx context.Context, workflowID string) (*Prede
 	var p struct {
 		FirstPassDone bool     `json:"first_pass_done"`
 		PendingKeys   []string `json:"pending_keys"`
+		Predecessor   string   `json:"predecessor"`
 	}
 	if err := v.Get(&p); err != nil {
 		return nil, err
 	}
-	return &PredecessorState{FirstPassDone: p.FirstPassDone, Pending: p.PendingKeys}, nil
+	return &PredecessorState{FirstPassDone: p.FirstPassDone, Pending: p.PendingKeys, previous: p.Predecessor}, nil
 }

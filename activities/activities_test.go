@@ -3,12 +3,17 @@ package activities_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+	workflowpb "go.temporal.io/api/workflow/v1"
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
+	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/openai-status-bot/statusbot/activities"
 	"github.com/openai-status-bot/statusbot/internal/event"
@@ -138,12 +143,13 @@ func TestSendOutcomes(t *testing.T) {
 	r, err = sendTo(t, w, e.Key, -3)
 	require.NoError(t, err)
 	require.Equal(t, int64(-1003), r.MigratedTo)
+	require.Equal(t, "-1003", r.NewKey, "the delivery records the new key in the ledger too")
 	require.Len(t, w.tg.MessagesTo(-1003, 0), 1, "delivered to the supergroup")
 	_, err = w.st.Subscription(ctx, "-1003")
 	require.NoError(t, err, "the subscription moved")
 	done, err := w.st.Delivered(ctx, e.Key, []string{"-1003"})
 	require.NoError(t, err)
-	require.True(t, done["-1003"], "the moved subscription will not get it again from a later page")
+	require.False(t, done["-1003"], "nothing is written after a successful send: no failing write can make a retry send again")
 
 	w.tg.FailChat(4, func(int) *fakes.APIError { return fakes.TooMany(9) })
 	_, err = sendTo(t, w, e.Key, 4)
@@ -261,4 +267,178 @@ func TestDetectEventsSettlesAnUncommittedPoll(t *testing.T) {
 	again := w.detect(t)
 	require.Len(t, again.Events, 1, "not started: detected again")
 	require.Equal(t, d.Events[0].Key, again.Events[0].Key)
+}
+
+// pageAll reads every page of recipients, running between pages what the
+// test wants to happen during the delivery.
+func pageAll(t *testing.T, w *world, in activities.PageInput, between func(page int)) []string {
+	var keys []string
+	for page := 0; ; page++ {
+		v, err := w.env.ExecuteActivity(w.a.Recipients, in)
+		require.NoError(t, err)
+		var p activities.RecipientPage
+		require.NoError(t, v.Get(&p))
+		for _, r := range p.Recipients {
+			keys = append(keys, r.Key)
+		}
+		if p.Next == "" {
+			return keys
+		}
+		in.Cursor = p.Next
+		between(page)
+	}
+}
+
+// A group that becomes a supergroup while a delivery pages the subscribers
+// is reached once: its new key sorts before the cursor (it would be
+// skipped), or after it while the old key was already read (it would get
+// the notification twice).
+func TestRecipientsGroupMigratedDuringPaging(t *testing.T) {
+	e := event.Event{Key: "component:api:major_outage:t", Kind: event.KindComponent, ComponentID: "api"}
+	t.Run("new key before the cursor", func(t *testing.T) {
+		w := newWorld(t)
+		ctx := context.Background()
+		for _, chat := range []int64{-200, -300, -400, -500} {
+			_, err := w.st.Subscribe(ctx, chat, 0, time.Now().Add(-time.Hour))
+			require.NoError(t, err)
+		}
+		since := time.Now()
+		keys := pageAll(t, w, activities.PageInput{Event: e, Limit: 2, Since: since}, func(page int) {
+			if page == 0 { // the cursor is at "-300"; "-100500" sorts before it
+				_, err := w.st.MigrateChatAt(ctx, -500, -100500, since.Add(time.Second))
+				require.NoError(t, err)
+			}
+		})
+		require.ElementsMatch(t, []string{"-200", "-300", "-400", "-100500"}, keys)
+	})
+	t.Run("new key after the cursor", func(t *testing.T) {
+		w := newWorld(t)
+		ctx := context.Background()
+		for _, chat := range []int64{-1, -10, -2000} {
+			_, err := w.st.Subscribe(ctx, chat, 0, time.Now().Add(-time.Hour))
+			require.NoError(t, err)
+		}
+		since := time.Now()
+		keys := pageAll(t, w, activities.PageInput{Event: e, Limit: 2, Since: since}, func(page int) {
+			if page == 0 { // "-1" was read; "-1001" sorts after the cursor "-10"
+				_, err := w.st.MigrateChatAt(ctx, -1, -1001, since.Add(time.Second))
+				require.NoError(t, err)
+			}
+		})
+		require.ElementsMatch(t, []string{"-1", "-10", "-2000"}, keys, "reached once, under its old key")
+	})
+}
+
+// A subscription under both the old and the new ID (a migration cut short,
+// or a supergroup that subscribed on its own) gets one notification.
+func TestDuplicateSubscriptionsOfAMigratedGroupGetOneNotification(t *testing.T) {
+	e := event.Event{Key: "component:api:major_outage:t", Kind: event.KindComponent, ComponentID: "api", ComponentName: "API", NewStatus: "major_outage"}
+	t.Run("migration cut short", func(t *testing.T) {
+		w := newWorld(t)
+		ctx := context.Background()
+		_, err := w.st.Subscribe(ctx, -7, 0, time.Now().Add(-time.Hour))
+		require.NoError(t, err)
+		_, err = w.st.MigrateChatAt(ctx, -7, -1007, time.Now().Add(-time.Hour))
+		require.NoError(t, err)
+		_, err = w.st.Subscribe(ctx, -7, 0, time.Now().Add(-time.Hour)) // as if the delete never happened
+		require.NoError(t, err)
+		keys := pageAll(t, w, activities.PageInput{Event: e, Limit: 10, Since: time.Now()}, func(int) {})
+		require.Equal(t, []string{"-1007"}, keys)
+	})
+	t.Run("supergroup subscribed on its own", func(t *testing.T) {
+		w := newWorld(t)
+		ctx := context.Background()
+		_, err := w.env.ExecuteActivity(w.a.PrepareMessage, e)
+		require.NoError(t, err)
+		for _, chat := range []int64{-8, -1008} {
+			_, err := w.st.Subscribe(ctx, chat, 0, time.Now())
+			require.NoError(t, err)
+		}
+		w.tg.FailChat(-8, func(int) *fakes.APIError { return fakes.Upgraded(-1008) })
+		r, err := sendTo(t, w, e.Key, -8)
+		require.NoError(t, err)
+		require.True(t, r.Merged, "the supergroup's own subscription gets it")
+		require.Empty(t, w.tg.MessagesTo(-1008, 0), "not from the old subscription")
+		r, err = sendTo(t, w, e.Key, -1008)
+		require.NoError(t, err)
+		require.Equal(t, activities.SendResult{}, *r)
+		require.Len(t, w.tg.MessagesTo(-1008, 0), 1)
+	})
+}
+
+// A send to a group that became a supergroup, failing at the supergroup,
+// names the supergroup in its failure: the retry goes there.
+func TestSendFailureAfterMigrationNamesTheSupergroup(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	e := event.Event{Key: "component:api:major_outage:t", Kind: event.KindComponent, ComponentName: "API", NewStatus: "major_outage"}
+	_, err := w.env.ExecuteActivity(w.a.PrepareMessage, e)
+	require.NoError(t, err)
+	_, err = w.st.Subscribe(ctx, -3, 0, time.Now())
+	require.NoError(t, err)
+	w.tg.FailChat(-3, func(int) *fakes.APIError { return fakes.Upgraded(-1003) })
+	w.tg.FailChat(-1003, func(int) *fakes.APIError { return fakes.ErrInternal })
+	_, err = sendTo(t, w, e.Key, -3)
+	require.Error(t, err)
+	moved, ok := activities.MovedRecipient(err)
+	require.True(t, ok, "%v", err)
+	require.Equal(t, "-1003", moved.Key)
+	require.Equal(t, int64(-1003), moved.ChatID)
+}
+
+// fakeTemporal answers DescribeWorkflow: running or closed deliveries.
+type fakeTemporal struct {
+	client.Client
+	closed map[string]bool
+}
+
+func (f fakeTemporal) DescribeWorkflow(_ context.Context, id, _ string) (*client.WorkflowExecutionDescription, error) {
+	info := &workflowpb.WorkflowExecutionInfo{}
+	if f.closed[id] {
+		info.CloseTime = timestamppb.Now()
+	}
+	return &client.WorkflowExecutionDescription{RawResponse: &workflowservice.DescribeWorkflowExecutionResponse{WorkflowExecutionInfo: info}}, nil
+}
+
+// Update N is given up (or terminated) while update N-1 still retries
+// subscriber X: update N+1 must still wait for N-1 at X, and only there.
+func TestOrderHoldsAgainstEveryEarlierUnfinishedUpdate(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	t0 := time.Now().Add(-time.Hour)
+	ev := func(i int) event.Event {
+		return event.Event{Key: fmt.Sprintf("component:api:s%d:t", i), OrderKey: "component:api", At: t0.Add(time.Duration(i) * time.Minute),
+			Kind: event.KindComponent, ComponentID: "api"}
+	}
+	prev, middle, last := ev(1), ev(2), ev(3)
+	w.a.Temporal = fakeTemporal{closed: map[string]bool{activities.DeliveryWorkflowID(middle.Key): true}}
+	for _, chat := range []int64{1, 2, 3} {
+		_, err := w.st.Subscribe(ctx, chat, 0, t0)
+		require.NoError(t, err)
+	}
+	// N-1 retries "1"; the terminated N left "1" and "2" behind.
+	retry := func(e event.Event, sub string) store.Retry {
+		return store.Retry{Event: e.Key, OrderKey: e.OrderKey, EventAt: e.At, Sub: sub, NextAt: time.Now().Add(time.Hour), At: time.Now()}
+	}
+	require.NoError(t, w.st.SaveRetries(ctx, []store.Retry{retry(prev, "1"), retry(middle, "1"), retry(middle, "2")}))
+	// A later update's retries never hold back an earlier one.
+	require.NoError(t, w.st.SaveRetries(ctx, []store.Retry{retry(ev(4), "3")}))
+
+	v, err := w.env.ExecuteActivity(w.a.Recipients, activities.PageInput{Event: last, Limit: 10, Since: time.Now(), Recheck: time.Second})
+	require.NoError(t, err)
+	var page activities.RecipientPage
+	require.NoError(t, v.Get(&page))
+	require.Equal(t, []activities.Recipient{{Key: "2", ChatID: 2}, {Key: "3", ChatID: 3}}, page.Recipients)
+	require.Equal(t, 1, page.Blocked, `"1" waits for N-1, though N was terminated`)
+
+	// N-1 reaches "1": within the recheck, the retry round sends it.
+	_, err = w.st.DeleteRetries(ctx, prev.Key, []string{"1"})
+	require.NoError(t, err)
+	time.Sleep(1100 * time.Millisecond)
+	v, err = w.env.ExecuteActivity(w.a.Retries, activities.RetryPageInput{Event: last, Limit: 10, DueBy: time.Now(), Recheck: time.Second})
+	require.NoError(t, err)
+	var due activities.RetryPage
+	require.NoError(t, v.Get(&due))
+	require.Len(t, due.Retries, 1)
+	require.Equal(t, "1", due.Retries[0].Recipient.Key)
 }

@@ -110,8 +110,8 @@ func runFanOut(b *testing.B, s *testenv.Stack, n int) {
 		}
 		stalls, stalled := stallTime(msgs, s.Config.TelegramRateLimit)
 		tot.stall += stalled
-		atWindow := windowBoundaryGaps(msgs, workflows.WindowSize)
-		b.Logf("fan-out %d: gaps between windows of %d sends: mean %v, max %v, sum %v", i, workflows.WindowSize,
+		atWindow := windowBoundaryGaps(msgs, workflows.DefaultTuning().WindowSize)
+		b.Logf("fan-out %d: gaps between windows of %d sends: mean %v, max %v, sum %v", i, workflows.DefaultTuning().WindowSize,
 			mean(atWindow).Round(time.Millisecond), slices.Max(append(atWindow, 0)).Round(time.Millisecond), sum(atWindow).Round(time.Millisecond))
 		b.Logf("fan-out %d: %d msgs, first after %v, last after %v; %d workflow runs (%d of the delivery), %d activities, %d events; "+
 			"%d stall(s) (gap > 3 send slots) adding up to %v",

@@ -16,6 +16,7 @@ import (
 
 	"github.com/openai-status-bot/statusbot/internal/fakes"
 	"github.com/openai-status-bot/statusbot/internal/testenv"
+	"github.com/openai-status-bot/statusbot/workflows"
 )
 
 // TestExportReplayHistories regenerates workflows/testdata/*.json from a
@@ -49,10 +50,20 @@ func TestExportReplayHistories(t *testing.T) {
 	_, err = s.Store.Subscribe(ctx, 502, 0, time.Now())
 	require.NoError(t, err)
 	s.Telegram.FailChat(502, func(int) *fakes.APIError { return fakes.ErrBlocked })
+	// 503 fails a whole burst: the delivery backs off and retries it in a
+	// retry round (pending in MongoDB).
+	_, err = s.Store.Subscribe(ctx, 503, 0, time.Now())
+	require.NoError(t, err)
+	s.Telegram.FailChat(503, func(attempt int) *fakes.APIError {
+		if attempt <= int(workflows.DefaultTuning().SendAttempts) {
+			return fakes.ErrInternal
+		}
+		return nil
+	})
 	s.Page.SetComponent("api0000001", "API", "operational")
 	testenv.WaitFor(t, time.Minute, "the delivery with a 403", func() bool { return len(s.Telegram.MessagesTo(501, 0)) == 2 })
 	var second string
-	testenv.WaitFor(t, 30*time.Second, "the second delivery to close", func() bool {
+	testenv.WaitFor(t, 3*time.Minute, "the second delivery to close", func() bool {
 		for _, id := range closedDeliveries(t, s) {
 			if id != first[0] {
 				second = id

@@ -77,6 +77,12 @@ func (e cfgEnv) LookupEnv(key string) (string, bool) {
 	return os.LookupEnv(key)
 }
 
+// DrainTimeout is how long a stopping worker lets its in-flight activities
+// finish: longer than a send normally takes (HTTP_TIMEOUT, 10s by default),
+// shorter than the grace period the
+// orchestrator gives before SIGKILL (compose: stop_grace_period 35s).
+const DrainTimeout = 25 * time.Second
+
 // Run registers everything, ensures the Schedule and works until ctx ends.
 func Run(ctx context.Context, cfg *config.Config, c client.Client, st *store.Store, log *slog.Logger) error {
 	if err := RegisterSearchAttributes(ctx, c, cfg.TemporalNamespace); err != nil {
@@ -106,9 +112,10 @@ func Run(ctx context.Context, cfg *config.Config, c client.Client, st *store.Sto
 			return err == nil, err
 		},
 	}
-	pipeline := worker.New(c, cfg.TemporalTaskQueue, worker.Options{})
+	pipeline := worker.New(c, cfg.TemporalTaskQueue, worker.Options{WorkerStopTimeout: DrainTimeout})
 	pipeline.RegisterWorkflow(workflows.PollWorkflow)
 	pipeline.RegisterWorkflow(workflows.DeliveryWorkflow)
+	pipeline.RegisterWorkflow(workflows.MaintenanceWorkflow)
 	pipeline.RegisterActivity(acts)
 	// The server enforces TaskQueueActivitiesPerSecond across every worker
 	// polling this queue: Telegram's global limit holds however many run.
@@ -119,9 +126,13 @@ func Run(ctx context.Context, cfg *config.Config, c client.Client, st *store.Sto
 		TaskQueueActivitiesPerSecond:       cfg.TelegramRateLimit,
 		WorkerActivitiesPerSecond:          cfg.TelegramRateLimit,
 		MaxConcurrentActivityExecutionSize: 200,
+		WorkerStopTimeout:                  DrainTimeout,
 	})
 	sends.RegisterActivity(acts)
 
+	// Stopped in reverse order: the sends drain first (each finishes and
+	// reports, instead of being cut and retried as a possible duplicate),
+	// while the pipeline still records their results.
 	if err := pipeline.Start(); err != nil {
 		return fmt.Errorf("temporal: start worker: %w", err)
 	}
@@ -131,6 +142,9 @@ func Run(ctx context.Context, cfg *config.Config, c client.Client, st *store.Sto
 	}
 	defer sends.Stop()
 	if err := EnsureSchedule(ctx, c, cfg); err != nil {
+		return err
+	}
+	if err := EnsureMaintenanceSchedule(ctx, c, cfg); err != nil {
 		return err
 	}
 	log.Info("worker running", "task_queue", cfg.TemporalTaskQueue, "poll_interval", cfg.PollInterval.String(),
@@ -222,6 +236,29 @@ func EnsureSchedule(ctx context.Context, c client.Client, cfg *config.Config) er
 	}})
 	if err != nil {
 		return fmt.Errorf("temporal: update schedule %s: %w", workflows.ScheduleID, err)
+	}
+	return nil
+}
+
+// MaintenanceInterval is how often expired data is pruned.
+const MaintenanceInterval = time.Hour
+
+// EnsureMaintenanceSchedule creates the Schedule of MaintenanceWorkflow
+// when it is missing; an existing one (perhaps paused) is left alone.
+func EnsureMaintenanceSchedule(ctx context.Context, c client.Client, cfg *config.Config) error {
+	_, err := c.ScheduleClient().Create(ctx, client.ScheduleOptions{
+		ID:   workflows.MaintenanceScheduleID,
+		Spec: client.ScheduleSpec{Intervals: []client.ScheduleIntervalSpec{{Every: MaintenanceInterval}}},
+		Action: &client.ScheduleWorkflowAction{
+			ID: workflows.MaintenanceWorkflowID, Workflow: workflows.MaintenanceWorkflow, Args: []any{workflows.MaintenanceInput{}},
+			TaskQueue: cfg.TemporalTaskQueue, WorkflowRunTimeout: MaintenanceInterval, StaticSummary: "Prune expired ledger entries and history",
+		},
+		Overlap: enumspb.SCHEDULE_OVERLAP_POLICY_SKIP,
+		Note:    "Created by the statusbot worker",
+	})
+	var exists *serviceerror.AlreadyExists
+	if err != nil && !errors.Is(err, temporal.ErrScheduleAlreadyRunning) && !errors.As(err, &exists) {
+		return fmt.Errorf("temporal: create schedule %s: %w", workflows.MaintenanceScheduleID, err)
 	}
 	return nil
 }

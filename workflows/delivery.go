@@ -13,49 +13,113 @@ import (
 	"github.com/openai-status-bot/statusbot/internal/event"
 )
 
-// Delivery tuning. Variables so that tests can shrink them.
-var (
+// Tuning is what a delivery reads to pace itself. It travels in the
+// workflow input (and through continue-as-new), never in package variables:
+// a deploy that changes a default must not change the commands of a
+// delivery already running. Zero fields take the defaults.
+type Tuning struct {
 	// PageSize is how many subscribers one Recipients activity reads.
-	PageSize = 500
+	PageSize int `json:"page_size,omitempty"`
 	// WindowSize bounds concurrent Send activities of one delivery (a
 	// sliding window) and is the ledger's batch size.
-	WindowSize = 50
+	WindowSize int `json:"window_size,omitempty"`
 	// MaxHistoryLength triggers continue-as-new well before Temporal's limits.
-	MaxHistoryLength = 8000
+	MaxHistoryLength int `json:"max_history_length,omitempty"`
 	// MaxBursts is how many bursts of retries a subscriber gets before the
 	// delivery gives up on it (about six hours with BurstBackoff).
-	MaxBursts = 12
+	MaxBursts int `json:"max_bursts,omitempty"`
 	// BurstBackoff is the pause after the first failed burst; it doubles up to an hour.
-	BurstBackoff = time.Minute
+	BurstBackoff time.Duration `json:"burst_backoff,omitempty"`
 	// SendAttempts is the number of attempts within one burst.
-	SendAttempts int32 = 6
+	SendAttempts int32 `json:"send_attempts,omitempty"`
+	// Recheck is how often a subscriber waiting for an earlier update of
+	// the same incident or component is looked at again: it gets this
+	// update within Recheck of the earlier one reaching it.
+	Recheck time.Duration `json:"recheck,omitempty"`
+	// SendTimeout bounds one send attempt (StartToCloseTimeout): longer
+	// than the longest a send can take (HTTP_TIMEOUT is at most 30s; a move
+	// to a supergroup sends twice).
+	SendTimeout time.Duration `json:"send_timeout,omitempty"`
+	// SendHeartbeat is the send's HeartbeatTimeout: a send that takes long
+	// heartbeats while it waits for Telegram, so one lost with a killed
+	// worker is retried after this, whatever HTTP_TIMEOUT is.
+	SendHeartbeat time.Duration `json:"send_heartbeat,omitempty"`
+}
+
+// DefaultTuning is what a delivery uses when its input leaves a field zero.
+func DefaultTuning() Tuning {
+	return Tuning{PageSize: 500, WindowSize: 50, MaxHistoryLength: 8000, MaxBursts: 12, BurstBackoff: time.Minute,
+		SendAttempts: 6, Recheck: 30 * time.Second, SendTimeout: 75 * time.Second, SendHeartbeat: 5 * time.Second}
+}
+
+// withDefaults fills the zero fields from DefaultTuning.
+func (t Tuning) withDefaults() Tuning {
+	d := DefaultTuning()
+	if t.PageSize <= 0 {
+		t.PageSize = d.PageSize
+	}
+	if t.WindowSize <= 0 {
+		t.WindowSize = d.WindowSize
+	}
+	if t.MaxHistoryLength <= 0 {
+		t.MaxHistoryLength = d.MaxHistoryLength
+	}
+	if t.MaxBursts <= 0 {
+		t.MaxBursts = d.MaxBursts
+	}
+	if t.BurstBackoff <= 0 {
+		t.BurstBackoff = d.BurstBackoff
+	}
+	if t.SendAttempts <= 0 {
+		t.SendAttempts = d.SendAttempts
+	}
+	if t.Recheck <= 0 {
+		t.Recheck = d.Recheck
+	}
+	if t.SendTimeout <= 0 {
+		t.SendTimeout = d.SendTimeout
+	}
+	if t.SendHeartbeat <= 0 {
+		t.SendHeartbeat = d.SendHeartbeat
+	}
+	return t
+}
+
+// Operator actions: Updates (they answer what they did), with the names
+// the runbook has always used (docs/operations.md).
+const (
+	UpdateSkip     = "skip-subscriber"
+	UpdateRetryNow = "retry-now"
+	UpdateGiveUp   = "give-up"
 )
 
-// Signals operators send to a delivery (see docs/operations.md).
+// Bounds of what a delivery carries, whatever the number of subscribers.
 const (
-	SignalSkip     = "skip-subscriber"
-	SignalRetryNow = "retry-now"
-	SignalGiveUp   = "give-up"
+	maxFailuresKept = 20
+	maxErrorLen     = 300
+	maxSkipKeys     = 100
+	maxPendingShown = 20
+	// versionBoundedState: pending subscribers in MongoDB, operator
+	// Updates. Histories without it replay with legacyDeliveryWorkflow.
+	versionBoundedState = "bounded-state"
 )
 
 // DeliveryInput starts a delivery; State is set when it continues as new.
 type DeliveryInput struct {
-	Event event.Event    `json:"event"`
-	State *DeliveryState `json:"state,omitempty"`
+	Event  event.Event    `json:"event"`
+	Tuning Tuning         `json:"tuning,omitempty"`
+	State  *DeliveryState `json:"state,omitempty"`
 }
 
-// Pending is a subscriber still to be delivered to.
+// Pending is a subscriber still to be delivered to (legacy state only:
+// pending subscribers now live in MongoDB).
 type Pending struct {
-	Recipient activities.Recipient `json:"recipient"`
-	Bursts    int                  `json:"bursts"`
-	// Waits counts checks of the previous update while it still had this
-	// subscriber pending; they do not use up the retry budget.
-	Waits     int       `json:"waits,omitempty"`
-	LastError string    `json:"last_error,omitempty"`
-	NextAt    time.Time `json:"next_at"`
-	// WaitsForPredecessor: the previous update of this incident or component
-	// has not reached this subscriber yet.
-	WaitsForPredecessor bool `json:"waits_for_predecessor,omitempty"`
+	Recipient           activities.Recipient `json:"recipient"`
+	Bursts              int                  `json:"bursts"`
+	Waits               int                  `json:"waits,omitempty"`
+	LastError           string               `json:"last_error,omitempty"`
+	NextAt              time.Time            `json:"next_at"`
+	WaitsForPredecessor bool                 `json:"waits_for_predecessor,omitempty"`
 }
 
 // Failure is a subscriber the delivery gave up on.
@@ -64,20 +128,22 @@ type Failure struct {
 	Error string `json:"error"`
 }
 
-// DeliveryState is the durable progress of one delivery.
+// DeliveryState is the durable progress of one delivery. Everything in it
+// is bounded (a page, a window, a sample); the subscribers pending a retry
+// are counted here and kept in MongoDB.
 type DeliveryState struct {
-	MessageReady       bool                   `json:"message_ready,omitempty"`
-	PredecessorChecked bool                   `json:"predecessor_checked,omitempty"`
-	Blocked            []string               `json:"blocked,omitempty"`
-	Cursor             string                 `json:"cursor,omitempty"`
-	PagesDone          bool                   `json:"pages_done,omitempty"`
-	Queue              []activities.Recipient `json:"queue,omitempty"`
-	Pending            []Pending              `json:"pending,omitempty"`
-	Delivered          int                    `json:"delivered"`
-	AlreadyDelivered   int                    `json:"already_delivered,omitempty"`
-	Removed            int                    `json:"removed"`
-	Migrated           int                    `json:"migrated,omitempty"`
-	Skipped            int                    `json:"skipped,omitempty"`
+	MessageReady       bool   `json:"message_ready,omitempty"`
+	PredecessorChecked bool   `json:"predecessor_checked,omitempty"`
+	Cursor             string `json:"cursor,omitempty"`
+	PagesDone          bool   `json:"pages_done,omitempty"`
+	// Queue is the rest of the page being sent (first pass or retry round).
+	Queue []activities.Retry `json:"retry_queue,omitempty"`
+
+	Delivered        int `json:"delivered"`
+	AlreadyDelivered int `json:"already_delivered,omitempty"`
+	Removed          int `json:"removed"`
+	Migrated         int `json:"migrated,omitempty"`
+	Skipped          int `json:"skipped,omitempty"`
 	// Unsubscribed left (or changed filters) while their retry was pending.
 	Unsubscribed int `json:"unsubscribed,omitempty"`
 	FailedCount  int `json:"failed"`
@@ -94,9 +160,26 @@ type DeliveryState struct {
 	FirstPassDone bool   `json:"first_pass_done,omitempty"`
 	Runs          int    `json:"runs"`
 	LastState     string `json:"last_state,omitempty"`
+
+	// StartedAt: groups that move to a supergroup later are found at their
+	// old place in the pages.
+	StartedAt time.Time `json:"started_at,omitempty"`
+	// PendingCount subscribers have a retry in MongoDB.
+	PendingCount int                        `json:"pending_count,omitempty"`
+	Summary      *activities.PendingSummary `json:"summary,omitempty"`
+	// RoundDueBy is set while a retry round runs; RoundCursor pages it.
+	RoundDueBy  time.Time `json:"round_due_by,omitempty"`
+	RoundCursor string    `json:"round_cursor,omitempty"`
+	RoundRead   bool      `json:"round_read,omitempty"` // every page of the round is read
+	RetryAll    bool      `json:"retry_all,omitempty"`
+
+	// Legacy fields: state of a run from before versionBoundedState.
+	LegacyQueue   []activities.Recipient `json:"queue,omitempty"`
+	LegacyPending []Pending              `json:"pending,omitempty"`
+	Blocked       []string               `json:"blocked,omitempty"`
 }
 
-// Progress answers the "progress" query.
+// Progress answers the "progress" query. Bounded: PendingKeys is a sample.
 type Progress struct {
 	State            string    `json:"state"`
 	Delivered        int       `json:"delivered"`
@@ -113,287 +196,340 @@ type Progress struct {
 	NextAttempt      time.Time `json:"next_attempt,omitempty"`
 	// LastError is the latest Telegram error of the subscriber worst off.
 	LastError string `json:"last_error,omitempty"`
-}
-
-const maxFailuresKept = 20
-
-// DeliveryWorkflow delivers one event to every subscriber that wants it,
-// exactly once each (see the ledger in activities.Recipients/RecordDelivered).
-func DeliveryWorkflow(ctx workflow.Context, in DeliveryInput) (*Progress, error) {
-	d := &delivery{e: in.Event, st: in.State}
-	if d.st == nil {
-		d.st = &DeliveryState{LastState: StateDelivering}
-	}
-	d.st.Runs++
-	if err := workflow.SetQueryHandler(ctx, activities.ProgressQuery, func() (*Progress, error) { return d.progress(), nil }); err != nil {
-		return nil, err
-	}
-	d.skipCh = workflow.GetSignalChannel(ctx, SignalSkip)
-	d.retryCh = workflow.GetSignalChannel(ctx, SignalRetryNow)
-	d.giveUpCh = workflow.GetSignalChannel(ctx, SignalGiveUp)
-	return d.run(ctx)
-}
-
-type delivery struct {
-	e                         event.Event
-	st                        *DeliveryState
-	skipCh, retryCh, giveUpCh workflow.ReceiveChannel
-	// due are the retries of the current round not started yet; they are
-	// pending for the progress query and for skip.
-	due []Pending
+	// Predecessor is the event this one waits for (later deliveries walk
+	// back through it).
+	Predecessor string `json:"predecessor,omitempty"`
 }
 
 var a *activities.Activities
 
-func (d *delivery) run(ctx workflow.Context) (*Progress, error) {
-	st := d.st
-	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		StartToCloseTimeout: 30 * time.Second,
-		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: time.Minute},
+// DeliveryWorkflow delivers one event to every subscriber that wants it,
+// exactly once each (see the ledger in activities.Recipients/RecordDelivered).
+func DeliveryWorkflow(ctx workflow.Context, in DeliveryInput) (*Progress, error) {
+	if workflow.GetVersion(ctx, versionBoundedState, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return legacyDeliveryWorkflow(ctx, in)
+	}
+	d := newDelivery(ctx, in)
+	if err := d.setup(ctx); err != nil {
+		return nil, err
+	}
+	return d.run(ctx)
+}
+
+type delivery struct {
+	e     event.Event
+	tune  Tuning
+	st    *DeliveryState
+	actx  workflow.Context
+	batch outcomes
+	// finished: the result is decided; operator actions are refused.
+	finished bool
+}
+
+// outcomes are the results of sends not yet written to MongoDB.
+type outcomes struct {
+	delivered []string
+	retries   []activities.Retry
+	settled   []string
+}
+
+func (o *outcomes) size() int { return len(o.delivered) + len(o.retries) + len(o.settled) }
+
+func newDelivery(ctx workflow.Context, in DeliveryInput) *delivery {
+	d := &delivery{e: in.Event, st: in.State, tune: in.Tuning.withDefaults()}
+	if d.st == nil {
+		d.st = &DeliveryState{LastState: StateDelivering, StartedAt: workflow.Now(ctx)}
+	}
+	d.st.Runs++
+	d.actx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: 30 * time.Second, RetryPolicy: stepRetry,
 	})
-	if !st.MessageReady {
-		c := step(actx, 30*time.Second, "Format the notification")
-		if err := workflow.ExecuteActivity(c, a.PrepareMessage, d.e).Get(ctx, nil); err != nil {
+	return d
+}
+
+// stepRetry: the delivery's own steps retry until they succeed (their
+// failures are infrastructure ones).
+var stepRetry = &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: time.Minute}
+
+func (d *delivery) run(ctx workflow.Context) (*Progress, error) {
+	workflow.GetLogger(ctx).Info("delivery run started", "event", d.e.Key, "run", d.st.Runs)
+	if err := d.prepare(ctx); err != nil {
+		return nil, err
+	}
+	if err := d.awaitPredecessors(ctx); err != nil {
+		return nil, err
+	}
+	if !d.st.FirstPassDone {
+		done, err := d.firstPass(ctx)
+		if err != nil {
 			return nil, err
+		}
+		if !done {
+			return nil, d.continueAsNew(ctx)
+		}
+		workflow.GetLogger(ctx).Info("first pass done", "event", d.e.Key, "delivered", d.st.Delivered, "pending", d.st.PendingCount)
+	}
+	for d.st.PendingCount > 0 && !d.st.GaveUp {
+		if d.historyFull(ctx) {
+			return nil, d.continueAsNew(ctx)
+		}
+		if err := d.backOff(ctx); err != nil {
+			return nil, err
+		}
+		if d.st.GaveUp {
+			break
+		}
+		if err := d.retryRound(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return d.finish(ctx)
+}
+
+// step gives an activity call of the delivery its timeout and summary.
+func step(actx workflow.Context, timeout time.Duration, summary string) workflow.Context {
+	return workflow.WithActivityOptions(actx, workflow.ActivityOptions{StartToCloseTimeout: timeout, RetryPolicy: stepRetry, Summary: summary})
+}
+
+// prepare formats the message once, and moves the pending subscribers of a
+// legacy run's state to MongoDB.
+func (d *delivery) prepare(ctx workflow.Context) error {
+	st := d.st
+	if !st.MessageReady {
+		c := step(d.actx, 30*time.Second, "Format the notification")
+		if err := workflow.ExecuteActivity(c, a.PrepareMessage, d.e).Get(ctx, nil); err != nil {
+			return err
 		}
 		st.MessageReady = true
 	}
-	if d.e.Predecessor != "" && !st.PredecessorChecked {
-		workflow.SetCurrentDetails(ctx, "Waiting until the previous update ("+DeliveryWorkflowID(d.e.Predecessor)+") has tried every subscriber once.")
-		pctx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-			StartToCloseTimeout: 24 * time.Hour, HeartbeatTimeout: 30 * time.Second,
-			RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: time.Minute},
-			Summary:     "Wait for the previous update's first pass",
-		})
-		var ps activities.PredecessorState
-		if err := workflow.ExecuteActivity(pctx, a.PredecessorProgress, DeliveryWorkflowID(d.e.Predecessor), true).Get(ctx, &ps); err != nil {
-			return nil, err
+	if len(st.LegacyPending) > 0 || len(st.LegacyQueue) > 0 {
+		if st.StartedAt.IsZero() {
+			st.StartedAt = workflow.Now(ctx)
 		}
-		if !ps.Closed {
-			st.Blocked = ps.Pending
+		for _, r := range st.LegacyQueue {
+			st.Queue = append(st.Queue, activities.Retry{Recipient: r})
 		}
-		st.PredecessorChecked = true
-		workflow.SetCurrentDetails(ctx, "")
+		for _, p := range st.LegacyPending {
+			d.batch.retries = append(d.batch.retries, activities.Retry{Recipient: p.Recipient, Bursts: p.Bursts, NextAt: p.NextAt, Error: capError(p.LastError)})
+		}
+		st.PendingCount += len(st.LegacyPending)
+		st.LegacyPending, st.LegacyQueue, st.Blocked = nil, nil, nil
+		return d.flush(ctx)
 	}
+	return nil
+}
 
-	// First pass: every subscriber once, page by page, with a sliding
-	// window of sends.
+// awaitPredecessors waits until every earlier delivery of the same incident
+// or component still running has tried everyone once. Operator actions are
+// handled meanwhile; give-up ends the wait.
+func (d *delivery) awaitPredecessors(ctx workflow.Context) error {
+	if d.e.Predecessor == "" || d.st.PredecessorChecked {
+		return nil
+	}
+	workflow.SetCurrentDetails(ctx, "Waiting until the previous updates ("+DeliveryWorkflowID(d.e.Predecessor)+" and earlier) have tried every subscriber once.")
+	wctx, cancel := workflow.WithCancel(ctx)
+	defer cancel()
+	pctx := workflow.WithActivityOptions(wctx, workflow.ActivityOptions{
+		StartToCloseTimeout: 24 * time.Hour, HeartbeatTimeout: 30 * time.Second, RetryPolicy: stepRetry,
+		Summary: "Wait for the previous updates' first pass",
+	})
+	f := workflow.ExecuteActivity(pctx, a.PredecessorProgress, DeliveryWorkflowID(d.e.Predecessor), true)
+	if err := workflow.Await(ctx, func() bool { return f.IsReady() || d.st.GaveUp }); err != nil {
+		return err
+	}
+	workflow.SetCurrentDetails(ctx, "")
+	if d.st.GaveUp {
+		return nil
+	}
+	if err := f.Get(ctx, nil); err != nil {
+		return err
+	}
+	d.st.PredecessorChecked = true
+	return nil
+}
+
+// firstPass tries every subscriber once, page by page, with a sliding
+// window of sends. It returns false when the history is full first.
+func (d *delivery) firstPass(ctx workflow.Context) (bool, error) {
+	st := d.st
 	pagesRead := 0
-	firstPass := func() (Pending, bool, error) {
+	next := func() (activities.Retry, bool, error) {
 		for len(st.Queue) == 0 {
 			// Pages that yield nobody (all delivered, all filtered out)
 			// still grow the history.
 			if st.PagesDone || st.GaveUp || (pagesRead > 0 && d.historyFull(ctx)) {
-				return Pending{}, false, nil
+				return activities.Retry{}, false, nil
 			}
 			pagesRead++
-			if err := d.readPage(ctx, actx); err != nil {
-				return Pending{}, false, err
+			if err := d.readPage(ctx); err != nil {
+				return activities.Retry{}, false, err
 			}
 		}
 		r := st.Queue[0]
 		st.Queue = st.Queue[1:]
-		return Pending{Recipient: r}, true, nil
+		return r, true, nil
 	}
-	if !st.FirstPassDone {
-		if err := d.pump(ctx, actx, firstPass); err != nil {
-			return nil, err
-		}
-		d.drainSignals(ctx)
-		if !st.GaveUp && (!st.PagesDone || len(st.Queue) > 0) {
-			return nil, workflow.NewContinueAsNewError(ctx, DeliveryWorkflow, DeliveryInput{Event: d.e, State: st})
-		}
-		st.FirstPassDone = true
-	}
-
-	// Retries: bursts with growing pauses, visible as backing_off.
-	for len(st.Pending) > 0 && !st.GaveUp {
-		d.setState(ctx, StateBackingOff)
-		if d.waitForRetry(ctx) {
-			continue
-		}
-		now := workflow.Now(ctx)
-		var due, blocked []Pending
-		var rest []Pending
-		for _, p := range st.Pending {
-			switch {
-			case p.NextAt.After(now):
-				rest = append(rest, p)
-			case p.WaitsForPredecessor:
-				blocked = append(blocked, p)
-			default:
-				due = append(due, p)
-			}
-		}
-		if len(blocked) > 0 {
-			c := step(actx, 30*time.Second, "Check the previous update's progress")
-			var ps activities.PredecessorState
-			if err := workflow.ExecuteActivity(c, a.PredecessorProgress, DeliveryWorkflowID(d.e.Predecessor), false).Get(ctx, &ps); err != nil {
-				return nil, err
-			}
-			for _, p := range blocked {
-				if !ps.Closed && slices.Contains(ps.Pending, p.Recipient.Key) {
-					p.Waits++
-					p.NextAt = now.Add(backoff(p.Waits, 2*time.Second))
-					rest = append(rest, p)
-					continue
-				}
-				p.WaitsForPredecessor = false
-				due = append(due, p)
-			}
-		}
-		st.Pending = rest
-		d.due = due
-		if len(d.due) > 0 {
-			keys := make([]string, len(d.due))
-			for i, p := range d.due {
-				keys[i] = p.Recipient.Key
-			}
-			c := step(actx, 30*time.Second, "Check the subscriptions are still there")
-			var still []string
-			if err := workflow.ExecuteActivity(c, a.StillSubscribed, d.e, keys).Get(ctx, &still); err != nil {
-				return nil, err
-			}
-			d.due = slices.DeleteFunc(d.due, func(p Pending) bool {
-				if slices.Contains(still, p.Recipient.Key) {
-					return false
-				}
-				st.Unsubscribed++
-				return true
-			})
-		}
-		d.setState(ctx, StateDelivering)
-		retry := func() (Pending, bool, error) {
-			if len(d.due) == 0 {
-				return Pending{}, false, nil
-			}
-			p := d.due[0]
-			d.due = d.due[1:]
-			return p, true, nil
-		}
-		if err := d.pump(ctx, actx, retry); err != nil {
-			return nil, err
-		}
-		// Not started (history full, or given up): back to pending.
-		st.Pending = append(st.Pending, d.due...)
-		d.due = nil
-		d.drainSignals(ctx)
-		if st.GaveUp {
-			break
-		}
-		if d.historyFull(ctx) {
-			return nil, workflow.NewContinueAsNewError(ctx, DeliveryWorkflow, DeliveryInput{Event: d.e, State: st})
-		}
+	if err := d.pump(ctx, next, false); err != nil {
+		return false, err
 	}
 	if st.GaveUp {
-		for _, p := range st.Pending {
-			d.fail(p.Recipient.Key, "given up by an operator; last error: "+p.LastError)
-		}
-		for _, r := range st.Queue {
-			d.fail(r.Key, "given up by an operator before it was tried")
-		}
-		if !st.PagesDone {
-			d.fail("(subscribers not yet read)", "given up by an operator before every page of subscribers was read")
-		}
-		st.Pending, st.Queue = nil, nil
+		return true, nil
 	}
-
-	p := d.progress()
-	workflow.SetCurrentDetails(ctx, fmt.Sprintf("**Finished:** delivered %d, already delivered %d, removed %d (chat gone), migrated %d, skipped %d, failed %d.",
-		st.Delivered, st.AlreadyDelivered, st.Removed, st.Migrated, st.Skipped, st.FailedCount))
-	if st.FailedCount > 0 {
-		d.setState(ctx, StateFailed)
-		p.State = StateFailed
-		return p, temporal.NewNonRetryableApplicationError(
-			fmt.Sprintf("%d subscriber(s) could not be delivered to; see the failures in the result details", st.FailedCount),
-			"DeliveryIncomplete", nil, p)
+	if !st.PagesDone || len(st.Queue) > 0 {
+		return false, nil
 	}
-	d.setState(ctx, StateDone)
-	p.State = StateDone
-	return p, nil
-}
-
-// step gives an activity call of the delivery its timeout and summary;
-// it retries until it succeeds (its failures are infrastructure ones).
-func step(actx workflow.Context, timeout time.Duration, summary string) workflow.Context {
-	return workflow.WithActivityOptions(actx, workflow.ActivityOptions{StartToCloseTimeout: timeout,
-		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: time.Minute}, Summary: summary})
+	st.FirstPassDone = true
+	return true, d.summarize(ctx)
 }
 
 // readPage reads the next page of recipients into the queue.
-func (d *delivery) readPage(ctx, actx workflow.Context) error {
+func (d *delivery) readPage(ctx workflow.Context) error {
 	st := d.st
-	c := step(actx, time.Minute, "Read a page of subscribers")
+	c := step(d.actx, time.Minute, "Read a page of subscribers")
 	var page activities.RecipientPage
-	if err := workflow.ExecuteActivity(c, a.Recipients, activities.PageInput{Event: d.e, Cursor: st.Cursor, Limit: PageSize}).Get(ctx, &page); err != nil {
+	in := activities.PageInput{Event: d.e, Cursor: st.Cursor, Limit: d.tune.PageSize, Since: st.StartedAt, Recheck: d.tune.Recheck}
+	if err := workflow.ExecuteActivity(c, a.Recipients, in).Get(ctx, &page); err != nil {
 		return err
 	}
 	st.AlreadyDelivered += page.AlreadyDelivered
-	now := workflow.Now(ctx)
+	st.PendingCount += page.Blocked
 	for _, r := range page.Recipients {
 		if slices.Contains(st.SkipKeys, r.Key) {
 			st.Skipped++
 			continue
 		}
-		if slices.Contains(st.Blocked, r.Key) {
-			st.Pending = append(st.Pending, Pending{Recipient: r, WaitsForPredecessor: true, NextAt: now.Add(2 * time.Second)})
-			continue
-		}
-		st.Queue = append(st.Queue, r)
+		st.Queue = append(st.Queue, activities.Retry{Recipient: r})
 	}
 	st.Cursor = page.Next
 	st.PagesDone = page.Next == ""
-	// The list view's counts follow the delivery page by page (versioned:
-	// deliveries recorded before this change replay without it).
-	if workflow.GetVersion(ctx, "page-counts", workflow.DefaultVersion, 1) >= 1 {
-		_ = workflow.UpsertTypedSearchAttributes(ctx,
-			AttrPendingCount.ValueSet(int64(d.pendingCount())),
-			AttrFailedCount.ValueSet(int64(st.FailedCount)))
+	// The list view's counts follow the delivery page by page.
+	_ = workflow.UpsertTypedSearchAttributes(ctx,
+		AttrPendingCount.ValueSet(int64(d.pendingCount())),
+		AttrFailedCount.ValueSet(int64(st.FailedCount)))
+	return nil
+}
+
+// backOff sleeps until the next retry is due, or an operator asks to
+// retry now or give up.
+func (d *delivery) backOff(ctx workflow.Context) error {
+	st := d.st
+	next := workflow.Now(ctx)
+	if st.Summary != nil {
+		next = st.Summary.NextAt
 	}
-	// Signals that came while the page was read apply to it.
-	d.drainSignals(ctx)
+	wait := next.Sub(workflow.Now(ctx))
+	if wait <= 0 || st.RetryAll || !st.RoundDueBy.IsZero() {
+		return nil
+	}
+	d.setState(ctx, StateBackingOff)
+	workflow.SetCurrentDetails(ctx, d.backOffDetails(next))
+	_, err := workflow.AwaitWithOptions(ctx, workflow.AwaitOptions{Timeout: wait,
+		TimerOptions: workflow.TimerOptions{Summary: "Back off before the next burst of retries"}},
+		func() bool { return st.RetryAll || st.GaveUp })
+	workflow.SetCurrentDetails(ctx, "")
+	return err
+}
+
+func (d *delivery) backOffDetails(next time.Time) string {
+	s := d.st.Summary
+	reason := "waits for an earlier update of this " + string(d.e.Kind) + " to reach it"
+	if !s.WorstBlocked {
+		reason = fmt.Sprintf("failed burst %d of %d with: %s", s.WorstBursts, d.tune.MaxBursts, s.WorstError)
+	}
+	return fmt.Sprintf("**Backing off:** %d subscriber(s) pending.\n\n**Worst:** subscriber `%s` %s\n\n**Next attempt:** %s",
+		d.st.PendingCount, s.WorstKey, reason, next.UTC().Format(time.RFC3339))
+}
+
+// retryRound sends, page by page, every retry due now (all of them after
+// retry-now), then reads the new pending summary.
+func (d *delivery) retryRound(ctx workflow.Context) error {
+	st := d.st
+	if st.RoundDueBy.IsZero() {
+		st.RoundDueBy = workflow.Now(ctx)
+		if st.RetryAll {
+			st.RoundDueBy = st.RoundDueBy.Add(100 * 365 * 24 * time.Hour)
+		}
+		st.RetryAll = false
+	}
+	d.setState(ctx, StateDelivering)
+	pagesRead := 0
+	next := func() (activities.Retry, bool, error) {
+		for len(st.Queue) == 0 {
+			if st.RoundRead || st.GaveUp || (pagesRead > 0 && d.historyFull(ctx)) {
+				return activities.Retry{}, false, nil
+			}
+			pagesRead++
+			if err := d.readRetries(ctx); err != nil {
+				return activities.Retry{}, false, err
+			}
+		}
+		r := st.Queue[0]
+		st.Queue = st.Queue[1:]
+		return r, true, nil
+	}
+	if err := d.pump(ctx, next, true); err != nil {
+		return err
+	}
+	if (st.RoundRead && len(st.Queue) == 0) || st.GaveUp {
+		// Given up: the queue's retries are still in MongoDB, dropped as pending.
+		st.RoundDueBy, st.RoundCursor, st.RoundRead, st.Queue = time.Time{}, "", false, nil
+	}
+	return d.summarize(ctx)
+}
+
+// readRetries reads the next page of due retries into the queue.
+func (d *delivery) readRetries(ctx workflow.Context) error {
+	st := d.st
+	c := step(d.actx, time.Minute, "Read a page of retries due")
+	var page activities.RetryPage
+	in := activities.RetryPageInput{Event: d.e, Cursor: st.RoundCursor, Limit: d.tune.PageSize, DueBy: st.RoundDueBy, Recheck: d.tune.Recheck}
+	if err := workflow.ExecuteActivity(c, a.Retries, in).Get(ctx, &page); err != nil {
+		return err
+	}
+	st.Unsubscribed += page.Unsubscribed
+	st.PendingCount -= page.Unsubscribed
+	for _, r := range page.Retries {
+		if slices.Contains(st.SkipKeys, r.Recipient.Key) {
+			continue // its retry was removed by the skip
+		}
+		// A send needs the recipient and the burst count only.
+		st.Queue = append(st.Queue, activities.Retry{Recipient: r.Recipient, Bursts: r.Bursts})
+	}
+	st.RoundCursor = page.Next
+	st.RoundRead = page.Next == ""
+	return nil
+}
+
+// summarize reads the count, next due and worst of the pending retries.
+func (d *delivery) summarize(ctx workflow.Context) error {
+	c := step(d.actx, 30*time.Second, "Summarize the pending subscribers")
+	var s activities.PendingSummary
+	if err := workflow.ExecuteActivity(c, a.SummarizePending, d.e.Key).Get(ctx, &s); err != nil {
+		return err
+	}
+	s.Sample = s.Sample[:min(len(s.Sample), maxPendingShown)]
+	s.WorstError = capError(s.WorstError)
+	d.st.Summary, d.st.PendingCount = &s, s.Count
 	return nil
 }
 
 // pump keeps up to WindowSize sends in flight, starting the next as soon as
-// one finishes, and writes the ledger once per WindowSize deliveries. It
-// stops taking work when the history is full or an operator gave up, and
-// returns when everything it started has finished.
-func (d *delivery) pump(ctx, actx workflow.Context, next func() (Pending, bool, error)) error {
+// one finishes, and writes outcomes once per WindowSize. It stops taking
+// work when the history is full or an operator gave up, and returns when
+// everything it started has finished and is written.
+func (d *delivery) pump(ctx workflow.Context, next func() (activities.Retry, bool, error), retrying bool) error {
 	st := d.st
-	sctx := workflow.WithActivityOptions(actx, workflow.ActivityOptions{
-		TaskQueue:           SendTaskQueue(workflow.GetInfo(ctx).TaskQueueName),
-		StartToCloseTimeout: 90 * time.Second,
-		RetryPolicy: &temporal.RetryPolicy{
-			InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second,
-			MaximumAttempts: SendAttempts, NonRetryableErrorTypes: []string{activities.ErrTypePermanentMessage},
-		},
-		Summary: "Send the notification to one subscriber",
-	})
+	sctx := d.sendContext(ctx)
 	sel := workflow.NewSelector(ctx)
-	inFlight := 0
-	var delivered []string
-	flush := func() error {
-		if len(delivered) == 0 {
-			return nil
-		}
-		c := step(actx, 30*time.Second, fmt.Sprintf("Record %d delivery(ies) in the ledger", len(delivered)))
-		if err := workflow.ExecuteActivity(c, a.RecordDelivered, activities.RecordInput{EventKey: d.e.Key, Keys: delivered}).Get(ctx, nil); err != nil {
-			return err
-		}
-		delivered = nil
-		return nil
-	}
-	started := 0
+	inFlight, started := 0, 0
 	var nextErr error
 	for {
 		// At least one send per run, so a run that starts near the history
 		// limit still makes progress.
-		for nextErr == nil && inFlight < WindowSize && !st.GaveUp && (started == 0 || !d.historyFull(ctx)) {
+		for nextErr == nil && inFlight < d.tune.WindowSize && !st.GaveUp && (started == 0 || !d.historyFull(ctx)) {
 			p, ok, err := next()
 			if err != nil {
-				// Finish what is in flight and record it before failing.
-				nextErr = err
+				nextErr = err // finish what is in flight and record it first
 				break
 			}
 			if !ok {
@@ -410,156 +546,187 @@ func (d *delivery) pump(ctx, actx workflow.Context, next func() (Pending, bool, 
 				}
 				var res activities.SendResult
 				err := f.Get(ctx, &res)
-				if d.settle(ctx, p, &res, err) {
-					delivered = append(delivered, p.Recipient.Key)
-				}
+				d.settle(ctx, p, retrying, &res, err)
 			})
 		}
 		if inFlight == 0 {
-			if err := flush(); err != nil {
+			if err := d.flush(ctx); err != nil {
 				return err
 			}
 			return nextErr
 		}
 		sel.Select(ctx)
-		d.drainSignals(ctx)
-		if len(delivered) >= WindowSize {
-			if err := flush(); err != nil && nextErr == nil {
+		if d.batch.size() >= d.tune.WindowSize {
+			if err := d.flush(ctx); err != nil && nextErr == nil {
 				nextErr = err
 			}
 		}
 	}
 }
 
-// settle records one send's outcome; true when it was delivered.
-func (d *delivery) settle(ctx workflow.Context, p Pending, res *activities.SendResult, err error) bool {
-	st := d.st
+func (d *delivery) sendContext(ctx workflow.Context) workflow.Context {
+	return workflow.WithActivityOptions(d.actx, workflow.ActivityOptions{
+		TaskQueue: SendTaskQueue(workflow.GetInfo(ctx).TaskQueueName),
+		// Time-outs that match what a send can take: a send lost with a
+		// killed worker misses its heartbeat and is retried after
+		// SendHeartbeat; the wait for the rate limit happens before the
+		// attempt starts (ScheduleToStart), not inside it.
+		StartToCloseTimeout: d.tune.SendTimeout,
+		HeartbeatTimeout:    d.tune.SendHeartbeat,
+		RetryPolicy: &temporal.RetryPolicy{
+			InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second,
+			MaximumAttempts: d.tune.SendAttempts, NonRetryableErrorTypes: []string{activities.ErrTypePermanentMessage},
+		},
+		Summary: "Send the notification to one subscriber",
+	})
+}
+
+// flush writes the ledger and the retries of the sends finished so far.
+func (d *delivery) flush(ctx workflow.Context) error {
+	b := d.batch
+	if b.size() == 0 {
+		return nil
+	}
+	c := step(d.actx, 30*time.Second, fmt.Sprintf("Record %d delivery(ies) and %d retry(ies)", len(b.delivered), len(b.retries)))
+	in := activities.RecordInput{EventKey: d.e.Key, Keys: b.delivered, OrderKey: d.e.OrderKey, EventAt: d.e.At, Retries: b.retries, Settled: b.settled}
+	if err := workflow.ExecuteActivity(c, a.RecordDelivered, in).Get(ctx, nil); err != nil {
+		return err
+	}
+	d.batch = outcomes{}
+	return nil
+}
+
+// settle records one send's outcome in the batch and the counts. A retry
+// (retrying) has its document in MongoDB: settled ones are removed.
+func (d *delivery) settle(ctx workflow.Context, p activities.Retry, retrying bool, res *activities.SendResult, err error) {
+	st, b := d.st, &d.batch
+	hasRetry := retrying
+	drop := func() {
+		if hasRetry {
+			b.settled = append(b.settled, p.Recipient.Key)
+			st.PendingCount--
+			hasRetry = false
+		}
+	}
 	if err != nil && slices.Contains(st.SkipKeys, p.Recipient.Key) {
 		st.Skipped++ // skipped by an operator while its send was in flight
-		return false
+		drop()
+		return
 	}
-	switch {
-	case err == nil && res.Removed:
-		st.Removed++
-	case err == nil:
-		st.Delivered++
-		if res.MigratedTo != 0 {
+	if err == nil {
+		drop()
+		switch {
+		case res.Removed:
+			st.Removed++
+		case res.Merged:
 			st.Migrated++
+		default:
+			st.Delivered++
+			b.delivered = append(b.delivered, p.Recipient.Key)
+			if res.MigratedTo != 0 {
+				st.Migrated++
+				b.delivered = append(b.delivered, res.NewKey)
+			}
 		}
-		return true
+		return
+	}
+	if moved, ok := activities.MovedRecipient(err); ok {
+		// The group became a supergroup before this failure: retry there,
+		// under the new key (the old one is gone).
+		drop()
+		p.Recipient = moved
+		st.Migrated++
+	}
+	msg := capError(errorText(err))
+	switch {
 	case isPermanent(err):
-		d.fail(p.Recipient.Key, errorText(err))
+		drop()
+		d.fail(p.Recipient.Key, msg)
+		return
 	case retryAfter(err) > 0:
 		// Telegram's flood limit outlasted the burst: wait exactly what it
 		// asked, without using up the retry budget.
-		p.LastError = errorText(err)
 		p.NextAt = workflow.Now(ctx).Add(retryAfter(err))
-		st.Pending = append(st.Pending, p)
 	default:
 		p.Bursts++
-		p.LastError = errorText(err)
-		if p.Bursts >= MaxBursts {
-			d.fail(p.Recipient.Key, fmt.Sprintf("gave up after %d bursts: %s", p.Bursts, p.LastError))
-			return false
+		if p.Bursts >= d.tune.MaxBursts {
+			drop()
+			d.fail(p.Recipient.Key, fmt.Sprintf("gave up after %d bursts: %s", p.Bursts, msg))
+			return
 		}
-		p.NextAt = workflow.Now(ctx).Add(backoff(p.Bursts, BurstBackoff))
-		st.Pending = append(st.Pending, p)
+		p.NextAt = workflow.Now(ctx).Add(backoff(p.Bursts, d.tune.BurstBackoff))
 	}
-	return false
+	p.Error = msg
+	b.retries = append(b.retries, p)
+	if !hasRetry {
+		st.PendingCount++
+	}
 }
 
-// waitForRetry sleeps until the earliest pending retry or an operator
-// signal. It returns true when a signal changed the pending set.
-func (d *delivery) waitForRetry(ctx workflow.Context) bool {
+// finish gives up what is left when an operator asked, and returns the result.
+func (d *delivery) finish(ctx workflow.Context) (*Progress, error) {
 	st := d.st
-	next := st.Pending[0].NextAt
-	worst := st.Pending[0]
-	for _, p := range st.Pending {
-		if p.NextAt.Before(next) {
-			next = p.NextAt
-		}
-		if p.Bursts > worst.Bursts {
-			worst = p
+	if st.GaveUp {
+		if err := d.giveUpPending(ctx); err != nil {
+			return nil, err
 		}
 	}
-	wait := next.Sub(workflow.Now(ctx))
-	if wait <= 0 {
-		return false
+	d.finished = true
+	if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
+		return nil, err
 	}
-	reason := "waits for the previous update of this " + string(d.e.Kind) + " to reach it"
-	if !worst.WaitsForPredecessor {
-		reason = fmt.Sprintf("failed burst %d of %d with: %s", worst.Bursts, MaxBursts, worst.LastError)
+	p := d.progress()
+	workflow.SetCurrentDetails(ctx, fmt.Sprintf("**Finished:** delivered %d, already delivered %d, removed %d (chat gone), migrated %d, skipped %d, failed %d.",
+		st.Delivered, st.AlreadyDelivered, st.Removed, st.Migrated, st.Skipped, st.FailedCount))
+	workflow.GetLogger(ctx).Info("delivery finished", "event", d.e.Key, "delivered", st.Delivered, "failed", st.FailedCount)
+	if st.FailedCount > 0 {
+		d.setState(ctx, StateFailed)
+		p.State = StateFailed
+		return p, temporal.NewNonRetryableApplicationError(
+			fmt.Sprintf("%d subscriber(s) could not be delivered to; see the failures in the result details", st.FailedCount),
+			"DeliveryIncomplete", nil, p)
 	}
-	workflow.SetCurrentDetails(ctx, fmt.Sprintf(
-		"**Backing off:** %d subscriber(s) pending.\n\n**Worst:** subscriber `%s` %s\n\n**Next attempt:** %s",
-		len(st.Pending), worst.Recipient.Key, reason, next.UTC().Format(time.RFC3339)))
-
-	tctx, cancel := workflow.WithCancel(ctx)
-	defer cancel()
-	timer := workflow.NewTimerWithOptions(tctx, wait, workflow.TimerOptions{Summary: "Back off before the next burst of retries"})
-	changed := false
-	sel := workflow.NewSelector(ctx)
-	sel.AddFuture(timer, func(workflow.Future) {})
-	sel.AddReceive(d.skipCh, func(c workflow.ReceiveChannel, _ bool) {
-		var key string
-		c.Receive(ctx, &key)
-		d.skip(key)
-		changed = true
-	})
-	sel.AddReceive(d.retryCh, func(c workflow.ReceiveChannel, _ bool) {
-		c.Receive(ctx, nil)
-		d.retryNow(ctx)
-		changed = true
-	})
-	sel.AddReceive(d.giveUpCh, func(c workflow.ReceiveChannel, _ bool) {
-		c.Receive(ctx, nil)
-		d.st.GaveUp = true
-		changed = true
-	})
-	sel.Select(ctx)
-	workflow.SetCurrentDetails(ctx, "")
-	return changed
+	d.setState(ctx, StateDone)
+	p.State = StateDone
+	return p, nil
 }
 
-func (d *delivery) drainSignals(ctx workflow.Context) {
-	for {
-		var key string
-		if ok := d.skipCh.ReceiveAsync(&key); !ok {
-			break
-		}
-		d.skip(key)
+// giveUpPending counts everyone not reached as failed and removes the
+// delivery's retries, so that later updates stop waiting for it.
+func (d *delivery) giveUpPending(ctx workflow.Context) error {
+	st := d.st
+	c := step(d.actx, time.Minute, "Drop the pending subscribers (given up)")
+	var dropped int
+	if err := workflow.ExecuteActivity(c, a.DropPending, d.e.Key).Get(ctx, &dropped); err != nil {
+		return err
 	}
-	for d.retryCh.ReceiveAsync(nil) {
-		d.retryNow(ctx)
+	if dropped > 0 {
+		d.failMany(dropped, "(pending subscribers)", fmt.Sprintf("%d pending subscriber(s) given up by an operator", dropped))
 	}
-	for d.giveUpCh.ReceiveAsync(nil) {
-		d.st.GaveUp = true
+	for _, r := range st.Queue {
+		d.fail(r.Recipient.Key, "given up by an operator before it was tried")
 	}
+	if !st.FirstPassDone && !st.PagesDone {
+		d.fail("(subscribers not yet read)", "given up by an operator before every page of subscribers was read")
+	}
+	st.Queue, st.PendingCount = nil, 0
+	return nil
 }
 
-func (d *delivery) skip(key string) {
-	n := len(d.st.Pending) + len(d.st.Queue) + len(d.due)
-	d.st.Pending = slices.DeleteFunc(d.st.Pending, func(p Pending) bool { return p.Recipient.Key == key })
-	d.st.Queue = slices.DeleteFunc(d.st.Queue, func(r activities.Recipient) bool { return r.Key == key })
-	d.due = slices.DeleteFunc(d.due, func(p Pending) bool { return p.Recipient.Key == key })
-	d.st.Skipped += n - len(d.st.Pending) - len(d.st.Queue) - len(d.due)
-	if !slices.Contains(d.st.SkipKeys, key) {
-		// Not read yet, or its send is in flight: drop it when it comes.
-		d.st.SkipKeys = append(d.st.SkipKeys, key)
+func (d *delivery) continueAsNew(ctx workflow.Context) error {
+	if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
+		return err
 	}
+	workflow.GetLogger(ctx).Info("delivery continues as new", "event", d.e.Key, "delivered", d.st.Delivered, "pending", d.st.PendingCount)
+	return workflow.NewContinueAsNewError(ctx, DeliveryWorkflow, DeliveryInput{Event: d.e, Tuning: d.tune, State: d.st})
 }
 
-func (d *delivery) retryNow(ctx workflow.Context) {
-	now := workflow.Now(ctx)
-	for i := range d.st.Pending {
-		d.st.Pending[i].NextAt = now
-	}
-}
+func (d *delivery) fail(key, msg string) { d.failMany(1, key, msg) }
 
-func (d *delivery) fail(key, msg string) {
-	d.st.FailedCount++
+func (d *delivery) failMany(n int, key, msg string) {
+	d.st.FailedCount += n
 	if len(d.st.Failures) < maxFailuresKept {
-		d.st.Failures = append(d.st.Failures, Failure{Key: key, Error: msg})
+		d.st.Failures = append(d.st.Failures, Failure{Key: key, Error: capError(msg)})
 	}
 }
 
@@ -577,12 +744,15 @@ func (d *delivery) setState(ctx workflow.Context, state string) {
 
 // pendingCount is every subscriber not settled yet that the delivery knows of.
 func (d *delivery) pendingCount() int {
-	return len(d.st.Queue) + len(d.st.Pending) + len(d.st.InFlight) + len(d.due)
+	if !d.st.RoundDueBy.IsZero() {
+		return d.st.PendingCount // a retry round's queue and sends have their retry still
+	}
+	return d.st.PendingCount + len(d.st.InFlight) + len(d.st.Queue)
 }
 
 func (d *delivery) historyFull(ctx workflow.Context) bool {
 	info := workflow.GetInfo(ctx)
-	return info.GetCurrentHistoryLength() > MaxHistoryLength || info.GetContinueAsNewSuggested()
+	return info.GetCurrentHistoryLength() > d.tune.MaxHistoryLength || info.GetContinueAsNewSuggested()
 }
 
 func (d *delivery) progress() *Progress {
@@ -590,32 +760,30 @@ func (d *delivery) progress() *Progress {
 	p := &Progress{
 		State: st.LastState, Delivered: st.Delivered, AlreadyDelivered: st.AlreadyDelivered,
 		Pending: d.pendingCount(), Removed: st.Removed, Migrated: st.Migrated, Skipped: st.Skipped, Unsubscribed: st.Unsubscribed,
-		Failed: st.FailedCount, FirstPassDone: st.FirstPassDone, Failures: st.Failures,
+		Failed: st.FailedCount, FirstPassDone: st.FirstPassDone, Failures: st.Failures, Predecessor: d.e.Predecessor,
 	}
-	p.PendingKeys = append(p.PendingKeys, st.InFlight...)
-	for _, q := range d.due {
-		p.PendingKeys = append(p.PendingKeys, q.Recipient.Key)
-	}
-	worst := -1
-	for _, q := range st.Pending {
-		if q.LastError != "" && q.Bursts > worst {
-			worst, p.LastError = q.Bursts, q.LastError
+	add := func(k string) {
+		if len(p.PendingKeys) < maxPendingShown && !slices.Contains(p.PendingKeys, k) {
+			p.PendingKeys = append(p.PendingKeys, k)
 		}
+	}
+	for _, k := range st.InFlight {
+		add(k)
+	}
+	for _, q := range st.Queue {
+		add(q.Recipient.Key)
+	}
+	for _, r := range d.batch.retries {
+		add(r.Recipient.Key) // being written to MongoDB
+	}
+	if s := st.Summary; s != nil && st.PendingCount > 0 {
+		for _, k := range s.Sample {
+			add(k)
+		}
+		p.NextAttempt, p.LastError = s.NextAt, s.WorstError
 	}
 	if p.LastError == "" && len(st.Failures) > 0 {
 		p.LastError = st.Failures[len(st.Failures)-1].Error
-	}
-	for _, q := range st.Pending {
-		p.PendingKeys = append(p.PendingKeys, q.Recipient.Key)
-		if p.NextAttempt.IsZero() || q.NextAt.Before(p.NextAttempt) {
-			p.NextAttempt = q.NextAt
-		}
-	}
-	if !p.FirstPassDone {
-		// Not yet tried: successors must wait for the whole first pass anyway.
-		for _, q := range st.Queue {
-			p.PendingKeys = append(p.PendingKeys, q.Key)
-		}
 	}
 	return p
 }
@@ -654,4 +822,13 @@ func errorText(err error) string {
 		return "timed out: " + te.Error()
 	}
 	return err.Error()
+}
+
+// capError keeps an error text short: state and results stay bounded.
+func capError(s string) string {
+	r := []rune(s)
+	if len(r) <= maxErrorLen {
+		return s
+	}
+	return string(r[:maxErrorLen-1]) + "…"
 }

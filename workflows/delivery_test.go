@@ -3,7 +3,9 @@ package workflows_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -40,6 +42,12 @@ type deliveryEnv struct {
 	fail     map[string][]error // scripted failures per key, consumed per attempt
 	results  map[string]*activities.SendResult
 	gone     map[string]bool // unsubscribed since the first pass
+	// retries is the fake MongoDB collection of pending subscribers.
+	retries map[string]activities.Retry
+	// blocked says a key waits for an earlier update (nil: never).
+	blocked func(key string) bool
+	// maxRetries is the most retries stored at once.
+	maxRetries int
 }
 
 func newDeliveryEnv(t *testing.T) *deliveryEnv { return newSlowDeliveryEnv(t, 0) }
@@ -49,7 +57,7 @@ func newSlowDeliveryEnv(t *testing.T, sendTime time.Duration) *deliveryEnv {
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestWorkflowEnvironment()
 	d := &deliveryEnv{TestWorkflowEnvironment: env, a: &activities.Activities{}, attempts: map[string]int{},
-		fail: map[string][]error{}, results: map[string]*activities.SendResult{}, gone: map[string]bool{}}
+		fail: map[string][]error{}, results: map[string]*activities.SendResult{}, gone: map[string]bool{}, retries: map[string]activities.Retry{}}
 	env.RegisterActivity(d.a)
 	env.OnActivity(d.a.PrepareMessage, mock.Anything, mock.Anything).Return(120, nil)
 	env.OnActivity(d.a.Send, mock.Anything, mock.Anything).After(sendTime).Return(
@@ -70,26 +78,114 @@ func newSlowDeliveryEnv(t *testing.T, sendTime time.Duration) *deliveryEnv {
 			d.sent = append(d.sent, k)
 			return &activities.SendResult{}, nil
 		})
-	env.OnActivity(d.a.StillSubscribed, mock.Anything, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, _ event.Event, keys []string) ([]string, error) {
-			d.mu.Lock()
-			defer d.mu.Unlock()
-			var out []string
-			for _, k := range keys {
-				if !d.gone[k] {
-					out = append(out, k)
-				}
-			}
-			return out, nil
-		})
 	env.OnActivity(d.a.RecordDelivered, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in activities.RecordInput) error {
 			d.mu.Lock()
 			defer d.mu.Unlock()
 			d.recorded = append(d.recorded, in.Keys...)
+			for _, r := range in.Retries {
+				d.retries[r.Recipient.Key] = r
+			}
+			for _, k := range in.Settled {
+				delete(d.retries, k)
+			}
+			d.maxRetries = max(d.maxRetries, len(d.retries))
 			return nil
 		})
+	env.OnActivity(d.a.Retries, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.RetryPageInput) (*activities.RetryPage, error) {
+			d.mu.Lock()
+			defer d.mu.Unlock()
+			keys := make([]string, 0, len(d.retries))
+			for k, r := range d.retries {
+				if k > in.Cursor && !r.NextAt.After(in.DueBy) {
+					keys = append(keys, k)
+				}
+			}
+			slices.Sort(keys)
+			out := &activities.RetryPage{}
+			if len(keys) > in.Limit {
+				keys = keys[:in.Limit]
+				out.Next = keys[len(keys)-1]
+			}
+			for _, k := range keys {
+				switch {
+				case d.gone[k]:
+					delete(d.retries, k)
+					out.Unsubscribed++
+				case d.blocked != nil && d.blocked(k):
+					r := d.retries[k]
+					r.NextAt = env.Now().Add(in.Recheck)
+					d.retries[k] = r
+					out.Blocked++
+				default:
+					out.Retries = append(out.Retries, d.retries[k])
+				}
+			}
+			return out, nil
+		})
+	env.OnActivity(d.a.SummarizePending, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, _ string) (*activities.PendingSummary, error) {
+			d.mu.Lock()
+			defer d.mu.Unlock()
+			out := &activities.PendingSummary{Count: len(d.retries)}
+			for k, r := range d.retries {
+				if out.NextAt.IsZero() || r.NextAt.Before(out.NextAt) {
+					out.NextAt = r.NextAt
+				}
+				if r.Bursts >= out.WorstBursts {
+					out.WorstKey, out.WorstBursts, out.WorstError = k, r.Bursts, r.Error
+				}
+				out.Sample = append(out.Sample, k)
+			}
+			return out, nil
+		})
+	env.OnActivity(d.a.DropPending, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, _ string) (int, error) {
+			d.mu.Lock()
+			defer d.mu.Unlock()
+			n := len(d.retries)
+			d.retries = map[string]activities.Retry{}
+			return n, nil
+		})
+	env.OnActivity(d.a.SkipSubscriber, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.SkipInput) (*activities.SkipOutcome, error) {
+			d.mu.Lock()
+			defer d.mu.Unlock()
+			if slices.Contains(d.recorded, in.Key) {
+				return &activities.SkipOutcome{Delivered: true}, nil
+			}
+			out := &activities.SkipOutcome{Subscribed: !d.gone[in.Key] && !strings.HasPrefix(in.Key, "999")}
+			if r, ok := d.retries[in.Key]; ok {
+				delete(d.retries, in.Key)
+				out.WasPending, out.Bursts, out.LastError = true, r.Bursts, r.Error
+			}
+			return out, nil
+		})
 	return d
+}
+
+// opResult is what an operator Update answered.
+type opResult struct {
+	accepted, done bool
+	rejected, err  error
+	answer         string
+}
+
+// operator sends an operator Update; its answer is filled in when it comes.
+func (d *deliveryEnv) operator(name string, args ...any) *opResult {
+	r := &opResult{}
+	d.UpdateWorkflow(name, "", &testsuite.TestUpdateCallback{
+		OnAccept: func() { r.accepted = true },
+		OnReject: func(err error) { r.rejected = err },
+		OnComplete: func(v any, err error) {
+			r.done, r.err = true, err
+			if s, ok := v.(string); ok {
+				r.answer = s
+			}
+		},
+	}, args...)
+	return r
 }
 
 func (d *deliveryEnv) pages(pages ...activities.RecipientPage) {
@@ -154,14 +250,14 @@ func TestDeliveryTerminalRemovesAndMigrationDelivers(t *testing.T) {
 	d := newDeliveryEnv(t)
 	d.pages(activities.RecipientPage{Recipients: recipients("gone", "moved", "ok")})
 	d.results["gone"] = &activities.SendResult{Removed: true, Detail: "forbidden, Forbidden: bot was blocked by the user"}
-	d.results["moved"] = &activities.SendResult{MigratedTo: -1009}
+	d.results["moved"] = &activities.SendResult{MigratedTo: -1009, NewKey: "-1009"}
 	d.ExecuteWorkflow(workflows.DeliveryWorkflow, workflows.DeliveryInput{Event: componentEvent("c1", "major_outage", t0)})
 	require.NoError(t, d.GetWorkflowError())
 	p := d.progress(t)
 	require.Equal(t, 1, p.Removed)
 	require.Equal(t, 1, p.Migrated)
 	require.Equal(t, 2, p.Delivered)
-	require.ElementsMatch(t, []string{"moved", "ok"}, d.recorded, "a migrated subscriber is in the ledger, a removed one is not")
+	require.ElementsMatch(t, []string{"moved", "-1009", "ok"}, d.recorded, "a migrated subscriber is in the ledger under both keys, a removed one is not")
 }
 
 // A message Telegram can never accept fails that subscriber once, visibly,
@@ -187,7 +283,7 @@ func TestDeliveryBacksOffBetweenBursts(t *testing.T) {
 	d := newDeliveryEnv(t)
 	d.pages(activities.RecipientPage{Recipients: recipients("a", "b")})
 	boom := temporal.NewApplicationError("error response from telegram for method sendMessage, 502 Bad Gateway", activities.ErrTypeTransient)
-	for i := 0; i < int(workflows.SendAttempts); i++ {
+	for i := 0; i < int(workflows.DefaultTuning().SendAttempts); i++ {
 		d.fail["a"] = append(d.fail["a"], boom)
 	}
 	var states []string
@@ -205,7 +301,7 @@ func TestDeliveryBacksOffBetweenBursts(t *testing.T) {
 	}, 50*time.Second)
 	d.ExecuteWorkflow(workflows.DeliveryWorkflow, workflows.DeliveryInput{Event: componentEvent("c1", "major_outage", t0)})
 	require.NoError(t, d.GetWorkflowError())
-	require.Equal(t, int(workflows.SendAttempts)+1, d.attempts["a"])
+	require.Equal(t, int(workflows.DefaultTuning().SendAttempts)+1, d.attempts["a"])
 	require.Equal(t, []string{"b", "a"}, d.sent)
 	require.Equal(t, 1, during.Pending)
 	require.Equal(t, []string{"a"}, during.PendingKeys)
@@ -216,23 +312,28 @@ func TestDeliveryBacksOffBetweenBursts(t *testing.T) {
 
 func TestDeliveryOperatorSkipAndGiveUp(t *testing.T) {
 	for _, tc := range []struct {
-		signal  string
-		arg     any
+		update  string
+		args    []any
 		wantErr bool
 		skipped int
 	}{
-		{workflows.SignalSkip, "a", false, 1},
-		{workflows.SignalGiveUp, nil, true, 0},
+		{workflows.UpdateSkip, []any{"a"}, false, 1},
+		{workflows.UpdateGiveUp, nil, true, 0},
 	} {
-		t.Run(tc.signal, func(t *testing.T) {
+		t.Run(tc.update, func(t *testing.T) {
 			d := newDeliveryEnv(t)
 			d.pages(activities.RecipientPage{Recipients: recipients("a")})
 			boom := temporal.NewApplicationError("502", activities.ErrTypeTransient)
 			for i := 0; i < 1000; i++ {
 				d.fail["a"] = append(d.fail["a"], boom)
 			}
-			d.RegisterDelayedCallback(func() { d.SignalWorkflow(tc.signal, tc.arg) }, 10*time.Minute)
+			var res *opResult
+			d.RegisterDelayedCallback(func() { res = d.operator(tc.update, tc.args...) }, 10*time.Minute)
 			d.ExecuteWorkflow(workflows.DeliveryWorkflow, workflows.DeliveryInput{Event: componentEvent("c1", "major_outage", t0)})
+			require.True(t, res.accepted && res.done, "%+v", res)
+			require.NoError(t, res.err)
+			t.Logf("answer: %s", res.answer)
+			require.NotEmpty(t, res.answer)
 			if tc.wantErr {
 				require.Error(t, d.GetWorkflowError())
 				return
@@ -246,7 +347,7 @@ func TestDeliveryOperatorSkipAndGiveUp(t *testing.T) {
 func TestDeliveryRetryNowSkipsTheBackoff(t *testing.T) {
 	d := newDeliveryEnv(t)
 	d.pages(activities.RecipientPage{Recipients: recipients("a")})
-	for i := 0; i < int(workflows.SendAttempts); i++ {
+	for i := 0; i < int(workflows.DefaultTuning().SendAttempts); i++ {
 		d.fail["a"] = append(d.fail["a"], temporal.NewApplicationError("502", activities.ErrTypeTransient))
 	}
 	start := d.Now()
@@ -256,30 +357,46 @@ func TestDeliveryRetryNowSkipsTheBackoff(t *testing.T) {
 			doneAt = d.Now()
 		}
 	})
-	d.RegisterDelayedCallback(func() { d.SignalWorkflow(workflows.SignalRetryNow, nil) }, 3*time.Minute)
+	d.RegisterDelayedCallback(func() { d.operator(workflows.UpdateRetryNow) }, 3*time.Minute)
 	d.ExecuteWorkflow(workflows.DeliveryWorkflow, workflows.DeliveryInput{Event: componentEvent("c1", "major_outage", t0)})
 	require.NoError(t, d.GetWorkflowError())
 	require.Less(t, doneAt.Sub(start), 4*time.Minute, "the backoff of a minute and more was cut short")
 	require.Equal(t, []string{"a"}, d.sent)
 }
 
-// A subscriber the previous update of the same incident has not reached yet
-// waits for it; the others do not.
+// A subscriber an earlier update of the same incident has not reached yet
+// waits for it; the others do not. It gets this update within the recheck
+// interval of the earlier one reaching it, not after an hour of backoff.
 func TestDeliveryKeepsPerSubscriberOrder(t *testing.T) {
 	d := newDeliveryEnv(t)
 	e := componentEvent("c1", "operational", t0)
 	e.Predecessor = "component:c1:major_outage:earlier"
 	d.OnActivity(d.a.PredecessorProgress, mock.Anything, workflows.DeliveryWorkflowID(e.Predecessor), true).
-		Return(&activities.PredecessorState{FirstPassDone: true, Pending: []string{"a"}}, nil).Once()
-	d.OnActivity(d.a.PredecessorProgress, mock.Anything, workflows.DeliveryWorkflowID(e.Predecessor), false).
-		Return(&activities.PredecessorState{FirstPassDone: true, Pending: []string{"a"}}, nil).Once()
-	d.OnActivity(d.a.PredecessorProgress, mock.Anything, workflows.DeliveryWorkflowID(e.Predecessor), false).
-		Return(&activities.PredecessorState{Closed: true}, nil).Once()
-	d.pages(activities.RecipientPage{Recipients: recipients("a", "b")})
+		Return(&activities.PredecessorState{FirstPassDone: true}, nil).Once()
+	// The page holds "a" back: an earlier update still retries it.
+	d.OnActivity(d.a.Recipients, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.PageInput) (*activities.RecipientPage, error) {
+			d.mu.Lock()
+			defer d.mu.Unlock()
+			d.retries["a"] = activities.Retry{Recipient: recipients("a")[0], NextAt: d.Now().Add(in.Recheck)}
+			return &activities.RecipientPage{Recipients: recipients("b"), Blocked: 1}, nil
+		}).Once()
+	start := d.Now()
+	reached := start.Add(3 * time.Hour) // the earlier update reaches "a" after three hours of retries
+	d.blocked = func(k string) bool { return k == "a" && d.Now().Before(reached) }
+	var sentAt time.Time
+	d.SetOnActivityCompletedListener(func(info *activityInfo, _ encodedValue, err error) {
+		if info.ActivityType.Name == "Send" && err == nil {
+			sentAt = d.Now()
+		}
+	})
 	d.ExecuteWorkflow(workflows.DeliveryWorkflow, workflows.DeliveryInput{Event: e})
 	require.NoError(t, d.GetWorkflowError())
 	require.Equal(t, []string{"b", "a"}, d.sent)
-	d.AssertExpectations(t)
+	require.GreaterOrEqual(t, sentAt, reached)
+	require.Less(t, sentAt.Sub(reached), workflows.DefaultTuning().Recheck+time.Second, "within one recheck of the earlier update reaching it")
+	require.Zero(t, d.progress(t).Failed)
+	d.AssertNumberOfCalls(t, "PredecessorProgress", 1)
 }
 
 // Large deliveries continue as new with their cursor and counts.
@@ -287,7 +404,8 @@ func TestDeliveryContinuesAsNewWithCursor(t *testing.T) {
 	d := newDeliveryEnv(t)
 	d.pages(activities.RecipientPage{Recipients: recipients("a", "b"), Next: "b"})
 	d.SetContinueAsNewSuggested(true)
-	d.ExecuteWorkflow(workflows.DeliveryWorkflow, workflows.DeliveryInput{Event: componentEvent("c1", "major_outage", t0)})
+	tuning := workflows.Tuning{PageSize: 2, WindowSize: 7, SendAttempts: 3}
+	d.ExecuteWorkflow(workflows.DeliveryWorkflow, workflows.DeliveryInput{Event: componentEvent("c1", "major_outage", t0), Tuning: tuning})
 	err := d.GetWorkflowError()
 	var can *workflow.ContinueAsNewError
 	require.True(t, errors.As(err, &can), "got %v", err)
@@ -296,9 +414,12 @@ func TestDeliveryContinuesAsNewWithCursor(t *testing.T) {
 	require.NotNil(t, next.State)
 	require.Equal(t, "b", next.State.Cursor)
 	require.Equal(t, 1, next.State.Delivered, "the history was full after the first send")
-	require.Equal(t, recipients("a", "b")[1:], next.State.Queue, "the rest of the page carries over")
+	require.Equal(t, []activities.Retry{{Recipient: recipients("a", "b")[1]}}, next.State.Queue, "the rest of the page carries over")
 	require.True(t, next.State.MessageReady)
 	require.Equal(t, event.KindComponent, next.Event.Kind)
+	require.Equal(t, 2, next.Tuning.PageSize, "the tuning travels through continue-as-new")
+	require.Equal(t, 7, next.Tuning.WindowSize)
+	require.Equal(t, int32(3), next.Tuning.SendAttempts)
 
 	// The continued run resumes from the cursor and does not format again.
 	d2 := newDeliveryEnv(t)
@@ -313,26 +434,19 @@ func TestDeliveryContinuesAsNewWithCursor(t *testing.T) {
 // A window being sent counts as pending for the next update of the same
 // incident: its first pass is not done until the window's results are in.
 func TestDeliveryWindowInFlightIsPending(t *testing.T) {
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
-	a := &activities.Activities{}
-	env.RegisterActivity(a)
-	env.OnActivity(a.PrepareMessage, mock.Anything, mock.Anything).Return(120, nil)
-	env.OnActivity(a.Recipients, mock.Anything, mock.Anything).Return(&activities.RecipientPage{Recipients: recipients("a")}, nil)
-	env.OnActivity(a.Send, mock.Anything, mock.Anything).After(10*time.Second).Return(&activities.SendResult{}, nil)
-	env.OnActivity(a.RecordDelivered, mock.Anything, mock.Anything).Return(nil)
+	d := newSlowDeliveryEnv(t, 10*time.Second)
+	d.pages(activities.RecipientPage{Recipients: recipients("a")})
 	var during workflows.Progress
-	env.RegisterDelayedCallback(func() {
-		v, err := env.QueryWorkflow(activities.ProgressQuery)
+	d.RegisterDelayedCallback(func() {
+		v, err := d.QueryWorkflow(activities.ProgressQuery)
 		require.NoError(t, err)
 		require.NoError(t, v.Get(&during))
 	}, 5*time.Second)
-	env.ExecuteWorkflow(workflows.DeliveryWorkflow, workflows.DeliveryInput{Event: componentEvent("c1", "major_outage", t0)})
-	require.NoError(t, env.GetWorkflowError())
+	d.ExecuteWorkflow(workflows.DeliveryWorkflow, workflows.DeliveryInput{Event: componentEvent("c1", "major_outage", t0)})
+	require.NoError(t, d.GetWorkflowError())
 	require.False(t, during.FirstPassDone)
 	require.Equal(t, []string{"a"}, during.PendingKeys)
-	var done workflows.Progress
-	require.NoError(t, env.GetWorkflowResult(&done))
+	done := d.progress(t)
 	require.True(t, done.FirstPassDone)
 	require.Empty(t, done.PendingKeys)
 }
@@ -342,7 +456,7 @@ func TestDeliveryWindowInFlightIsPending(t *testing.T) {
 func TestDelivery429FloodDoesNotUseTheRetryBudget(t *testing.T) {
 	d := newDeliveryEnv(t)
 	d.pages(activities.RecipientPage{Recipients: recipients("a")})
-	for i := 0; i < 3*int(workflows.SendAttempts); i++ {
+	for i := 0; i < 3*int(workflows.DefaultTuning().SendAttempts); i++ {
 		d.fail["a"] = append(d.fail["a"], temporal.NewApplicationErrorWithOptions("Too Many Requests: retry after 3", activities.ErrTypeRateLimited,
 			temporal.ApplicationErrorOptions{NextRetryDelay: 3 * time.Second}))
 	}
@@ -357,7 +471,7 @@ func TestDelivery429FloodDoesNotUseTheRetryBudget(t *testing.T) {
 	require.NoError(t, d.GetWorkflowError())
 	require.Equal(t, []string{"a"}, d.sent)
 	waited := sentAt.Sub(start)
-	want := time.Duration(3*workflows.SendAttempts) * 3 * time.Second
+	want := time.Duration(3*workflows.DefaultTuning().SendAttempts) * 3 * time.Second
 	require.GreaterOrEqual(t, waited, want)
 	require.Less(t, waited, want+5*time.Second, "no burst backoff on top of retry_after")
 }
@@ -368,7 +482,7 @@ func TestDeliveryOperatorActsDuringTheFirstPass(t *testing.T) {
 	t.Run("skip before the page is read", func(t *testing.T) {
 		d := newDeliveryEnv(t)
 		d.OnActivity(d.a.Recipients, mock.Anything, mock.Anything).After(time.Minute).Return(&activities.RecipientPage{Recipients: recipients("a", "b")}, nil).Once()
-		d.RegisterDelayedCallback(func() { d.SignalWorkflow(workflows.SignalSkip, "b") }, 10*time.Second)
+		d.RegisterDelayedCallback(func() { d.operator(workflows.UpdateSkip, "b") }, 10*time.Second)
 		d.ExecuteWorkflow(workflows.DeliveryWorkflow, workflows.DeliveryInput{Event: componentEvent("c1", "major_outage", t0)})
 		require.NoError(t, d.GetWorkflowError())
 		require.Equal(t, []string{"a"}, d.sent)
@@ -376,11 +490,10 @@ func TestDeliveryOperatorActsDuringTheFirstPass(t *testing.T) {
 	})
 	t.Run("give up with pages unread", func(t *testing.T) {
 		d := newSlowDeliveryEnv(t, time.Minute)
-		workflows.WindowSize, workflows.PageSize = 1, 2
-		defer func() { workflows.WindowSize, workflows.PageSize = 50, 500 }()
 		d.pages(activities.RecipientPage{Recipients: recipients("a", "b"), Next: "b"})
-		d.RegisterDelayedCallback(func() { d.SignalWorkflow(workflows.SignalGiveUp, nil) }, 10*time.Second)
-		d.ExecuteWorkflow(workflows.DeliveryWorkflow, workflows.DeliveryInput{Event: componentEvent("c1", "major_outage", t0)})
+		d.RegisterDelayedCallback(func() { d.operator(workflows.UpdateGiveUp) }, 10*time.Second)
+		d.ExecuteWorkflow(workflows.DeliveryWorkflow, workflows.DeliveryInput{Event: componentEvent("c1", "major_outage", t0),
+			Tuning: workflows.Tuning{WindowSize: 1, PageSize: 2}})
 		err := d.GetWorkflowError()
 		require.Error(t, err)
 		var ae *temporal.ApplicationError
@@ -396,30 +509,28 @@ func TestDeliveryOperatorActsDuringTheFirstPass(t *testing.T) {
 func TestDeliveryDropsRetriesOfUnsubscribedChats(t *testing.T) {
 	d := newDeliveryEnv(t)
 	d.pages(activities.RecipientPage{Recipients: recipients("a")})
-	for i := 0; i < int(workflows.SendAttempts); i++ {
+	for i := 0; i < int(workflows.DefaultTuning().SendAttempts); i++ {
 		d.fail["a"] = append(d.fail["a"], temporal.NewApplicationError("502", activities.ErrTypeTransient))
 	}
 	d.RegisterDelayedCallback(func() { d.mu.Lock(); d.gone["a"] = true; d.mu.Unlock() }, 45*time.Second)
 	d.ExecuteWorkflow(workflows.DeliveryWorkflow, workflows.DeliveryInput{Event: componentEvent("c1", "major_outage", t0)})
 	require.NoError(t, d.GetWorkflowError())
 	require.Empty(t, d.sent)
-	require.Equal(t, int(workflows.SendAttempts), d.attempts["a"])
+	require.Equal(t, int(workflows.DefaultTuning().SendAttempts), d.attempts["a"])
 	require.Equal(t, 1, d.progress(t).Unsubscribed)
 }
 
-// Until a subscriber has the message, the progress query lists it as
-// pending (queued, in flight, due for retry or backing off): a later update
-// of the same incident relies on that to keep per-subscriber order.
+// Until a subscriber has the message, it is pending: counted by the
+// progress query, and listed there (queued, in flight) or kept in MongoDB
+// (waiting for a retry), where later updates of the same incident look.
 func TestDeliveryProgressListsEveryUndeliveredSubscriber(t *testing.T) {
-	defer func() { workflows.WindowSize = 50 }()
 	d := newSlowDeliveryEnv(t, 3*time.Second)
-	// All three fail their first burst together; the retry round then sends
-	// one at a time, so two wait their turn while one is in flight.
-	d.RegisterDelayedCallback(func() { workflows.WindowSize = 1 }, 55*time.Second)
+	// One send at a time: while one is in flight, the others are queued or
+	// wait their turn in the retry round.
 	all := []string{"a", "b", "c"}
 	d.pages(activities.RecipientPage{Recipients: recipients(all...)})
 	for _, k := range all {
-		for i := 0; i < int(workflows.SendAttempts); i++ {
+		for i := 0; i < int(workflows.DefaultTuning().SendAttempts); i++ {
 			d.fail[k] = append(d.fail[k], temporal.NewApplicationError("502", activities.ErrTypeTransient))
 		}
 	}
@@ -435,15 +546,19 @@ func TestDeliveryProgressListsEveryUndeliveredSubscriber(t *testing.T) {
 			require.NoError(t, v.Get(&p))
 			d.mu.Lock()
 			defer d.mu.Unlock()
+			undelivered := 0
 			for _, k := range all {
 				if !slices.Contains(d.sent, k) {
-					require.Contains(t, p.PendingKeys, k, "at %v: %+v", at, p)
+					undelivered++
+					_, stored := d.retries[k]
+					require.True(t, slices.Contains(p.PendingKeys, k) || stored, "%s is neither in the progress nor in MongoDB at %v: %+v", k, at, p)
 				}
 			}
+			require.Equal(t, undelivered, p.Pending, "at %v: %+v", at, p)
 			checks++
 		}, at)
 	}
-	d.ExecuteWorkflow(workflows.DeliveryWorkflow, workflows.DeliveryInput{Event: componentEvent("c1", "major_outage", t0)})
+	d.ExecuteWorkflow(workflows.DeliveryWorkflow, workflows.DeliveryInput{Event: componentEvent("c1", "major_outage", t0), Tuning: workflows.Tuning{WindowSize: 1}})
 	require.NoError(t, d.GetWorkflowError())
 	require.ElementsMatch(t, all, d.sent)
 	require.Greater(t, checks, 20)
@@ -457,11 +572,133 @@ func TestDeliverySkipOfAnInFlightSend(t *testing.T) {
 	for i := 0; i < 100; i++ {
 		d.fail["a"] = append(d.fail["a"], temporal.NewApplicationError("502", activities.ErrTypeTransient))
 	}
-	d.RegisterDelayedCallback(func() { d.SignalWorkflow(workflows.SignalSkip, "a") }, 2*time.Second)
+	d.RegisterDelayedCallback(func() { d.operator(workflows.UpdateSkip, "a") }, 2*time.Second)
 	d.ExecuteWorkflow(workflows.DeliveryWorkflow, workflows.DeliveryInput{Event: componentEvent("c1", "major_outage", t0)})
 	require.NoError(t, d.GetWorkflowError())
 	require.Equal(t, []string{"b"}, d.sent)
 	p := d.progress(t)
 	require.Equal(t, 1, p.Skipped)
-	require.Equal(t, int(workflows.SendAttempts), d.attempts["a"], "one burst, no retry after the skip")
+	require.Equal(t, int(workflows.DefaultTuning().SendAttempts), d.attempts["a"], "one burst, no retry after the skip")
+}
+
+// Telegram down for everyone: more than 10,000 subscribers fail their first
+// burst. What the delivery carries through continue-as-new stays far under
+// Temporal's 512 KB warning (it was about 2.4 MB at 10,000 before the
+// pending subscribers moved to MongoDB), and every one of them is retried.
+func TestDeliveryStateStaysBoundedWithTenThousandPending(t *testing.T) {
+	const n, pageSize = 10_500, 500
+	d := newDeliveryEnv(t)
+	keys := make([]string, n)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("%d", 1_000_000+i)
+	}
+	d.OnActivity(d.a.Recipients, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.PageInput) (*activities.RecipientPage, error) {
+			i, _ := slices.BinarySearch(keys, in.Cursor)
+			if in.Cursor != "" {
+				i++
+			}
+			page := &activities.RecipientPage{}
+			for _, k := range keys[i:min(i+in.Limit, n)] {
+				page.Recipients = append(page.Recipients, activities.Recipient{Key: k, ChatID: 1})
+			}
+			if i+in.Limit < n {
+				page.Next = keys[i+in.Limit-1]
+			}
+			return page, nil
+		})
+	long := strings.Repeat("Bad Gateway <html>"+strings.Repeat("x", 100)+"</html> ", 20) // an HTML error page
+	for _, k := range keys {
+		d.fail[k] = []error{temporal.NewApplicationError(long, activities.ErrTypeTransient)}
+	}
+	d.RegisterDelayedCallback(func() { d.SetContinueAsNewSuggested(true) }, 30*time.Second)
+	d.ExecuteWorkflow(workflows.DeliveryWorkflow, workflows.DeliveryInput{Event: componentEvent("c1", "major_outage", t0),
+		Tuning: workflows.Tuning{PageSize: pageSize, SendAttempts: 1}})
+	var can *workflow.ContinueAsNewError
+	require.True(t, errors.As(d.GetWorkflowError(), &can), "got %v", d.GetWorkflowError())
+	size := 0
+	for _, p := range can.Input.GetPayloads() {
+		size += len(p.GetData())
+	}
+	t.Logf("continue-as-new input with %d pending: %d bytes", d.maxRetries, size)
+	require.GreaterOrEqual(t, d.maxRetries, n-pageSize, "the pending subscribers are in MongoDB")
+	require.Less(t, size, 64<<10, "far under the 512 KB warning")
+
+	var next workflows.DeliveryInput
+	require.NoError(t, convertPayload(can, &next))
+	require.Equal(t, n, next.State.PendingCount+len(next.State.InFlight)+next.State.Delivered)
+	for _, f := range next.State.Failures {
+		require.LessOrEqual(t, len(f.Error), 400)
+	}
+}
+
+// Operator actions do not wait behind the previous update: while the
+// delivery waits for it (hours, if it is stuck), give-up ends the delivery
+// at once and skip takes effect when the pages are read.
+func TestDeliveryOperatorActsWhileWaitingForThePredecessor(t *testing.T) {
+	e := componentEvent("c1", "operational", t0)
+	e.Predecessor = "component:c1:major_outage:earlier"
+	t.Run("give-up", func(t *testing.T) {
+		d := newDeliveryEnv(t)
+		d.OnActivity(d.a.PredecessorProgress, mock.Anything, mock.Anything, true).After(24*time.Hour).
+			Return(&activities.PredecessorState{FirstPassDone: true}, nil)
+		d.pages(activities.RecipientPage{Recipients: recipients("a")})
+		var res *opResult
+		var again *opResult
+		d.RegisterDelayedCallback(func() {
+			res = d.operator(workflows.UpdateGiveUp)
+			again = d.operator(workflows.UpdateGiveUp)
+		}, 10*time.Minute)
+		start := d.Now()
+		d.ExecuteWorkflow(workflows.DeliveryWorkflow, workflows.DeliveryInput{Event: e})
+		require.Less(t, d.Now().Sub(start), 11*time.Minute, "ended at once, not after the predecessor")
+		require.True(t, res.accepted && res.done, "%+v", res)
+		t.Logf("answer: %s", res.answer)
+		require.Contains(t, res.answer, "giving up")
+		require.Error(t, again.rejected, "the validator refuses a second give-up")
+		var ae *temporal.ApplicationError
+		require.True(t, errors.As(d.GetWorkflowError(), &ae))
+		require.Empty(t, d.sent)
+	})
+	t.Run("skip", func(t *testing.T) {
+		d := newDeliveryEnv(t)
+		d.OnActivity(d.a.PredecessorProgress, mock.Anything, mock.Anything, true).After(time.Hour).
+			Return(&activities.PredecessorState{FirstPassDone: true}, nil)
+		d.pages(activities.RecipientPage{Recipients: recipients("a", "b")})
+		var res, unknown *opResult
+		d.RegisterDelayedCallback(func() {
+			res = d.operator(workflows.UpdateSkip, "b")
+			unknown = d.operator(workflows.UpdateSkip, "999")
+		}, 10*time.Minute)
+		d.ExecuteWorkflow(workflows.DeliveryWorkflow, workflows.DeliveryInput{Event: e})
+		require.NoError(t, d.GetWorkflowError())
+		require.True(t, res.done, "answered while waiting: %+v", res)
+		require.NoError(t, res.err)
+		require.Contains(t, res.answer, "left out when its page")
+		require.Error(t, unknown.err, "an unknown subscriber is refused")
+		require.Equal(t, []string{"a"}, d.sent)
+		require.Equal(t, 1, d.progress(t).Skipped)
+	})
+}
+
+// A group that becomes a supergroup on its first send, whose sends to the
+// supergroup then fail for a burst, is retried at the supergroup: the old
+// key's subscription is gone, and must not make it count as unsubscribed.
+func TestDeliveryMigratedChatFailingOneBurstIsRetriedThere(t *testing.T) {
+	d := newDeliveryEnv(t)
+	d.pages(activities.RecipientPage{Recipients: recipients("-5")})
+	moved := activities.Recipient{Key: "-1005", ChatID: -1005}
+	for i := 0; i < int(workflows.DefaultTuning().SendAttempts); i++ {
+		d.fail["-5"] = append(d.fail["-5"], temporal.NewApplicationErrorWithOptions("Bad Gateway", activities.ErrTypeTransient,
+			temporal.ApplicationErrorOptions{Details: []any{moved}}))
+	}
+	d.gone["-5"] = true // the migration deleted the old subscription
+	d.ExecuteWorkflow(workflows.DeliveryWorkflow, workflows.DeliveryInput{Event: componentEvent("c1", "major_outage", t0)})
+	require.NoError(t, d.GetWorkflowError())
+	require.Equal(t, []string{"-1005"}, d.sent, "retried at the supergroup")
+	p := d.progress(t)
+	require.Equal(t, 1, p.Delivered)
+	require.Zero(t, p.Unsubscribed)
+	require.Equal(t, 1, p.Migrated)
+	require.Contains(t, d.recorded, "-1005")
 }

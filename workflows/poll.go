@@ -26,7 +26,7 @@ const PollWorkflowID = "statuspage-poll-run"
 
 // DeliveryWorkflowID is derived from the event alone: a second poll of the
 // same event finds the delivery already started. No chat IDs in it.
-func DeliveryWorkflowID(eventKey string) string { return "delivery/" + eventKey }
+func DeliveryWorkflowID(eventKey string) string { return activities.DeliveryWorkflowID(eventKey) }
 
 // SendTaskQueue is where Send activities run, rate-limited by the server
 // across all workers.
@@ -105,7 +105,7 @@ func startDelivery(ctx workflow.Context, e event.Event) error {
 		StaticDetails:         deliveryDetails(e),
 		TypedSearchAttributes: deliverySearchAttributes(e, StateDelivering),
 	})
-	f := workflow.ExecuteChildWorkflow(cctx, DeliveryWorkflow, DeliveryInput{Event: e})
+	f := workflow.ExecuteChildWorkflow(cctx, DeliveryWorkflow, DeliveryInput{Event: e, Tuning: DefaultTuning()})
 	var exec workflow.Execution
 	err := f.GetChildWorkflowExecution().Get(ctx, &exec)
 	var already *temporal.ChildWorkflowExecutionAlreadyStartedError

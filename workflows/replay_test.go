@@ -15,7 +15,9 @@ import (
 func TestReplayRecordedHistories(t *testing.T) {
 	files, err := filepath.Glob("testdata/*.json")
 	require.NoError(t, err)
-	for _, want := range []string{"poll_idle.json", "poll_with_events.json", "delivery_429_then_success.json", "delivery_403_removed.json"} {
+	for _, want := range []string{"poll_idle.json", "poll_with_events.json", "delivery_429_then_success.json", "delivery_403_removed.json",
+		// Recorded before the pending subscribers moved to MongoDB (bounded-state).
+		"delivery_429_then_success_before_bounded_state.json", "delivery_403_removed_before_bounded_state.json"} {
 		require.Contains(t, files, filepath.Join("testdata", want))
 	}
 	for _, f := range files {
@@ -23,6 +25,7 @@ func TestReplayRecordedHistories(t *testing.T) {
 			r := worker.NewWorkflowReplayer()
 			r.RegisterWorkflow(workflows.PollWorkflow)
 			r.RegisterWorkflow(workflows.DeliveryWorkflow)
+			r.RegisterWorkflow(workflows.MaintenanceWorkflow)
 			require.NoError(t, r.ReplayWorkflowHistoryFromJSONFile(nil, f))
 		})
 	}

@@ -100,6 +100,8 @@ type Telegram struct {
 	hang              time.Duration
 	edits             []Edit
 	kb                *keyboardState
+	answerDelay       time.Duration
+	outage            *APIError
 }
 
 // RealLimits makes the fake enforce Telegram's documented limits for one
@@ -152,6 +154,23 @@ func (t *Telegram) FailChat(chatID int64, f func(attempt int) *APIError) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.failures[chatID] = f
+}
+
+// Outage makes every sendMessage fail with e, for every chat, until
+// called with nil.
+func (t *Telegram) Outage(e *APIError) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.outage = e
+}
+
+// AnswerDelay makes every sendMessage accept the message at once and
+// answer d later (0 to stop): a client that gives up meanwhile does not
+// know the message was sent.
+func (t *Telegram) AnswerDelay(d time.Duration) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.answerDelay = d
 }
 
 // Hang makes every sendMessage wait d before answering (0 to stop).
@@ -208,7 +227,7 @@ func (t *Telegram) serve(w http.ResponseWriter, r *http.Request) {
 	t.mu.Lock()
 	t.calls[method]++
 	h := t.handlers[method]
-	hang := t.hang
+	hang, answerDelay := t.hang, t.answerDelay
 	t.mu.Unlock()
 
 	var res any
@@ -223,6 +242,13 @@ func (t *Telegram) serve(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		res, apiErr = t.sendMessage(p)
+		if answerDelay > 0 {
+			select {
+			case <-time.After(answerDelay):
+			case <-r.Context().Done():
+				return
+			}
+		}
 	case h != nil:
 		res, apiErr = h(p)
 	default:
@@ -252,6 +278,9 @@ func (t *Telegram) sendMessage(p Params) (any, *APIError) {
 	now := time.Now()
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if t.outage != nil {
+		return nil, t.outage
+	}
 	if f := t.failures[chatID]; f != nil {
 		t.attempts[chatID]++
 		if e := f(t.attempts[chatID]); e != nil {

@@ -46,12 +46,10 @@ func (s *Store) SaveBaseline(ctx context.Context, cp *event.Checkpoint) error {
 	sort.Strings(ids)
 	for _, id := range ids {
 		m := cp.Components[id]
-		hist = append(hist, HistoryEntry{ComponentID: id, Status: m.Status, At: m.UpdatedAt})
+		hist = append(hist, newHistoryEntry(id, m.Status, m.UpdatedAt))
 	}
-	if len(hist) > 0 {
-		if _, err := s.db.Collection(colHistory).InsertMany(ctx, hist); err != nil {
-			return fmt.Errorf("mongodb: record baseline history: %w", err)
-		}
+	if err := s.recordHistory(ctx, hist); err != nil {
+		return err
 	}
 	// The checkpoint last: if this fails, the next poll makes the baseline again.
 	_, err := s.db.Collection(colCheckpoints).ReplaceOne(ctx, bson.D{{Key: "_id", Value: checkpointID}}, cp, options.Replace().SetUpsert(true))
@@ -85,8 +83,8 @@ func (s *Store) LatestSnapshot(ctx context.Context) (*Snapshot, error) {
 }
 
 // CommitEvents records handed-over events in the checkpoint (one update),
-// appends component changes to the history (one insert) and prunes marks of
-// incidents that left the feed and ledger entries past retention.
+// appends component changes to the history (one idempotent insert) and
+// prunes marks of incidents that left the feed.
 func (s *Store) CommitEvents(ctx context.Context, evs []event.Event, prune []string, now time.Time) error {
 	set := bson.D{}
 	unset := bson.D{}
@@ -103,7 +101,7 @@ func (s *Store) CommitEvents(ctx context.Context, evs []event.Event, prune []str
 			if e.Notify {
 				set = append(set, bson.E{Key: "components." + e.ComponentID + ".last_event", Value: e.Key})
 			}
-			hist = append(hist, HistoryEntry{ComponentID: e.ComponentID, Status: e.NewStatus, At: e.StatusSince})
+			hist = append(hist, newHistoryEntry(e.ComponentID, e.NewStatus, e.StatusSince))
 			continue
 		}
 		set = append(set,
@@ -127,21 +125,20 @@ func (s *Store) CommitEvents(ctx context.Context, evs []event.Event, prune []str
 			return fmt.Errorf("mongodb: commit checkpoint: %w", err)
 		}
 	}
-	if len(hist) > 0 {
-		if _, err := s.db.Collection(colHistory).InsertMany(ctx, hist); err != nil {
-			return fmt.Errorf("mongodb: record component history: %w", err)
-		}
-		if _, err := s.db.Collection(colHistory).DeleteMany(ctx, bson.D{{Key: "at", Value: bson.D{{Key: "$lt", Value: now.Add(-HistoryRetention)}}}}); err != nil {
-			return fmt.Errorf("mongodb: prune component history: %w", err)
-		}
+	// Pruning is MaintenanceWorkflow's, in bounded batches: a commit stays
+	// one update and one insert however much expired meanwhile.
+	return s.recordHistory(ctx, hist)
+}
+
+// recordHistory inserts component changes; each has an ID derived from its
+// content, so a retried commit or baseline inserts nothing twice.
+func (s *Store) recordHistory(ctx context.Context, hist []any) error {
+	if len(hist) == 0 {
+		return nil
 	}
-	if len(evs) > 0 {
-		old := bson.D{{Key: "at", Value: bson.D{{Key: "$lt", Value: now.Add(-LedgerRetention)}}}}
-		for _, col := range []string{colDeliveries, colMessages} {
-			if _, err := s.db.Collection(col).DeleteMany(ctx, old); err != nil {
-				return fmt.Errorf("mongodb: prune %s: %w", col, err)
-			}
-		}
+	_, err := s.db.Collection(colHistory).InsertMany(ctx, hist, options.InsertMany().SetOrdered(false))
+	if err != nil && !onlyDuplicates(err) {
+		return fmt.Errorf("mongodb: record component history: %w", err)
 	}
 	return nil
 }
@@ -176,9 +173,15 @@ func (s *Store) SaveIntent(ctx context.Context, evs []event.Event) error {
 
 // HistoryEntry is one component status change.
 type HistoryEntry struct {
+	// ID is component|status|time: the same change is recorded once.
+	ID          string    `bson:"_id,omitempty"`
 	ComponentID string    `bson:"component_id"`
 	Status      string    `bson:"status"`
 	At          time.Time `bson:"at"`
+}
+
+func newHistoryEntry(componentID, status string, at time.Time) HistoryEntry {
+	return HistoryEntry{ID: componentID + "|" + status + "|" + at.UTC().Format(time.RFC3339Nano), ComponentID: componentID, Status: status, At: at}
 }
 
 // ComponentHistory returns the recorded statuses (the baseline's, then every

@@ -28,6 +28,8 @@ const (
 	colHistory       = "component_history"
 	colBotState      = "bot_state"
 	colMessages      = "messages"
+	colRetries       = "delivery_retries"
+	colMigrations    = "chat_migrations"
 
 	checkpointID = "page"
 	snapshotID   = "latest"
@@ -99,9 +101,18 @@ func (s *Store) ensureIndexes(ctx context.Context) error {
 		},
 		colSubscriptions: {
 			{Keys: bson.D{{Key: "chat_id", Value: 1}}},
+			{Keys: bson.D{{Key: "migrated_from", Value: 1}}},
+		},
+		colRetries: {
+			{Keys: bson.D{{Key: "event", Value: 1}, {Key: "next_at", Value: 1}}},
+			{Keys: bson.D{{Key: "order_key", Value: 1}, {Key: "sub", Value: 1}}},
+			{Keys: bson.D{{Key: "at", Value: 1}}},
+		},
+		colMigrations: {
+			{Keys: bson.D{{Key: "at", Value: 1}}},
 		},
 	}
-	for _, name := range []string{colDeliveries, colHistory, colSubscriptions} {
+	for _, name := range []string{colDeliveries, colHistory, colSubscriptions, colRetries, colMigrations} {
 		iv := s.db.Collection(name).Indexes()
 		specs, err := iv.ListSpecifications(ctx)
 		if err != nil {

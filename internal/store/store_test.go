@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -67,4 +68,49 @@ func TestLedgerIsIdempotent(t *testing.T) {
 	got, err = st.Delivered(ctx, "e2", []string{"a"})
 	require.NoError(t, err)
 	require.Empty(t, got)
+}
+
+// Expired rows go in bounded batches, whatever their number; the rest stays.
+func TestPruneInBoundedBatches(t *testing.T) {
+	st := testenv.Store(t)
+	ctx := context.Background()
+	now := time.Now()
+	old := now.Add(-store.LedgerRetention - time.Hour)
+	var keys []string
+	for i := 0; i < 25; i++ {
+		keys = append(keys, fmt.Sprint(i))
+	}
+	require.NoError(t, st.RecordDelivered(ctx, "old-event", keys, old))
+	require.NoError(t, st.RecordDelivered(ctx, "new-event", keys[:3], now))
+	batches := 0
+	for {
+		n, more, err := st.PruneBatch(ctx, now, 10)
+		require.NoError(t, err)
+		require.LessOrEqual(t, n, int64(10*5), "at most a batch per collection")
+		batches++
+		if !more {
+			break
+		}
+	}
+	require.Equal(t, 3, batches, "10 + 10 + 5")
+	got, err := st.Delivered(ctx, "old-event", keys)
+	require.NoError(t, err)
+	require.Empty(t, got)
+	got, err = st.Delivered(ctx, "new-event", keys)
+	require.NoError(t, err)
+	require.Len(t, got, 3)
+}
+
+// A commit retried after its history insert succeeded records each change once.
+func TestCommitHistoryInsertIsIdempotent(t *testing.T) {
+	st := testenv.Store(t)
+	ctx := context.Background()
+	now := time.Date(2026, 3, 8, 9, 0, 0, 0, time.UTC)
+	evs := []event.Event{{Key: "component:api:major_outage:t1", Kind: event.KindComponent, ComponentID: "api", NewStatus: "major_outage", StatusSince: now, Notify: true}}
+	for i := 0; i < 3; i++ {
+		require.NoError(t, st.CommitEvents(ctx, evs, nil, now))
+	}
+	hist, err := st.ComponentHistory(ctx, now.Add(-time.Hour))
+	require.NoError(t, err)
+	require.Len(t, hist, 1)
 }

@@ -22,6 +22,10 @@ type Subscriber struct {
 	Components []string     `bson:"components" json:"components"`
 	CreatedAt  time.Time    `bson:"created_at" json:"created_at"`
 	Settings   Settings     `bson:"settings,omitempty" json:"settings,omitempty"`
+	// MigratedFrom is the key this subscription had before its group became
+	// a supergroup, at MigratedAt.
+	MigratedFrom string    `bson:"migrated_from,omitempty" json:"migrated_from,omitempty"`
+	MigratedAt   time.Time `bson:"migrated_at,omitempty" json:"migrated_at,omitempty"`
 }
 
 // ErrNotSubscribed is returned when a chat has no subscription.
@@ -144,30 +148,114 @@ func (s *Store) updateSub(ctx context.Context, key string, upd bson.D) error {
 
 // MigrateChat moves every subscription of a group to its new supergroup ID,
 // keeping settings. A subscription already present at the new ID wins.
-// It returns the new key of the subscription that had oldKey.
 func (s *Store) MigrateChat(ctx context.Context, oldChatID, newChatID int64) error {
+	_, err := s.MigrateChatAt(ctx, oldChatID, newChatID, time.Now())
+	return err
+}
+
+// Migration records that the subscription at OldKey moved to NewKey: a
+// delivery paging subscribers by key finds it at the old position.
+type Migration struct {
+	OldKey string    `bson:"_id"`
+	NewKey string    `bson:"new_key"`
+	At     time.Time `bson:"at"`
+}
+
+// MigrateChatAt is MigrateChat at a given time. It reports the new keys
+// that were subscribed on their own before (not by an earlier migration of
+// this group): those get their notifications through their own
+// subscription.
+func (s *Store) MigrateChatAt(ctx context.Context, oldChatID, newChatID int64, now time.Time) (independent map[string]bool, err error) {
 	cur, err := s.subs().Find(ctx, bson.D{{Key: "chat_id", Value: oldChatID}})
 	if err != nil {
-		return fmt.Errorf("mongodb: migrate chat: %w", err)
+		return nil, fmt.Errorf("mongodb: migrate chat: %w", err)
 	}
 	var olds []Subscriber
 	if err := cur.All(ctx, &olds); err != nil {
-		return fmt.Errorf("mongodb: migrate chat: %w", err)
+		return nil, fmt.Errorf("mongodb: migrate chat: %w", err)
 	}
+	independent = map[string]bool{}
 	for _, o := range olds {
 		n := o
 		n.ChatID = newChatID
 		n.Key = SubscriberKey(newChatID, o.ThreadID)
-		// Insert first, then delete: a crash in between leaves a duplicate
-		// subscription at most, never a lost one.
-		if _, err := s.subs().InsertOne(ctx, n); err != nil && !mongo.IsDuplicateKeyError(err) {
-			return fmt.Errorf("mongodb: migrate chat: %w", err)
+		n.MigratedFrom, n.MigratedAt = o.Key, now
+		// Insert first, then record the move, then delete: a crash in
+		// between leaves a duplicate subscription at most, never a lost one
+		// (deliveries skip the old one once the new one exists).
+		if _, err := s.subs().InsertOne(ctx, n); err != nil {
+			if !mongo.IsDuplicateKeyError(err) {
+				return nil, fmt.Errorf("mongodb: migrate chat: %w", err)
+			}
+			have, err := s.Subscription(ctx, n.Key)
+			if err != nil && !errors.Is(err, ErrNotSubscribed) {
+				return nil, err
+			}
+			if have != nil && have.MigratedFrom != o.Key {
+				independent[n.Key] = true
+			}
+		}
+		m := Migration{OldKey: o.Key, NewKey: n.Key, At: now}
+		if _, err := s.db.Collection(colMigrations).ReplaceOne(ctx, bson.D{{Key: "_id", Value: o.Key}}, m, options.Replace().SetUpsert(true)); err != nil {
+			return nil, fmt.Errorf("mongodb: migrate chat: %w", err)
 		}
 		if _, err := s.subs().DeleteOne(ctx, bson.D{{Key: "_id", Value: o.Key}}); err != nil {
-			return fmt.Errorf("mongodb: migrate chat: %w", err)
+			return nil, fmt.Errorf("mongodb: migrate chat: %w", err)
 		}
 	}
-	return nil
+	return independent, nil
+}
+
+// MigrationsBetween returns the moves recorded after since whose old key
+// lies in (after, upTo] ("" upTo: no upper bound).
+func (s *Store) MigrationsBetween(ctx context.Context, after, upTo string, since time.Time) ([]Migration, error) {
+	rng := bson.D{{Key: "$gt", Value: after}}
+	if upTo != "" {
+		rng = append(rng, bson.E{Key: "$lte", Value: upTo})
+	}
+	cur, err := s.db.Collection(colMigrations).Find(ctx, bson.D{{Key: "_id", Value: rng}, {Key: "at", Value: bson.D{{Key: "$gt", Value: since}}}})
+	if err != nil {
+		return nil, fmt.Errorf("mongodb: read migrations: %w", err)
+	}
+	var out []Migration
+	if err := cur.All(ctx, &out); err != nil {
+		return nil, fmt.Errorf("mongodb: read migrations: %w", err)
+	}
+	return out, nil
+}
+
+// MigrationOf returns where the subscription at oldKey moved, or nil.
+func (s *Store) MigrationOf(ctx context.Context, oldKey string) (*Migration, error) {
+	var m Migration
+	err := s.db.Collection(colMigrations).FindOne(ctx, bson.D{{Key: "_id", Value: oldKey}}).Decode(&m)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("mongodb: read migration: %w", err)
+	}
+	return &m, nil
+}
+
+// MigratedTwins returns the subscriptions that were migrated from any of
+// the keys, by old key.
+func (s *Store) MigratedTwins(ctx context.Context, oldKeys []string) (map[string]Subscriber, error) {
+	out := map[string]Subscriber{}
+	if len(oldKeys) == 0 {
+		return out, nil
+	}
+	cur, err := s.subs().Find(ctx, bson.D{{Key: "migrated_from", Value: bson.D{{Key: "$in", Value: oldKeys}}}})
+	if err != nil {
+		return nil, fmt.Errorf("mongodb: read migrated subscriptions: %w", err)
+	}
+	var subs []Subscriber
+	if err := cur.All(ctx, &subs); err != nil {
+		return nil, fmt.Errorf("mongodb: read migrated subscriptions: %w", err)
+	}
+	for _, sub := range subs {
+		out[sub.MigratedFrom] = sub
+	}
+	return out, nil
 }
 
 // RemapComponentFilters replaces component IDs in subscribers' filters

@@ -1,0 +1,330 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/activity"
+
+	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/internal/notice"
+	"github.com/openai-status-bot/statusbot/internal/store"
+)
+
+// DeliveryWorkflowID is derived from the event alone: a second poll of the
+// same event finds the delivery already started. No chat IDs in it.
+func DeliveryWorkflowID(eventKey string) string { return "delivery/" + eventKey }
+
+// holdBlocked finds, among the recipients, those an earlier unfinished
+// update of the same incident or component still has to reach, and saves
+// them as retries that wait (re-checked after recheck).
+func (a *Activities) holdBlocked(ctx context.Context, e event.Event, rs []Recipient, recheck time.Duration) (map[string]bool, error) {
+	keys := make([]string, len(rs))
+	for i, r := range rs {
+		keys[i] = r.Key
+	}
+	blocked, err := a.blockers(ctx, e, keys)
+	if err != nil || len(blocked) == 0 {
+		return blocked, err
+	}
+	now := a.now()
+	var docs []store.Retry
+	for _, r := range rs {
+		if blocked[r.Key] {
+			docs = append(docs, store.Retry{Event: e.Key, OrderKey: e.OrderKey, EventAt: e.At, Sub: r.Key, ChatID: r.ChatID,
+				ThreadID: r.ThreadID, Blocked: true, NextAt: now.Add(recheck), At: now})
+		}
+	}
+	return blocked, a.Store.SaveRetries(ctx, docs)
+}
+
+// blockers returns the subscribers among keys that an earlier update of
+// the same order key, whose delivery still runs, has not reached yet. A
+// delivery given up drops its retries; one terminated leaves them, so the
+// delivery's state is asked too.
+func (a *Activities) blockers(ctx context.Context, e event.Event, keys []string) (map[string]bool, error) {
+	out := map[string]bool{}
+	if e.OrderKey == "" || len(keys) == 0 {
+		return out, nil
+	}
+	earlier, err := a.Store.EarlierRetries(ctx, e.OrderKey, e.Key, e.At, keys)
+	if err != nil {
+		return nil, err
+	}
+	running := map[string]bool{}
+	for _, r := range earlier {
+		ok, seen := running[r.Event]
+		if !seen {
+			if ok, err = a.deliveryRunning(ctx, r.Event); err != nil {
+				return nil, err
+			}
+			running[r.Event] = ok
+		}
+		if ok {
+			out[r.Sub] = true
+		}
+	}
+	return out, nil
+}
+
+func (a *Activities) deliveryRunning(ctx context.Context, eventKey string) (bool, error) {
+	desc, err := a.Temporal.DescribeWorkflow(ctx, DeliveryWorkflowID(eventKey), "")
+	var nf *serviceerror.NotFound
+	if errors.As(err, &nf) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return desc.RawResponse.GetWorkflowExecutionInfo().GetCloseTime() == nil, nil
+}
+
+// RetryPageInput asks for the next page of retries due.
+type RetryPageInput struct {
+	Event   event.Event   `json:"event"`
+	Cursor  string        `json:"cursor,omitempty"`
+	Limit   int           `json:"limit"`
+	DueBy   time.Time     `json:"due_by"`
+	Recheck time.Duration `json:"recheck,omitempty"`
+}
+
+// RetryPage is one page of retries to send now.
+type RetryPage struct {
+	Retries []Retry `json:"retries,omitempty"`
+	// Unsubscribed left (or changed filters) since their last try: dropped.
+	Unsubscribed int `json:"unsubscribed,omitempty"`
+	// Blocked wait for an earlier update still: put off by Recheck.
+	Blocked int    `json:"blocked,omitempty"`
+	Next    string `json:"next,omitempty"`
+}
+
+// Retries reads a page of the event's retries due by DueBy, drops those
+// whose subscription is gone or no longer wants the event, follows groups
+// that moved to a supergroup, and puts off those an earlier update has not
+// reached yet.
+func (a *Activities) Retries(ctx context.Context, in RetryPageInput) (*RetryPage, error) {
+	due, next, err := a.Store.DueRetries(ctx, in.Event.Key, in.Cursor, in.DueBy, in.Limit)
+	if err != nil {
+		return nil, err
+	}
+	out := &RetryPage{Next: next}
+	keys := make([]string, len(due))
+	for i, r := range due {
+		keys[i] = r.Sub
+	}
+	subs, err := a.Store.Subscriptions(ctx, keys)
+	if err != nil {
+		return nil, err
+	}
+	have := map[string]store.Subscriber{}
+	for _, s := range subs {
+		have[s.Key] = s
+	}
+	var gone []string
+	var live []store.Retry
+	silent := map[string]bool{}
+	for _, r := range due {
+		s, ok := have[r.Sub]
+		if !ok {
+			moved, err := a.follow(ctx, in.Event, r)
+			if err != nil {
+				return nil, err
+			}
+			if moved == nil {
+				gone = append(gone, r.Sub)
+				continue
+			}
+			r, s = moved.retry, moved.sub
+		}
+		if !in.Event.Accepts(s.Kinds, s.Components) || !notice.Wants(s.Settings, in.Event) {
+			gone = append(gone, r.Sub)
+			continue
+		}
+		live = append(live, r)
+		silent[r.Sub] = notice.Silent(s.Settings, in.Event, a.now())
+	}
+	if _, err := a.Store.DeleteRetries(ctx, in.Event.Key, gone); err != nil {
+		return nil, err
+	}
+	out.Unsubscribed = len(gone)
+	liveKeys := make([]string, len(live))
+	for i, r := range live {
+		liveKeys[i] = r.Sub
+	}
+	blocked, err := a.blockers(ctx, in.Event, liveKeys)
+	if err != nil {
+		return nil, err
+	}
+	var held []string
+	for _, r := range live {
+		if blocked[r.Sub] {
+			held = append(held, r.Sub)
+			continue
+		}
+		// The send needs the recipient and the burst count: the error text
+		// stays in MongoDB (a page of them would be 100+ KB of history).
+		out.Retries = append(out.Retries, Retry{Recipient: Recipient{Key: r.Sub, ChatID: r.ChatID, ThreadID: r.ThreadID, Silent: silent[r.Sub]}, Bursts: r.Bursts})
+	}
+	out.Blocked = len(held)
+	if err := a.Store.PutOffRetries(ctx, in.Event.Key, held, a.now().Add(in.Recheck)); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+type movedRetry struct {
+	retry store.Retry
+	sub   store.Subscriber
+}
+
+// follow re-keys the retry of a group that became a supergroup since its
+// last try (the retry moves to the new key); nil when there is nothing to
+// follow or the new key has a retry of its own already.
+func (a *Activities) follow(ctx context.Context, e event.Event, r store.Retry) (*movedRetry, error) {
+	m, err := a.Store.MigrationOf(ctx, r.Sub)
+	if err != nil || m == nil {
+		return nil, err
+	}
+	sub, err := a.Store.Subscription(ctx, m.NewKey)
+	if errors.Is(err, store.ErrNotSubscribed) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if own, err := a.Store.Retry(ctx, e.Key, m.NewKey); err != nil || own != nil {
+		return nil, err
+	}
+	delivered, err := a.Store.Delivered(ctx, e.Key, []string{m.NewKey})
+	if err != nil || delivered[m.NewKey] {
+		return nil, err
+	}
+	n := r
+	n.Sub, n.ChatID, n.ThreadID = sub.Key, sub.ChatID, sub.ThreadID
+	if err := a.Store.SaveRetries(ctx, []store.Retry{n}); err != nil {
+		return nil, err
+	}
+	if _, err := a.Store.DeleteRetries(ctx, e.Key, []string{r.Sub}); err != nil {
+		return nil, err
+	}
+	return &movedRetry{retry: n, sub: *sub}, nil
+}
+
+// PendingSummary is what a delivery shows of its pending subscribers.
+type PendingSummary struct {
+	Count  int       `json:"count"`
+	NextAt time.Time `json:"next_at,omitempty"`
+	// Worst is the subscriber with the most failed bursts.
+	WorstKey     string `json:"worst_key,omitempty"`
+	WorstBursts  int    `json:"worst_bursts,omitempty"`
+	WorstError   string `json:"worst_error,omitempty"`
+	WorstBlocked bool   `json:"worst_blocked,omitempty"`
+	// Sample is a few pending keys, due first first.
+	Sample []string `json:"sample,omitempty"`
+}
+
+// SummarizePending counts the event's retries and finds the next due and
+// the worst off: three round trips.
+func (a *Activities) SummarizePending(ctx context.Context, eventKey string) (*PendingSummary, error) {
+	s, err := a.Store.SummarizeRetries(ctx, eventKey, 10)
+	if err != nil {
+		return nil, err
+	}
+	out := &PendingSummary{Count: int(s.Count), Sample: s.Sample}
+	if s.Next != nil {
+		out.NextAt = s.Next.NextAt
+	}
+	if s.Worst != nil {
+		out.WorstKey, out.WorstBursts, out.WorstError, out.WorstBlocked = s.Worst.Sub, s.Worst.Bursts, s.Worst.Error, s.Worst.Blocked
+	}
+	return out, nil
+}
+
+// DropPending removes every retry of a delivery that gave up, so that later
+// updates do not wait for it; it returns how many there were.
+func (a *Activities) DropPending(ctx context.Context, eventKey string) (int, error) {
+	n, err := a.Store.DropRetries(ctx, eventKey)
+	return int(n), err
+}
+
+// SkipInput names the subscriber an operator skips.
+type SkipInput struct {
+	EventKey string `json:"event_key"`
+	Key      string `json:"key"`
+}
+
+// SkipOutcome says where the skipped subscriber stood.
+type SkipOutcome struct {
+	// Delivered: the ledger has it; nothing to skip.
+	Delivered bool `json:"delivered,omitempty"`
+	// WasPending: its retry was removed.
+	WasPending bool   `json:"was_pending,omitempty"`
+	Bursts     int    `json:"bursts,omitempty"`
+	LastError  string `json:"last_error,omitempty"`
+	// Subscribed: a subscription has the key (it may not be read yet).
+	Subscribed bool `json:"subscribed,omitempty"`
+}
+
+// SkipSubscriber removes the subscriber's retry of the event, if any, and
+// says where it stood.
+func (a *Activities) SkipSubscriber(ctx context.Context, in SkipInput) (*SkipOutcome, error) {
+	done, err := a.Store.Delivered(ctx, in.EventKey, []string{in.Key})
+	if err != nil {
+		return nil, err
+	}
+	if done[in.Key] {
+		return &SkipOutcome{Delivered: true}, nil
+	}
+	out := &SkipOutcome{}
+	r, err := a.Store.Retry(ctx, in.EventKey, in.Key)
+	if err != nil {
+		return nil, err
+	}
+	if r != nil {
+		if _, err := a.Store.DeleteRetries(ctx, in.EventKey, []string{in.Key}); err != nil {
+			return nil, err
+		}
+		out.WasPending, out.Bursts, out.LastError = true, r.Bursts, r.Error
+	}
+	_, err = a.Store.Subscription(ctx, in.Key)
+	switch {
+	case err == nil:
+		out.Subscribed = true
+	case !errors.Is(err, store.ErrNotSubscribed):
+		return nil, err
+	}
+	return out, nil
+}
+
+// PruneInput bounds one pruning activity.
+type PruneInput struct {
+	// Batch is the most documents deleted per collection and round trip.
+	Batch int `json:"batch"`
+	// Budget is how long the activity keeps pruning before it returns.
+	Budget time.Duration `json:"budget"`
+}
+
+// PruneResult says how much was deleted and whether more is left.
+type PruneResult struct {
+	Deleted int64 `json:"deleted"`
+	More    bool  `json:"more"`
+}
+
+// PruneExpired deletes ledger entries, messages, retries, moves and
+// component history past retention, in batches, for at most Budget.
+func (a *Activities) PruneExpired(ctx context.Context, in PruneInput) (*PruneResult, error) {
+	out := &PruneResult{More: true}
+	deadline := time.Now().Add(in.Budget)
+	for out.More && time.Now().Before(deadline) {
+		n, more, err := a.Store.PruneBatch(ctx, a.now(), in.Batch)
+		if err != nil {
+			return nil, err
+		}
+		out.Deleted += n
+		out.More = more
+		activity.RecordHeartbeat(ctx, out.Deleted)
+	}
+	return out, nil
+}
