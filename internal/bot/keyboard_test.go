@@ -247,6 +247,11 @@ func TestSettingsKeyboardStale(t *testing.T) {
 	if len(h.subscription("43").Components) != 0 || h.subscription("43").Settings != (store.Settings{Mode: store.ModeCards}) {
 		t.Fatalf("bad data changed something: %+v", h.subscription("43"))
 	}
+	old := m
+	old.At = time.Now().Add(-keyboardMaxAge - time.Hour)
+	if a, _ := h.tap(old, pt, chat, button(t, m, "Back").CallbackData); a.Text != ansTooOld {
+		t.Fatalf("a keyboard from days ago: %+v", a)
+	}
 	h.tg.DeleteMessage(chat, m.ID)
 	a, _ = h.tap(m, pt, chat, button(t, m, "Back").CallbackData)
 	if !strings.Contains(a.Text, "/settings") {
