@@ -23,7 +23,7 @@ type SettingsRequest struct {
 	Err string
 }
 
-// settingNames are the typed settings, for the usage text.
+// settingsUsage lists the typed settings.
 const settingsUsage = "<b>Typed settings</b>\n" +
 	"/settings types incident component maintenance|all\n" +
 	"/settings severity all|outage|outage-silent\n" +
@@ -74,7 +74,7 @@ func ParseSettings(args string) SettingsRequest {
 			c, err := store.SetQuietHours("", "")
 			return ok(c, err, "no quiet hours")
 		}
-		a, b, found := strings.Cut(strings.ReplaceAll(value, " ", ""), "-")
+		a, b, found := strings.Cut(strings.NewReplacer(" ", "", "–", "-", "—", "-").Replace(value), "-")
 		if !found {
 			return fail("Quiet hours are written like 22:00-07:00, or off.")
 		}
