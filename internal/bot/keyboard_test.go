@@ -371,6 +371,7 @@ func TestCallbackDataWithin64Bytes(t *testing.T) {
 		{Key: "2", Components: all},
 	}
 	seen := map[int]bool{}
+	longest, buttons := 0, 0
 	for _, sub := range subs {
 		k := newKB(sub, idx)
 		screens := []screen{k.main(), k.kinds(), k.severity(), k.quiet(), k.zones(), k.delivery()}
@@ -386,6 +387,8 @@ func TestCallbackDataWithin64Bytes(t *testing.T) {
 			checkHTML(t, s.text)
 			for _, row := range s.rows {
 				for _, b := range row {
+					buttons++
+					longest = max(longest, len(b.CallbackData))
 					if len(b.CallbackData) > maxCallbackData {
 						t.Fatalf("%d bytes: %q", len(b.CallbackData), b.CallbackData)
 					}
@@ -411,6 +414,7 @@ func TestCallbackDataWithin64Bytes(t *testing.T) {
 			}
 		}
 	}
+	t.Logf("%d buttons, longest callback_data %d bytes", buttons, longest)
 	if len(seen) != 34 {
 		t.Fatalf("%d of 34 components reachable", len(seen))
 	}
