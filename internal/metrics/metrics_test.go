@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -81,10 +83,22 @@ func TestWatchedGaugesKeepLastValueOnError(t *testing.T) {
 	require.Contains(t, body, "statusbot_oldest_backing_off_delivery_start_timestamp_seconds 1.7e+09")
 
 	// Watching anew drops the cache, as a new lookup after 15s would.
+	before := lookupErrors(body)
 	metrics.WatchLastPoll(func(context.Context) (time.Time, error) { return time.Time{}, errors.New("mongodb down") })
 	body = scrape(t)
 	require.Contains(t, body, "statusbot_last_successful_poll_timestamp_seconds 1.7e+09")
-	require.Contains(t, body, `statusbot_metrics_lookup_errors_total{lookup="last_poll"} 1`)
+	require.Equal(t, before+1, lookupErrors(body), "one failed lookup counted")
+}
+
+// lookupErrors reads the last_poll lookup error counter (0 when absent):
+// the registry is global, so tests compare counts, not absolute values.
+func lookupErrors(body string) int {
+	m := regexp.MustCompile(`statusbot_metrics_lookup_errors_total\{lookup="last_poll"\} (\d+)`).FindStringSubmatch(body)
+	if m == nil {
+		return 0
+	}
+	n, _ := strconv.Atoi(m[1])
+	return n
 }
 
 func TestServerServesMetricsOnly(t *testing.T) {
