@@ -312,6 +312,21 @@ func (h *handler) subscription(ctx context.Context, r *request) (*store.Subscrib
 	return sub, err
 }
 
+// subscribed reads this chat's subscription; when there is none, or the
+// store fails, it has already answered and reports false.
+func (h *handler) subscribed(ctx context.Context, r *request) (*store.Subscriber, bool) {
+	sub, err := h.subscription(ctx, r)
+	if err != nil {
+		h.storeFailed(ctx, r, err)
+		return nil, false
+	}
+	if sub == nil {
+		h.reply(ctx, r, notSubscribedReply(r.topic(), r.channel))
+		return nil, false
+	}
+	return sub, true
+}
+
 // names maps component IDs to names for showing a filter; nil when the
 // filter is empty or the page is unavailable (IDs are shown then).
 func (h *handler) names(ctx context.Context, sub *store.Subscriber) map[string]string {
@@ -358,13 +373,8 @@ func (h *handler) cmdSubscribe(ctx context.Context, r *request) {
 	// Component filter: the subscription is read to resolve what the
 	// user names; the change itself is one atomic update, so a change
 	// made meanwhile (elsewhere) is not lost.
-	sub, err := h.subscription(ctx, r)
-	if err != nil {
-		h.storeFailed(ctx, r, err)
-		return
-	}
-	if sub == nil {
-		h.reply(ctx, r, notSubscribedReply(r.topic(), r.channel))
+	sub, ok := h.subscribed(ctx, r)
+	if !ok {
 		return
 	}
 	switch req.Op {

@@ -172,19 +172,15 @@ func (h *handler) cmdSettings(ctx context.Context, r *request) {
 	if !h.allowed(ctx, r) {
 		return
 	}
-	sub, err := h.subscription(ctx, r)
-	if err != nil {
-		h.storeFailed(ctx, r, err)
-		return
-	}
-	if sub == nil {
-		h.reply(ctx, r, notSubscribedReply(r.topic(), r.channel))
+	sub, ok := h.subscribed(ctx, r)
+	if !ok {
 		return
 	}
 	if req.Show {
 		h.openKeyboard(ctx, r, sub)
 		return
 	}
+	var err error
 	if req.Kinds != nil {
 		err = h.st.SetKinds(ctx, r.key(), req.Kinds)
 	} else {

@@ -11,7 +11,6 @@ package health
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -19,6 +18,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/openai-status-bot/statusbot/internal/httpserve"
 )
 
 // Check returns nil when healthy; its error text is shown, so it must hold
@@ -121,17 +122,7 @@ func (s *Server) Run(ctx context.Context) error {
 	s.mu.Lock()
 	s.ln = ln
 	s.mu.Unlock()
-	srv := &http.Server{Handler: s, ReadHeaderTimeout: 5 * time.Second}
-	go func() {
-		<-ctx.Done()
-		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(sctx)
-	}()
-	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
+	return httpserve.Serve(ctx, ln, s)
 }
 
 // Addr is the bound address once Run listens (useful with port 0).

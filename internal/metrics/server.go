@@ -2,14 +2,14 @@ package metrics
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"sync"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/openai-status-bot/statusbot/internal/httpserve"
 )
 
 // Server serves GET /metrics on METRICS_ADDR.
@@ -43,17 +43,7 @@ func (s *Server) Run(ctx context.Context) error {
 	s.mu.Lock()
 	s.ln = ln
 	s.mu.Unlock()
-	srv := &http.Server{Handler: Handler(), ReadHeaderTimeout: 5 * time.Second}
-	go func() {
-		<-ctx.Done()
-		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(sctx)
-	}()
-	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
+	return httpserve.Serve(ctx, ln, Handler())
 }
 
 // Addr is the bound address once Run listens (useful with port 0).
