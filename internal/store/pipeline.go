@@ -187,14 +187,10 @@ func newHistoryEntry(componentID, status string, at time.Time) HistoryEntry {
 // ComponentHistory returns the recorded statuses (the baseline's, then every
 // change) at or after the given time, oldest first.
 func (s *Store) ComponentHistory(ctx context.Context, since time.Time) ([]HistoryEntry, error) {
-	cur, err := s.db.Collection(colHistory).Find(ctx, bson.D{{Key: "at", Value: bson.D{{Key: "$gte", Value: since}}}},
+	out, err := findAll[HistoryEntry](ctx, s.db.Collection(colHistory), "read component history", bson.D{{Key: "at", Value: bson.D{{Key: "$gte", Value: since}}}},
 		options.Find().SetSort(bson.D{{Key: "at", Value: 1}}))
 	if err != nil {
-		return nil, fmt.Errorf("mongodb: read component history: %w", err)
-	}
-	var out []HistoryEntry
-	if err := cur.All(ctx, &out); err != nil {
-		return nil, fmt.Errorf("mongodb: read component history: %w", err)
+		return nil, err
 	}
 	return out, nil
 }

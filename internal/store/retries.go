@@ -85,13 +85,9 @@ func (s *Store) DueRetries(ctx context.Context, eventKey, after string, dueBy ti
 	if after != "" {
 		filter = append(filter, bson.E{Key: "_id", Value: bson.D{{Key: "$gt", Value: after}}})
 	}
-	cur, err := s.retries().Find(ctx, filter, options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}).SetLimit(int64(limit)))
+	out, err := findAll[Retry](ctx, s.retries(), "read retries", filter, options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}).SetLimit(int64(limit)))
 	if err != nil {
-		return nil, "", fmt.Errorf("mongodb: read retries: %w", err)
-	}
-	var out []Retry
-	if err := cur.All(ctx, &out); err != nil {
-		return nil, "", fmt.Errorf("mongodb: read retries: %w", err)
+		return nil, "", err
 	}
 	next := ""
 	if len(out) == limit {
@@ -138,13 +134,9 @@ func (s *Store) SummarizeRetries(ctx context.Context, eventKey string, sample in
 	if n == 0 {
 		return out, nil
 	}
-	cur, err := s.retries().Find(ctx, filter, options.Find().SetSort(bson.D{{Key: "next_at", Value: 1}, {Key: "_id", Value: 1}}).SetLimit(int64(max(sample, 1))))
+	first, err := findAll[Retry](ctx, s.retries(), "read retries", filter, options.Find().SetSort(bson.D{{Key: "next_at", Value: 1}, {Key: "_id", Value: 1}}).SetLimit(int64(max(sample, 1))))
 	if err != nil {
-		return nil, fmt.Errorf("mongodb: read retries: %w", err)
-	}
-	var first []Retry
-	if err := cur.All(ctx, &first); err != nil {
-		return nil, fmt.Errorf("mongodb: read retries: %w", err)
+		return nil, err
 	}
 	for _, r := range first {
 		out.Sample = append(out.Sample, r.Sub)
@@ -169,18 +161,14 @@ func (s *Store) EarlierRetries(ctx context.Context, orderKey, eventKey string, e
 	if len(subs) == 0 || orderKey == "" {
 		return nil, nil
 	}
-	cur, err := s.retries().Find(ctx, bson.D{
+	out, err := findAll[Retry](ctx, s.retries(), "read earlier retries", bson.D{
 		{Key: "order_key", Value: orderKey},
 		{Key: "sub", Value: bson.D{{Key: "$in", Value: subs}}},
 		{Key: "event", Value: bson.D{{Key: "$ne", Value: eventKey}}},
 		{Key: "event_at", Value: bson.D{{Key: "$lt", Value: eventAt}}},
 	}, options.Find().SetProjection(bson.D{{Key: "event", Value: 1}, {Key: "sub", Value: 1}}))
 	if err != nil {
-		return nil, fmt.Errorf("mongodb: read earlier retries: %w", err)
-	}
-	var out []Retry
-	if err := cur.All(ctx, &out); err != nil {
-		return nil, fmt.Errorf("mongodb: read earlier retries: %w", err)
+		return nil, err
 	}
 	return out, nil
 }

@@ -160,3 +160,17 @@ func SubscriberKey(chatID int64, threadID int) string {
 }
 
 func asBulk(err error, target *mongo.BulkWriteException) bool { return errors.As(err, target) }
+
+// findAll runs a find and reads every document; what names the read in
+// the error ("mongodb: <what>: ...").
+func findAll[T any](ctx context.Context, c *mongo.Collection, what string, filter any, opts ...options.Lister[options.FindOptions]) ([]T, error) {
+	cur, err := c.Find(ctx, filter, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("mongodb: %s: %w", what, err)
+	}
+	var out []T
+	if err := cur.All(ctx, &out); err != nil {
+		return nil, fmt.Errorf("mongodb: %s: %w", what, err)
+	}
+	return out, nil
+}

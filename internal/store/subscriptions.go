@@ -40,13 +40,9 @@ func (s *Store) ListSubscribers(ctx context.Context, after string, limit int) ([
 	if after != "" {
 		filter = bson.D{{Key: "_id", Value: bson.D{{Key: "$gt", Value: after}}}}
 	}
-	cur, err := s.subs().Find(ctx, filter, options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}).SetLimit(int64(limit)))
+	out, err := findAll[Subscriber](ctx, s.subs(), "list subscribers", filter, options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}).SetLimit(int64(limit)))
 	if err != nil {
-		return nil, "", fmt.Errorf("mongodb: list subscribers: %w", err)
-	}
-	var out []Subscriber
-	if err := cur.All(ctx, &out); err != nil {
-		return nil, "", fmt.Errorf("mongodb: list subscribers: %w", err)
+		return nil, "", err
 	}
 	next := ""
 	if len(out) == limit {
@@ -110,13 +106,9 @@ func (s *Store) Subscriptions(ctx context.Context, keys []string) ([]Subscriber,
 	if len(keys) == 0 {
 		return nil, nil
 	}
-	cur, err := s.subs().Find(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: keys}}}})
+	out, err := findAll[Subscriber](ctx, s.subs(), "read subscriptions", bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: keys}}}})
 	if err != nil {
-		return nil, fmt.Errorf("mongodb: read subscriptions: %w", err)
-	}
-	var out []Subscriber
-	if err := cur.All(ctx, &out); err != nil {
-		return nil, fmt.Errorf("mongodb: read subscriptions: %w", err)
+		return nil, err
 	}
 	return out, nil
 }
@@ -166,13 +158,9 @@ type Migration struct {
 // this group): those get their notifications through their own
 // subscription.
 func (s *Store) MigrateChatAt(ctx context.Context, oldChatID, newChatID int64, now time.Time) (independent map[string]bool, err error) {
-	cur, err := s.subs().Find(ctx, bson.D{{Key: "chat_id", Value: oldChatID}})
+	olds, err := findAll[Subscriber](ctx, s.subs(), "migrate chat", bson.D{{Key: "chat_id", Value: oldChatID}})
 	if err != nil {
-		return nil, fmt.Errorf("mongodb: migrate chat: %w", err)
-	}
-	var olds []Subscriber
-	if err := cur.All(ctx, &olds); err != nil {
-		return nil, fmt.Errorf("mongodb: migrate chat: %w", err)
+		return nil, err
 	}
 	independent = map[string]bool{}
 	for _, o := range olds {
@@ -213,13 +201,9 @@ func (s *Store) MigrationsBetween(ctx context.Context, after, upTo string, since
 	if upTo != "" {
 		rng = append(rng, bson.E{Key: "$lte", Value: upTo})
 	}
-	cur, err := s.db.Collection(colMigrations).Find(ctx, bson.D{{Key: "_id", Value: rng}, {Key: "at", Value: bson.D{{Key: "$gt", Value: since}}}})
+	out, err := findAll[Migration](ctx, s.db.Collection(colMigrations), "read migrations", bson.D{{Key: "_id", Value: rng}, {Key: "at", Value: bson.D{{Key: "$gt", Value: since}}}})
 	if err != nil {
-		return nil, fmt.Errorf("mongodb: read migrations: %w", err)
-	}
-	var out []Migration
-	if err := cur.All(ctx, &out); err != nil {
-		return nil, fmt.Errorf("mongodb: read migrations: %w", err)
+		return nil, err
 	}
 	return out, nil
 }
@@ -244,13 +228,9 @@ func (s *Store) MigratedTwins(ctx context.Context, oldKeys []string) (map[string
 	if len(oldKeys) == 0 {
 		return out, nil
 	}
-	cur, err := s.subs().Find(ctx, bson.D{{Key: "migrated_from", Value: bson.D{{Key: "$in", Value: oldKeys}}}})
+	subs, err := findAll[Subscriber](ctx, s.subs(), "read migrated subscriptions", bson.D{{Key: "migrated_from", Value: bson.D{{Key: "$in", Value: oldKeys}}}})
 	if err != nil {
-		return nil, fmt.Errorf("mongodb: read migrated subscriptions: %w", err)
-	}
-	var subs []Subscriber
-	if err := cur.All(ctx, &subs); err != nil {
-		return nil, fmt.Errorf("mongodb: read migrated subscriptions: %w", err)
+		return nil, err
 	}
 	for _, sub := range subs {
 		out[sub.MigratedFrom] = sub
@@ -269,14 +249,10 @@ func (s *Store) RemapComponentFilters(ctx context.Context, renames map[string]st
 	for id := range renames {
 		old = append(old, id)
 	}
-	cur, err := s.subs().Find(ctx, bson.D{{Key: "components", Value: bson.D{{Key: "$in", Value: old}}}},
+	subs, err := findAll[Subscriber](ctx, s.subs(), "find component filters", bson.D{{Key: "components", Value: bson.D{{Key: "$in", Value: old}}}},
 		options.Find().SetProjection(bson.D{{Key: "components", Value: 1}}))
 	if err != nil {
-		return 0, fmt.Errorf("mongodb: find component filters: %w", err)
-	}
-	var subs []Subscriber
-	if err := cur.All(ctx, &subs); err != nil {
-		return 0, fmt.Errorf("mongodb: find component filters: %w", err)
+		return 0, err
 	}
 	var models []mongo.WriteModel
 	for _, sub := range subs {
