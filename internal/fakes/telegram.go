@@ -54,6 +54,9 @@ type Message struct {
 	ParseMode string
 	NoPreview bool
 	At        time.Time
+	// ID is the message_id; ReplyTo the message it replies to (0: none).
+	ID      int
+	ReplyTo int
 }
 
 // Params are a request's parameters, whatever the encoding.
@@ -89,6 +92,7 @@ type Telegram struct {
 	hang              time.Duration
 	answerDelay       time.Duration
 	outage            *APIError
+	cardState         *cardState // telegram_cards.go
 }
 
 // RealLimits makes the fake enforce Telegram's documented limits for one
@@ -113,6 +117,7 @@ func NewTelegram(token string) *Telegram {
 	t.handlers["getWebhookInfo"] = func(Params) (any, *APIError) {
 		return map[string]any{"url": "", "has_custom_certificate": false, "pending_update_count": 0}, nil
 	}
+	t.cardHandlers()
 	t.Server = httptest.NewServer(http.HandlerFunc(t.serve))
 	return t
 }
@@ -309,6 +314,7 @@ func (t *Telegram) sendMessage(p Params) (any, *APIError) {
 	noPreview := strings.Contains(p["link_preview_options"], `"is_disabled":true`) || p["disable_web_page_preview"] == "true"
 	t.messages = append(t.messages, Message{ChatID: chatID, ThreadID: thread, Text: p["text"], ParseMode: p["parse_mode"], NoPreview: noPreview, At: now})
 	t.nextMsgID++
+	t.messages[len(t.messages)-1].ID, t.messages[len(t.messages)-1].ReplyTo = t.nextMsgID, replyTo(p)
 	msg := map[string]any{"message_id": t.nextMsgID, "date": now.Unix(), "chat": map[string]any{"id": chatID, "type": "private"}, "text": p["text"]}
 	if thread != 0 {
 		msg["message_thread_id"] = thread

@@ -121,24 +121,36 @@ func NewSender(apiURL, token string, timeout time.Duration) (*Sender, error) {
 
 // Send delivers text to a chat or topic. Failures are *SendError.
 func (s *Sender) Send(ctx context.Context, chatID int64, threadID int, text string) error {
+	_, err := s.SendMessage(ctx, chatID, threadID, text, 0)
+	return err
+}
+
+// SendMessage delivers text to a chat or topic, as a reply to replyTo when
+// it is not 0 (sent all the same when that message is gone), and returns
+// the new message's ID. Failures are *SendError.
+func (s *Sender) SendMessage(ctx context.Context, chatID int64, threadID int, text string, replyTo int) (int, error) {
 	if err := s.waitChatSlot(ctx, chatID); err != nil {
-		return &SendError{Outcome: Transient, Description: err.Error()}
+		return 0, &SendError{Outcome: Transient, Description: err.Error()}
 	}
 	disabled := true
-	_, err := s.bot.SendMessage(ctx, &tgbot.SendMessageParams{
+	params := &tgbot.SendMessageParams{
 		ChatID:             chatID,
 		MessageThreadID:    threadID,
 		Text:               text,
 		ParseMode:          models.ParseModeHTML,
 		LinkPreviewOptions: &models.LinkPreviewOptions{IsDisabled: &disabled},
-	})
+	}
+	if replyTo != 0 {
+		params.ReplyParameters = &models.ReplyParameters{MessageID: replyTo, AllowSendingWithoutReply: true}
+	}
+	msg, err := s.bot.SendMessage(ctx, params)
 	if err != nil {
 		se := Classify(err, s.token)
 		metrics.TelegramSend(string(se.Outcome), se.RetryAfter)
-		return se
+		return 0, se
 	}
 	metrics.TelegramSend("sent", 0)
-	return nil
+	return msg.ID, nil
 }
 
 // waitChatSlot spaces messages to one chat by a second (Telegram's limit).
