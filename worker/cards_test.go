@@ -10,6 +10,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
+	"github.com/openai-status-bot/statusbot/internal/fakes"
 	"github.com/openai-status-bot/statusbot/internal/store"
 	"github.com/openai-status-bot/statusbot/internal/testenv"
 )
@@ -44,9 +45,10 @@ func TestIncidentCards(t *testing.T) {
 	s := testenv.NewStack(t, interval)
 	ctx := context.Background()
 	private, group, topic, noPin := chat{111, 0}, chat{-222, 0}, chat{-100333, 7}, chat{-100666, 0}
-	messages, deleting := chat{444, 0}, chat{555, 0}
+	messages, deleting, migrating := chat{444, 0}, chat{555, 0}, chat{-777, 0}
+	supergroup := chat{-100777, 0}
 	cardChats := []chat{private, group, topic, noPin}
-	for _, c := range append(cardChats, messages, deleting) {
+	for _, c := range append(cardChats, messages, deleting, migrating) {
 		_, err := s.Store.Subscribe(ctx, c.id, c.thread, time.Now())
 		require.NoError(t, err)
 	}
@@ -57,11 +59,23 @@ func TestIncidentCards(t *testing.T) {
 	s.StartWorker(t)
 	s.WaitForBaseline(t)
 
-	everyone := append(append([]chat{}, cardChats...), messages, deleting)
-	reached := func(n int) func() bool {
+	everyone := append(append([]chat{}, cardChats...), messages, deleting, migrating, supergroup)
+	// expect is how many messages a chat has once update i reached it: the
+	// group that migrates keeps its first card, the supergroup starts with
+	// a fresh card at the second update.
+	expect := func(c chat, i int) int {
+		switch c {
+		case migrating:
+			return 1
+		case supergroup:
+			return i
+		}
+		return i + 1
+	}
+	reached := func(i int) func() bool {
 		return func() bool {
 			for _, c := range everyone {
-				if len(s.Telegram.MessagesTo(c.id, c.thread)) < n {
+				if len(s.Telegram.MessagesTo(c.id, c.thread)) < expect(c, i) {
 					return false
 				}
 			}
@@ -76,11 +90,13 @@ func TestIncidentCards(t *testing.T) {
 	}
 	for i, u := range updates {
 		s.Page.AddIncidentUpdate("inc00001", "Elevated errors on the API", u.status, "major", "upd0000"+string(rune('1'+i)), u.body)
-		testenv.WaitFor(t, time.Minute, u.status+" to reach every chat", reached(i+1))
+		testenv.WaitFor(t, time.Minute, u.status+" to reach every chat", reached(i))
 		if i == 0 {
 			card := s.Telegram.MessagesTo(group.id, 0)[0]
 			testenv.WaitFor(t, 5*time.Second, "the group's card pinned", func() bool { return s.Telegram.Pinned(card.ID) })
 			s.Telegram.DeleteMessage(s.Telegram.MessagesTo(deleting.id, 0)[0].ID)
+			testenv.WaitFor(t, 5*time.Second, "the card in the group to migrate", func() bool { return len(s.Telegram.MessagesTo(migrating.id, 0)) == 1 })
+			s.Telegram.FailChat(migrating.id, func(int) *fakes.APIError { return fakes.Upgraded(supergroup.id) })
 		}
 	}
 	time.Sleep(4 * interval) // nothing more comes
@@ -119,6 +135,14 @@ func TestIncidentCards(t *testing.T) {
 	}
 	require.Equal(t, fresh.ID, msgs[2].ReplyTo)
 	require.Equal(t, fresh.ID, msgs[3].ReplyTo)
+	require.Len(t, s.Telegram.MessagesTo(migrating.id, 0), 1, "the old group keeps its first card")
+	msgs = s.Telegram.MessagesTo(supergroup.id, 0)
+	require.Len(t, msgs, 3, "a fresh card in the supergroup, two replies")
+	require.Zero(t, msgs[0].ReplyTo)
+	for _, want := range final {
+		require.Contains(t, msgs[0].Text, want)
+	}
+	require.Equal(t, msgs[0].ID, msgs[2].ReplyTo)
 	require.Zero(t, s.Telegram.TooManyCount())
 	t.Logf("final card:\n%s\nreply:\n%s", s.Telegram.MessagesTo(private.id, 0)[0].Text, s.Telegram.MessagesTo(private.id, 0)[3].Text)
 }

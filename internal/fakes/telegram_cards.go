@@ -66,6 +66,12 @@ func (t *Telegram) editMessageText(p Params) (any, *APIError) {
 	if t.outage != nil {
 		return nil, t.outage
 	}
+	if f := t.failures[chatID]; f != nil { // FailChat covers edits too
+		t.attempts[chatID]++
+		if e := f(t.attempts[chatID]); e != nil {
+			return nil, e
+		}
+	}
 	i := t.find(chatID, id)
 	if i < 0 {
 		return nil, ErrMessageToEditNotFound
