@@ -301,6 +301,9 @@ func (a *Activities) PrepareMessage(ctx context.Context, e event.Event) (int, er
 	if err := a.Store.SaveMessage(ctx, e.Key, text, a.now()); err != nil {
 		return 0, err
 	}
+	if err := a.prepareCard(ctx, e); err != nil {
+		return 0, err
+	}
 	a.cacheMessage(e.Key, text)
 	return len(text), nil
 }
@@ -337,6 +340,13 @@ type Recipient struct {
 	// Silent: sent with disable_notification (the chat's quiet hours or
 	// severity choice, see internal/notice).
 	Silent bool `json:"silent,omitempty"`
+	// Cards mode of the subscriber (PinCards: pin the open card), and its
+	// card of the event's incident, as the page read them (CardRead):
+	// incident updates only.
+	Cards    bool                `json:"cards,omitempty"`
+	PinCards bool                `json:"pin_cards,omitempty"`
+	Card     *store.IncidentCard `json:"card,omitempty"`
+	CardRead bool                `json:"card_read,omitempty"`
 }
 
 // PageInput asks for the next page of recipients of an event.
@@ -434,7 +444,7 @@ func (a *Activities) pageRecipients(ctx context.Context, in PageInput, subs []st
 			continue // the new subscription is paged on its own
 		}
 		if in.Event.Accepts(s.Kinds, s.Components) && notice.Wants(s.Settings, in.Event) {
-			out = append(out, Recipient{Key: s.Key, ChatID: s.ChatID, ThreadID: s.ThreadID, Silent: notice.Silent(s.Settings, in.Event, a.now())})
+			out = append(out, a.recipientOf(in.Event, s))
 		}
 	}
 	for _, m := range moves {
@@ -449,10 +459,20 @@ func (a *Activities) pageRecipients(ctx context.Context, in PageInput, subs []st
 			return nil, err
 		}
 		if in.Event.Accepts(sub.Kinds, sub.Components) && notice.Wants(sub.Settings, in.Event) {
-			out = append(out, Recipient{Key: sub.Key, ChatID: sub.ChatID, ThreadID: sub.ThreadID, Silent: notice.Silent(sub.Settings, in.Event, a.now())})
+			out = append(out, a.recipientOf(in.Event, *sub))
 		}
 	}
-	return out, nil
+	return out, a.withCards(ctx, in.Event, out)
+}
+
+// recipientOf is the recipient of an event; of an incident update, with
+// its delivery mode.
+func (a *Activities) recipientOf(e event.Event, s store.Subscriber) Recipient {
+	r := Recipient{Key: s.Key, ChatID: s.ChatID, ThreadID: s.ThreadID, Silent: notice.Silent(s.Settings, e, a.now())}
+	if e.Kind == event.KindIncident {
+		r.Cards, r.PinCards = s.Settings.Cards(), s.Settings.PinCards
+	}
+	return r
 }
 
 // SendInput is one message to one subscriber.
@@ -490,8 +510,7 @@ func (a *Activities) Send(ctx context.Context, in SendInput) (*SendResult, error
 		return nil, err
 	}
 	r := in.Recipient
-	opts := telegram.SendOptions{Silent: r.Silent}
-	err = a.Telegram.SendWith(ctx, r.ChatID, r.ThreadID, text, opts)
+	err = a.deliver(ctx, in.EventKey, text, r)
 	var se *telegram.SendError
 	var moved *Recipient
 	if err != nil && errors.As(err, &se) && se.Outcome == telegram.Migrated {
@@ -500,12 +519,13 @@ func (a *Activities) Send(ctx context.Context, in SendInput) (*SendResult, error
 			return nil, err
 		}
 		activity.GetLogger(ctx).Info("subscriber migrated to supergroup", "subscriber", r.Key)
+		// The card stays in the old group: the supergroup gets a fresh one.
 		r = Recipient{Key: store.SubscriberKey(se.MigrateTo, r.ThreadID), ChatID: se.MigrateTo, ThreadID: r.ThreadID}
 		if independent[r.Key] {
 			return &SendResult{MigratedTo: se.MigrateTo, NewKey: r.Key, Merged: true}, nil
 		}
 		moved = &r
-		if err = a.Telegram.SendWith(ctx, r.ChatID, r.ThreadID, text, opts); err == nil {
+		if err = a.deliver(ctx, in.EventKey, text, r); err == nil {
 			return &SendResult{MigratedTo: se.MigrateTo, NewKey: r.Key}, nil
 		}
 	}

@@ -9,6 +9,7 @@ package worker_test
 // docs/benchmarks.md explains every metric and holds the latest results.
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -31,6 +32,7 @@ import (
 
 	"github.com/openai-status-bot/statusbot/internal/event"
 	"github.com/openai-status-bot/statusbot/internal/fakes"
+	"github.com/openai-status-bot/statusbot/internal/store"
 	"github.com/openai-status-bot/statusbot/internal/testenv"
 	"github.com/openai-status-bot/statusbot/workflows"
 )
@@ -51,21 +53,54 @@ func BenchmarkFanOut(b *testing.B) {
 	}
 }
 
+// BenchmarkFanOutCards is the fan-out in cards mode: every subscriber has
+// the incident's card already (posted before the timer starts), and each
+// iteration is a later update: an edit of the card and a reply under it.
+// msgs/s counts the replies (one per subscriber), edits/s the edits.
+func BenchmarkFanOutCards(b *testing.B) {
+	for _, n := range []int{1000} {
+		b.Run(fmt.Sprintf("subscribers=%d", n), func(b *testing.B) {
+			runFanOutMode(b, testenv.NewStack(b, time.Hour), n, store.ModeCards)
+		})
+	}
+}
+
 func benchFanOut(b *testing.B, n int) {
 	runFanOut(b, testenv.NewStack(b, time.Hour), n)
 }
 
-func runFanOut(b *testing.B, s *testenv.Stack, n int) {
+func runFanOut(b *testing.B, s *testenv.Stack, n int) { runFanOutMode(b, s, n, "") }
+
+func runFanOutMode(b *testing.B, s *testenv.Stack, n int, mode string) {
 	s.Telegram.GlobalPerSecond = telegramGlobalPerSecond
 	s.Telegram.PerChatInterval = telegramPerChat
 	const firstChat = 1_000_000
 	seedStart := time.Now()
-	seedSubscribers(b, s, firstChat, n)
+	seedSubscribersWith(b, s, firstChat, n, store.Settings{Mode: mode})
 	b.Logf("seeded %d subscribers in %v", n, time.Since(seedStart).Round(time.Millisecond))
 
 	s.StartWorker(b)
 	s.WaitForBaseline(b)
 	ctx := context.Background()
+	trigger := func(i int) {
+		if mode == store.ModeCards {
+			s.Page.AddIncidentUpdate("inc00001", "Elevated errors on the API", []string{"investigating", "identified", "monitoring"}[min(i+1, 2)],
+				"major", fmt.Sprintf("upd%05d", i+1), fmt.Sprintf("Update %d of the incident.", i+1))
+		} else {
+			s.Page.SetComponent("api0000001", "API", []string{"major_outage", "operational"}[i%2])
+		}
+		if err := s.Temporal.ScheduleClient().GetHandle(ctx, workflows.ScheduleID).Trigger(ctx, client.ScheduleTriggerOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if mode == store.ModeCards { // the cards, before the timer
+		trigger(-1)
+		testenv.WaitFor(b, time.Duration(n)*time.Second/5+5*time.Minute, fmt.Sprintf("%d cards", n), func() bool {
+			return len(s.Telegram.Messages()) >= n
+		})
+		waitDeliveriesClosed(b, s)
+	}
+	edits0 := s.Telegram.Calls("editMessageText")
 	counted := map[string]bool{} // run IDs already counted
 	_ = countHistories(b, s, counted, "")
 
@@ -75,15 +110,11 @@ func runFanOut(b *testing.B, s *testenv.Stack, n int) {
 		msgs, tooMany, activities, events, roundTrips int64
 		sendSpan, total, stall                        time.Duration
 	}
-	statuses := []string{"major_outage", "operational"}
 	for i := 0; i < b.N; i++ {
 		before := len(s.Telegram.Messages())
 		tm0, rt0 := s.Telegram.TooManyCount(), s.Store.RoundTrips()
 		start := time.Now()
-		s.Page.SetComponent("api0000001", "API", statuses[i%2])
-		if err := s.Temporal.ScheduleClient().GetHandle(ctx, workflows.ScheduleID).Trigger(ctx, client.ScheduleTriggerOptions{}); err != nil {
-			b.Fatal(err)
-		}
+		trigger(i)
 		testenv.WaitFor(b, time.Duration(n)*time.Second/5+5*time.Minute, fmt.Sprintf("%d deliveries", n), func() bool {
 			return len(s.Telegram.Messages())-before >= n
 		})
@@ -135,6 +166,11 @@ func runFanOut(b *testing.B, s *testenv.Stack, n int) {
 	b.ReportMetric(float64(peak.heapInuse)/(1<<20), "heap_inuse_peak_MB")
 	b.ReportMetric(float64(peak.sys)/(1<<20), "sys_peak_MB")
 	b.ReportMetric(float64(peak.rssHWM)/(1<<20), "rss_peak_MB")
+	edits := s.Telegram.Calls("editMessageText") - edits0
+	if mode == store.ModeCards {
+		b.ReportMetric(float64(edits)/tot.total.Seconds(), "edits/s_incl_poll")
+	}
+	b.Logf("RESULT fanout mode=%s edits=%d", cmp.Or(mode, "messages"), edits)
 	b.Logf("RESULT fanout subscribers=%d: %.2f msgs/s (ratio %.3f of TELEGRAM_RATE_LIMIT=%g; %.2f msgs/s from trigger to last), "+
 		"429s=%d, per message: %.2f activities, %.2f history events, %.3f MongoDB round trips; "+
 		"memory (in-process worker + fakes): heap in use peak %.1f MiB, Sys peak %.1f MiB, RSS peak %.1f MiB",
@@ -293,6 +329,12 @@ func mean(ds []time.Duration) time.Duration {
 // only sees the worker.
 func seedSubscribers(t testing.TB, s *testenv.Stack, first int64, n int) {
 	t.Helper()
+	seedSubscribersWith(t, s, first, n, store.Settings{})
+}
+
+// seedSubscribersWith seeds subscribers with the given settings.
+func seedSubscribersWith(t testing.TB, s *testenv.Stack, first int64, n int, settings store.Settings) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	c, err := mongo.Connect(options.Client().ApplyURI(s.Config.MongoDBURI))
@@ -310,6 +352,7 @@ func seedSubscribers(t testing.TB, s *testenv.Stack, first int64, n int) {
 			docs = append(docs, bson.D{
 				{Key: "_id", Value: strconv.FormatInt(chat, 10)}, {Key: "chat_id", Value: chat}, {Key: "thread_id", Value: 0},
 				{Key: "kinds", Value: event.DefaultKinds}, {Key: "components", Value: []string{}}, {Key: "created_at", Value: now},
+				{Key: "settings", Value: settings},
 			})
 		}
 		if _, err := coll.InsertMany(ctx, docs, options.InsertMany().SetOrdered(false)); err != nil {

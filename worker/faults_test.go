@@ -43,8 +43,8 @@ func kindOf(m fakes.Message) string {
 	switch {
 	case strings.Contains(m.Text, "Component status changed"):
 		return "component"
-	case strings.Contains(m.Text, "Incident update"):
-		return "incident"
+	case strings.Contains(m.Text, "Incident update"), strings.Contains(m.Text, "🚨 <b>Incident</b>"), strings.Contains(m.Text, "<b>Incident resolved</b>"):
+		return "incident" // a message, or a card (new chats get cards)
 	}
 	return "other"
 }

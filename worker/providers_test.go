@@ -65,6 +65,8 @@ func runProviderScenario(t *testing.T, s *testenv.Stack, pt pageUnderTest, inter
 	for _, sub := range unfiltered {
 		_, err := s.Store.Subscribe(ctx, sub.chat, sub.thread, time.Now())
 		require.NoError(t, err)
+		// One message per update, each with its text (cards: cards_test.go).
+		setSettings(t, s, store.SubscriberKey(sub.chat, sub.thread), store.Settings{Mode: store.ModeMessages})
 	}
 	_, err := s.Store.Subscribe(ctx, 444, 0, time.Now())
 	require.NoError(t, err)

@@ -65,6 +65,8 @@ type Message struct {
 	Edits int
 	// Deleted: gone (DeleteMessage), so edits fail.
 	Deleted bool
+	// ReplyTo is the message it replies to (0: none).
+	ReplyTo int
 }
 
 // Params are a request's parameters, whatever the encoding.
@@ -102,6 +104,7 @@ type Telegram struct {
 	kb                *keyboardState
 	answerDelay       time.Duration
 	outage            *APIError
+	cardState         *cardState // telegram_cards.go
 }
 
 // RealLimits makes the fake enforce Telegram's documented limits for one
@@ -128,6 +131,7 @@ func NewTelegram(token string) *Telegram {
 	t.handlers["getWebhookInfo"] = func(Params) (any, *APIError) {
 		return map[string]any{"url": "", "has_custom_certificate": false, "pending_update_count": 0}, nil
 	}
+	t.cardHandlers()
 	t.Server = httptest.NewServer(http.HandlerFunc(t.serve))
 	return t
 }
@@ -324,7 +328,8 @@ func (t *Telegram) sendMessage(p Params) (any, *APIError) {
 	noPreview := strings.Contains(p["link_preview_options"], `"is_disabled":true`) || p["disable_web_page_preview"] == "true"
 	t.nextMsgID++
 	t.messages = append(t.messages, Message{ChatID: chatID, ThreadID: thread, Text: p["text"], ParseMode: p["parse_mode"],
-		NoPreview: noPreview, At: now, ID: t.nextMsgID, ReplyMarkup: p["reply_markup"], Silent: p["disable_notification"] == "true"})
+		NoPreview: noPreview, At: now, ID: t.nextMsgID, ReplyMarkup: p["reply_markup"], Silent: p["disable_notification"] == "true",
+		ReplyTo: replyTo(p)})
 	msg := map[string]any{"message_id": t.nextMsgID, "date": now.Unix(), "chat": map[string]any{"id": chatID, "type": "private"}, "text": p["text"]}
 	if thread != 0 {
 		msg["message_thread_id"] = thread

@@ -39,6 +39,15 @@ func (t *Telegram) edit(method string, p Params, text bool) (any, *APIError) {
 	id, _ := strconv.Atoi(p["message_id"])
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if t.outage != nil {
+		return nil, t.outage
+	}
+	if f := t.failures[chatID]; f != nil { // FailChat covers edits too
+		t.attempts[chatID]++
+		if e := f(t.attempts[chatID]); e != nil {
+			return nil, e
+		}
+	}
 	i := t.find(chatID, id)
 	if i < 0 || t.messages[i].Deleted {
 		return nil, ErrEditGone

@@ -18,6 +18,7 @@ var expiring = []struct {
 	{colMessages, LedgerRetention},
 	{colRetries, LedgerRetention}, // left by deliveries that were terminated
 	{colMigrations, LedgerRetention},
+	{colCards, LedgerRetention}, // from the card's last update
 	{colHistory, HistoryRetention},
 }
 

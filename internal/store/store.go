@@ -111,8 +111,11 @@ func (s *Store) ensureIndexes(ctx context.Context) error {
 		colMigrations: {
 			{Keys: bson.D{{Key: "at", Value: 1}}},
 		},
+		colCards: {
+			{Keys: bson.D{{Key: "at", Value: 1}}},
+		},
 	}
-	for _, name := range []string{colDeliveries, colHistory, colSubscriptions, colRetries, colMigrations} {
+	for _, name := range []string{colDeliveries, colHistory, colSubscriptions, colRetries, colMigrations, colCards} {
 		iv := s.db.Collection(name).Indexes()
 		specs, err := iv.ListSpecifications(ctx)
 		if err != nil {

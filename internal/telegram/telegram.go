@@ -123,6 +123,8 @@ func NewSender(apiURL, token string, timeout time.Duration) (*Sender, error) {
 type SendOptions struct {
 	// Silent sends with disable_notification (quiet hours).
 	Silent bool
+	// ReplyTo makes the message a reply to that message (incident cards).
+	ReplyTo int
 }
 
 // Send delivers text to a chat or topic. Failures are *SendError.
@@ -132,25 +134,37 @@ func (s *Sender) Send(ctx context.Context, chatID int64, threadID int, text stri
 
 // SendWith is Send with options.
 func (s *Sender) SendWith(ctx context.Context, chatID int64, threadID int, text string, opts SendOptions) error {
+	_, err := s.SendMessage(ctx, chatID, threadID, text, opts)
+	return err
+}
+
+// SendMessage delivers text to a chat or topic, silently or as a reply to
+// opts.ReplyTo when set (sent all the same when that message is gone), and
+// returns the new message's ID. Failures are *SendError.
+func (s *Sender) SendMessage(ctx context.Context, chatID int64, threadID int, text string, opts SendOptions) (int, error) {
 	if err := s.waitChatSlot(ctx, chatID); err != nil {
-		return &SendError{Outcome: Transient, Description: err.Error()}
+		return 0, &SendError{Outcome: Transient, Description: err.Error()}
 	}
 	disabled := true
-	_, err := s.bot.SendMessage(ctx, &tgbot.SendMessageParams{
+	params := &tgbot.SendMessageParams{
 		ChatID:              chatID,
 		MessageThreadID:     threadID,
 		Text:                text,
 		ParseMode:           models.ParseModeHTML,
 		LinkPreviewOptions:  &models.LinkPreviewOptions{IsDisabled: &disabled},
 		DisableNotification: opts.Silent,
-	})
+	}
+	if opts.ReplyTo != 0 {
+		params.ReplyParameters = &models.ReplyParameters{MessageID: opts.ReplyTo, AllowSendingWithoutReply: true}
+	}
+	msg, err := s.bot.SendMessage(ctx, params)
 	if err != nil {
 		se := Classify(err, s.token)
 		metrics.TelegramSend(string(se.Outcome), se.RetryAfter)
-		return se
+		return 0, se
 	}
 	metrics.TelegramSend("sent", 0)
-	return nil
+	return msg.ID, nil
 }
 
 // waitChatSlot spaces messages to one chat by a second (Telegram's limit).

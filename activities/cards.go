@@ -1,0 +1,222 @@
+package activities
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.temporal.io/sdk/activity"
+
+	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/internal/message"
+	"github.com/openai-status-bot/statusbot/internal/statuspage"
+	"github.com/openai-status-bot/statusbot/internal/store"
+	"github.com/openai-status-bot/statusbot/internal/telegram"
+)
+
+// cardSuffix names the stored card texts of an event beside its message.
+const cardSuffix = "#card"
+
+// cardTexts is what a card delivery of one incident update needs, rendered
+// once per event by PrepareMessage.
+type cardTexts struct {
+	Incident string `json:"incident"`
+	UpdateID string `json:"update_id"`
+	Final    bool   `json:"final,omitempty"`
+	Card     string `json:"card"`
+	Reply    string `json:"reply"`
+	Edited   string `json:"edited"`
+}
+
+// prepareCard renders the card of an incident update with the timeline
+// from the page as last read, and stores it beside the plain message.
+func (a *Activities) prepareCard(ctx context.Context, e event.Event) error {
+	if e.Kind != event.KindIncident {
+		return nil
+	}
+	snap, err := a.Store.LatestSnapshot(ctx)
+	if err != nil {
+		return err
+	}
+	var inc *statuspage.Incident
+	if snap != nil {
+		for i := range snap.Page.Incidents {
+			if snap.Page.Incidents[i].ID == e.IncidentID {
+				inc = &snap.Page.Incidents[i]
+			}
+		}
+	}
+	texts := cardTexts{Incident: e.IncidentID, UpdateID: e.UpdateID, Final: message.Final(e.UpdateStatus),
+		Card: message.Card(e, message.Timeline(inc, e)), Reply: message.CardReply(e, false), Edited: message.CardReply(e, true)}
+	raw, err := json.Marshal(texts)
+	if err != nil {
+		return err
+	}
+	if err := a.Store.SaveMessage(ctx, e.Key+cardSuffix, string(raw), a.now()); err != nil {
+		return err
+	}
+	a.cacheMessage(e.Key+cardSuffix, string(raw))
+	return nil
+}
+
+// cardTextsOf returns the card texts of an event, nil when it has none (not
+// an incident update, or prepared before cards existed): sent as a message.
+func (a *Activities) cardTextsOf(ctx context.Context, eventKey string) (*cardTexts, error) {
+	if !strings.HasPrefix(eventKey, "incident:") {
+		return nil, nil
+	}
+	raw, err := a.message(ctx, eventKey+cardSuffix)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		a.cacheMessage(eventKey+cardSuffix, "")
+		return nil, nil
+	}
+	if err != nil || raw == "" {
+		return nil, err
+	}
+	var t cardTexts
+	if err := json.Unmarshal([]byte(raw), &t); err != nil {
+		return nil, fmt.Errorf("decode the card of %s: %w", eventKey, err)
+	}
+	return &t, nil
+}
+
+// withCards marks the recipients of an incident update with their mode and
+// card: one round trip for the page.
+func (a *Activities) withCards(ctx context.Context, e event.Event, rs []Recipient) error {
+	if e.Kind != event.KindIncident {
+		return nil
+	}
+	var keys []string
+	for i := range rs {
+		rs[i].CardRead = true
+		if rs[i].Cards {
+			keys = append(keys, rs[i].Key)
+		}
+	}
+	cards, err := a.Store.Cards(ctx, e.IncidentID, keys)
+	if err != nil {
+		return err
+	}
+	for i := range rs {
+		if c, ok := cards[rs[i].Key]; ok {
+			rs[i].Card = &c
+		}
+	}
+	return nil
+}
+
+// deliver sends the event to one recipient: as a message, or in cards mode
+// as a fresh card or an edit of the card with a reply under it.
+func (a *Activities) deliver(ctx context.Context, eventKey, text string, r Recipient) error {
+	texts, err := a.cardTextsOf(ctx, eventKey)
+	if err != nil {
+		return err
+	}
+	if texts == nil || (r.CardRead && !r.Cards) {
+		return a.Telegram.SendWith(ctx, r.ChatID, r.ThreadID, text, telegram.SendOptions{Silent: r.Silent})
+	}
+	if err := a.readCard(ctx, texts.Incident, &r); err != nil {
+		return err
+	}
+	if !r.Cards {
+		return a.Telegram.SendWith(ctx, r.ChatID, r.ThreadID, text, telegram.SendOptions{Silent: r.Silent})
+	}
+	var shown []string
+	if r.Card != nil {
+		err := a.updateCard(ctx, texts, r, *r.Card)
+		var se *telegram.SendError
+		if !errors.As(err, &se) || se.Outcome != telegram.Gone {
+			return err
+		}
+		activity.GetLogger(ctx).Info("incident card gone (deleted in the chat): posting a fresh one", "subscriber", r.Key)
+		shown = r.Card.Updates
+	}
+	return a.freshCard(ctx, texts, r, shown)
+}
+
+// readCard reads what the page of recipients did not (a retry saved in
+// MongoDB, a group moved to a supergroup), and the card again on a retried
+// attempt: the first may have replaced it.
+func (a *Activities) readCard(ctx context.Context, incident string, r *Recipient) error {
+	if !r.CardRead {
+		sub, err := a.Store.Subscription(ctx, r.Key)
+		if err != nil && !errors.Is(err, store.ErrNotSubscribed) {
+			return err
+		}
+		r.Cards = sub != nil && sub.Settings.Cards()
+		r.PinCards = sub != nil && sub.Settings.PinCards
+	}
+	if !r.Cards || (r.CardRead && activity.GetInfo(ctx).Attempt <= 1) {
+		return nil
+	}
+	cards, err := a.Store.Cards(ctx, incident, []string{r.Key})
+	if err != nil {
+		return err
+	}
+	r.Card = nil
+	if c, ok := cards[r.Key]; ok {
+		r.Card = &c
+	}
+	return nil
+}
+
+// updateCard edits the card to the event's state and replies under it.
+// Both are safe to repeat: an edit to the same text succeeds.
+func (a *Activities) updateCard(ctx context.Context, texts *cardTexts, r Recipient, card store.IncidentCard) error {
+	if err := a.Telegram.Edit(ctx, r.ChatID, card.MessageID, texts.Card); err != nil {
+		return err
+	}
+	reply := texts.Reply
+	if card.Shows(texts.UpdateID) {
+		reply = texts.Edited
+	}
+	if _, err := a.Telegram.SendMessage(ctx, r.ChatID, r.ThreadID, reply, telegram.SendOptions{ReplyTo: card.MessageID, Silent: r.Silent}); err != nil {
+		return err
+	}
+	if !card.Shows(texts.UpdateID) {
+		card.Updates = append(card.Updates, texts.UpdateID)
+	}
+	if texts.Final && card.Pinned {
+		if err := a.Telegram.Unpin(ctx, r.ChatID, card.MessageID); err != nil {
+			activity.GetLogger(ctx).Info("could not unpin a resolved incident card", "subscriber", r.Key, "error", err)
+		}
+		card.Pinned = false
+	}
+	a.saveCard(ctx, card)
+	return nil
+}
+
+// freshCard posts a new card (pinned if the chat wants it and the bot may).
+func (a *Activities) freshCard(ctx context.Context, texts *cardTexts, r Recipient, shown []string) error {
+	id, err := a.Telegram.SendMessage(ctx, r.ChatID, r.ThreadID, texts.Card, telegram.SendOptions{Silent: r.Silent})
+	if err != nil {
+		return err
+	}
+	card := store.IncidentCard{Incident: texts.Incident, Sub: r.Key, MessageID: id, Updates: shown}
+	if !card.Shows(texts.UpdateID) {
+		card.Updates = append(card.Updates, texts.UpdateID)
+	}
+	if r.PinCards && !texts.Final {
+		if err := a.Telegram.Pin(ctx, r.ChatID, id); err != nil {
+			// Missing rights never fail a delivery.
+			activity.GetLogger(ctx).Info("could not pin an incident card", "subscriber", r.Key, "error", err)
+		} else {
+			card.Pinned = true
+		}
+	}
+	a.saveCard(ctx, card)
+	return nil
+}
+
+// saveCard records the card after it was sent. A failed write is logged,
+// not retried: retrying would post the card again, and without the record
+// the next update posts a fresh card, which loses nothing.
+func (a *Activities) saveCard(ctx context.Context, card store.IncidentCard) {
+	card.At = a.now()
+	if err := a.Store.SaveCard(ctx, card); err != nil {
+		activity.GetLogger(ctx).Warn("could not record an incident card: the next update posts a fresh one", "subscriber", card.Sub, "error", err)
+	}
+}

@@ -1,0 +1,129 @@
+package message
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/internal/statuspage"
+)
+
+// Step is one entry of an incident card's status timeline.
+type Step struct {
+	Status string    `json:"status"`
+	At     time.Time `json:"at"`
+}
+
+// maxSteps bounds the timeline a card shows: the first update and the
+// latest ones, with a line saying how many were left out.
+const maxSteps = 30
+
+// Timeline is the status timeline of the incident up to and including the
+// event's update, from the page as last read: updates shown later than the
+// event are left out, the event's own update is always there.
+func Timeline(inc *statuspage.Incident, e event.Event) []Step {
+	var steps []Step
+	seen := false
+	if inc != nil {
+		for _, u := range inc.Updates {
+			at := u.DisplayAt
+			if at.IsZero() {
+				at = u.CreatedAt
+			}
+			if u.ID == e.UpdateID {
+				seen = true
+				steps = append(steps, Step{Status: e.UpdateStatus, At: e.At})
+				continue
+			}
+			if !at.After(e.At) {
+				steps = append(steps, Step{Status: u.Status, At: at})
+			}
+		}
+	}
+	if !seen {
+		steps = append(steps, Step{Status: e.UpdateStatus, At: e.At})
+	}
+	sort.SliceStable(steps, func(i, j int) bool { return steps[i].At.Before(steps[j].At) })
+	return steps
+}
+
+// Final reports whether an incident update closes the incident.
+func Final(status string) bool {
+	return status == "resolved" || status == "postmortem" || status == "completed"
+}
+
+// Card is the incident card: one message per incident and chat, edited as
+// the incident moves on. It shows the name, impact, affected components,
+// the status timeline (UTC) and the latest update's text.
+func Card(e event.Event, steps []Step) string {
+	header := "🚨 <b>Incident</b>"
+	if Final(e.UpdateStatus) {
+		header = "✅ <b>Incident resolved</b>"
+	}
+	name := firstNonEmpty(e.IncidentName, "Untitled incident")
+	segs := []segment{
+		static(header + "\n\n<b>"),
+		short(Escape(name), maxNameLen),
+		static("</b>\nImpact: "),
+		short(Escape(statuspage.Label(e.Impact)), maxLabelLen),
+		static(" · Status: "),
+		short(Escape(statuspage.Label(e.UpdateStatus)), maxLabelLen),
+	}
+	if len(e.ComponentNames) > 0 {
+		segs = append(segs, static("\nComponents: "), short(Escape(strings.Join(e.ComponentNames, ", ")), maxNameLen))
+	}
+	segs = append(segs, static("\n\n<b>Timeline (UTC)</b>\n"+timelineHTML(steps)+"\n\n<b>Latest:</b> "))
+	body := Escape(strings.TrimSpace(e.Body))
+	if body == "" {
+		body = "<i>" + NoBody + "</i>"
+	}
+	segs = append(segs, segment{html: body, body: true})
+	if l := Link(e.URL, "View incident"); l != "" {
+		segs = append(segs, static("\n\n"+l))
+	}
+	return assemble(segs)
+}
+
+// timelineHTML renders at most maxSteps steps: the first and the latest.
+func timelineHTML(steps []Step) string {
+	var lines []string
+	line := func(s Step) string {
+		return "• " + s.At.UTC().Format("Jan 2 15:04") + " " + Escape(truncateRunes(statuspage.Label(s.Status), maxLabelLen))
+	}
+	if len(steps) > maxSteps {
+		lines = append(lines, line(steps[0]), fmt.Sprintf("<i>… %d more</i>", len(steps)-maxSteps))
+		steps = steps[len(steps)-maxSteps+1:]
+	}
+	for _, s := range steps {
+		lines = append(lines, line(s))
+	}
+	return strings.Join(lines, "\n")
+}
+
+func truncateRunes(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// CardReply is the reply under the card for a later update: its status and
+// full text, so members see what changed without opening the card. edited
+// says the page changed the text of an update already shown.
+func CardReply(e event.Event, edited bool) string {
+	header := "🔄 <b>" + Escape(truncateRunes(statuspage.Label(e.UpdateStatus), maxLabelLen)) + "</b>"
+	switch {
+	case edited:
+		header = "✏️ <b>Update edited</b> (" + Escape(truncateRunes(statuspage.Label(e.UpdateStatus), maxLabelLen)) + ")"
+	case Final(e.UpdateStatus):
+		header = "✅ <b>" + Escape(truncateRunes(statuspage.Label(e.UpdateStatus), maxLabelLen)) + "</b>"
+	}
+	body := Escape(strings.TrimSpace(e.Body))
+	if body == "" {
+		body = "<i>" + NoBody + "</i>"
+	}
+	return assemble([]segment{static(header + "\n\n"), {html: body, body: true}})
+}

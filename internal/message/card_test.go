@@ -1,0 +1,125 @@
+package message_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/internal/message"
+	"github.com/openai-status-bot/statusbot/internal/statuspage"
+)
+
+var t0 = time.Date(2026, 11, 30, 14, 2, 0, 0, time.UTC)
+
+func incidentEvent(status, update, body string, at time.Time) event.Event {
+	return event.Event{Kind: event.KindIncident, IncidentID: "inc1", IncidentName: "Elevated errors on <API>", Impact: "major",
+		UpdateID: update, UpdateStatus: status, Body: body, At: at, URL: "https://status.openai.com/incidents/inc1",
+		ComponentNames: []string{"API", "ChatGPT"}}
+}
+
+func TestTimeline(t *testing.T) {
+	inc := &statuspage.Incident{Updates: []statuspage.IncidentUpdate{
+		{ID: "u3", Status: "resolved", DisplayAt: t0.Add(2 * time.Hour)},
+		{ID: "u2", Status: "identified", DisplayAt: t0.Add(time.Hour)},
+		{ID: "u1", Status: "investigating", CreatedAt: t0},
+	}}
+	cases := []struct {
+		name string
+		inc  *statuspage.Incident
+		e    event.Event
+		want []string
+	}{
+		{"first update", inc, incidentEvent("investigating", "u1", "", t0), []string{"investigating"}},
+		{"later updates left out", inc, incidentEvent("identified", "u2", "", t0.Add(time.Hour)), []string{"investigating", "identified"}},
+		{"all", inc, incidentEvent("resolved", "u3", "", t0.Add(2*time.Hour)), []string{"investigating", "identified", "resolved"}},
+		{"event's own status wins", inc, incidentEvent("monitoring", "u2", "", t0.Add(time.Hour)), []string{"investigating", "monitoring"}},
+		{"incident gone from the page", nil, incidentEvent("identified", "u2", "", t0), []string{"identified"}},
+		{"update not on the page yet", &statuspage.Incident{}, incidentEvent("identified", "u9", "", t0), []string{"identified"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, s := range message.Timeline(tc.inc, tc.e) {
+				got = append(got, s.Status)
+			}
+			require.Equal(t, tc.want, got)
+		})
+	}
+}
+
+func TestCard(t *testing.T) {
+	steps := []message.Step{{Status: "investigating", At: t0}, {Status: "identified", At: t0.Add(18 * time.Minute)}}
+	cases := []struct {
+		name     string
+		e        event.Event
+		steps    []message.Step
+		contains []string
+		absent   []string
+	}{
+		{"open", incidentEvent("identified", "u2", "We found the cause & fix it.", t0), steps,
+			[]string{"🚨 <b>Incident</b>", "<b>Elevated errors on &lt;API&gt;</b>", "Impact: Major · Status: Identified",
+				"Components: API, ChatGPT", "• Nov 30 14:02 Investigating\n• Nov 30 14:20 Identified",
+				"<b>Latest:</b> We found the cause &amp; fix it.", `<a href="https://status.openai.com/incidents/inc1">View incident</a>`},
+			[]string{"resolved"}},
+		{"resolved", incidentEvent("resolved", "u3", "", t0), append(steps, message.Step{Status: "resolved", At: t0.Add(time.Hour)}),
+			[]string{"✅ <b>Incident resolved</b>", "Status: Resolved", "• Nov 30 15:02 Resolved", "<i>" + message.NoBody + "</i>"}, nil},
+		{"long timeline keeps the first and the latest", incidentEvent("monitoring", "u50", "x", t0), manySteps(50),
+			[]string{"• Nov 30 14:02 Investigating\n<i>… 20 more</i>", "• Nov 30 14:51 Monitoring"}, []string{"14:03"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := message.Card(tc.e, tc.steps)
+			_, err := parseHTML(got)
+			require.NoError(t, err, got)
+			for _, s := range tc.contains {
+				require.Contains(t, got, s)
+			}
+			for _, s := range tc.absent {
+				require.NotContains(t, got, s)
+			}
+		})
+	}
+}
+
+func manySteps(n int) []message.Step {
+	out := []message.Step{{Status: "investigating", At: t0}}
+	for i := 1; i < n; i++ {
+		out = append(out, message.Step{Status: "monitoring", At: t0.Add(time.Duration(i) * time.Minute)})
+	}
+	return out
+}
+
+// Whatever the name, body and timeline, a card and its reply stay within
+// Telegram's limit and parse.
+func TestCardIsBounded(t *testing.T) {
+	e := incidentEvent("identified", "u1", strings.Repeat("a&<b> ", 3000), t0)
+	e.IncidentName = strings.Repeat("N&", 2000)
+	e.ComponentNames = []string{strings.Repeat("C<", 2000)}
+	for _, text := range []string{message.Card(e, manySteps(500)), message.CardReply(e, false), message.CardReply(e, true)} {
+		visible, err := parseHTML(text)
+		require.NoError(t, err)
+		require.LessOrEqual(t, message.VisibleLength(text), message.MaxLength, visible[:40])
+		require.LessOrEqual(t, len([]rune(text)), message.MaxLength)
+	}
+}
+
+func TestCardReply(t *testing.T) {
+	cases := []struct {
+		name   string
+		e      event.Event
+		edited bool
+		want   string
+	}{
+		{"update", incidentEvent("monitoring", "u2", "A fix is deployed.", t0), false, "🔄 <b>Monitoring</b>\n\nA fix is deployed."},
+		{"edited", incidentEvent("monitoring", "u2", "A fix is rolling out.", t0), true, "✏️ <b>Update edited</b> (Monitoring)\n\nA fix is rolling out."},
+		{"resolved", incidentEvent("resolved", "u3", "", t0), false, "✅ <b>Resolved</b>\n\n<i>" + message.NoBody + "</i>"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			require.Equal(t, tc.want, message.CardReply(tc.e, tc.edited))
+		})
+	}
+}

@@ -1,0 +1,68 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+// colCards holds the incident card of each (incident, subscriber): the
+// message that is edited as the incident moves on.
+const colCards = "incident_cards"
+
+// IncidentCard is where a subscriber's card for an incident is.
+type IncidentCard struct {
+	ID        string `bson:"_id" json:"-"`
+	Incident  string `bson:"incident" json:"incident"`
+	Sub       string `bson:"sub" json:"sub"`
+	MessageID int    `bson:"message_id" json:"message_id"`
+	// Updates are the update IDs the card has shown: an event for one of
+	// them is an edit of its text.
+	Updates []string  `bson:"updates,omitempty" json:"updates,omitempty"`
+	Pinned  bool      `bson:"pinned,omitempty" json:"pinned,omitempty"`
+	At      time.Time `bson:"at" json:"at"`
+}
+
+// Shows reports whether the card has shown the update already.
+func (c IncidentCard) Shows(updateID string) bool { return slices.Contains(c.Updates, updateID) }
+
+func cardID(incident, sub string) string { return incident + "|" + sub }
+
+// Cards returns the cards of an incident for some subscribers: one round
+// trip for a page.
+func (s *Store) Cards(ctx context.Context, incident string, subKeys []string) (map[string]IncidentCard, error) {
+	out := map[string]IncidentCard{}
+	if len(subKeys) == 0 {
+		return out, nil
+	}
+	ids := make([]string, 0, len(subKeys))
+	for _, k := range subKeys {
+		ids = append(ids, cardID(incident, k))
+	}
+	cur, err := s.db.Collection(colCards).Find(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: ids}}}})
+	if err != nil {
+		return nil, fmt.Errorf("mongodb: read incident cards: %w", err)
+	}
+	var rows []IncidentCard
+	if err := cur.All(ctx, &rows); err != nil {
+		return nil, fmt.Errorf("mongodb: read incident cards: %w", err)
+	}
+	for _, c := range rows {
+		out[c.Sub] = c
+	}
+	return out, nil
+}
+
+// SaveCard stores where a subscriber's card is (replacing a deleted one).
+func (s *Store) SaveCard(ctx context.Context, c IncidentCard) error {
+	c.ID = cardID(c.Incident, c.Sub)
+	_, err := s.db.Collection(colCards).ReplaceOne(ctx, bson.D{{Key: "_id", Value: c.ID}}, c, options.Replace().SetUpsert(true))
+	if err != nil {
+		return fmt.Errorf("mongodb: save incident card: %w", err)
+	}
+	return nil
+}
