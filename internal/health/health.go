@@ -11,6 +11,7 @@ package health
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -31,9 +32,9 @@ type Server struct {
 	addr  string
 	ready atomic.Bool
 
-	mu     sync.Mutex
-	checks map[string]Check
-	ln     net.Listener
+	mu       sync.Mutex
+	checks   map[string]Check
+	endpoint httpserve.Endpoint
 }
 
 // New returns a server for addr (host:port).
@@ -115,25 +116,18 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // Run serves until ctx ends.
 func (s *Server) Run(ctx context.Context) error {
-	ln, err := net.Listen("tcp", s.addr)
-	if err != nil {
-		return fmt.Errorf("health: listen on HEALTH_ADDR %s: %w", s.addr, err)
+	if err := s.endpoint.Run(ctx, s.addr, s); err != nil {
+		var op *net.OpError
+		if errors.As(err, &op) && op.Op == "listen" {
+			return fmt.Errorf("health: listen on HEALTH_ADDR %s: %w", s.addr, err)
+		}
+		return err
 	}
-	s.mu.Lock()
-	s.ln = ln
-	s.mu.Unlock()
-	return httpserve.Serve(ctx, ln, s)
+	return nil
 }
 
 // Addr is the bound address once Run listens (useful with port 0).
-func (s *Server) Addr() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.ln == nil {
-		return ""
-	}
-	return s.ln.Addr().String()
-}
+func (s *Server) Addr() string { return s.endpoint.Addr() }
 
 // Probe asks a running server's /readyz; nil when it answers 200.
 func Probe(addr string) error {

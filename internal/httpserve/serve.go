@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 )
 
@@ -23,4 +24,34 @@ func Serve(ctx context.Context, ln net.Listener, h http.Handler) error {
 		return err
 	}
 	return nil
+}
+
+// Endpoint listens on an address and remembers what it bound (port 0 in
+// tests picks a free one).
+type Endpoint struct {
+	mu sync.Mutex
+	ln net.Listener
+}
+
+// Run listens on addr and serves h until ctx ends. A listen failure is
+// returned as it is, for the caller to name its setting.
+func (e *Endpoint) Run(ctx context.Context, addr string, h http.Handler) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	e.mu.Lock()
+	e.ln = ln
+	e.mu.Unlock()
+	return Serve(ctx, ln, h)
+}
+
+// Addr is the bound address once Run listens ("" before).
+func (e *Endpoint) Addr() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.ln == nil {
+		return ""
+	}
+	return e.ln.Addr().String()
 }

@@ -2,10 +2,10 @@ package metrics
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
-	"sync"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
@@ -14,10 +14,8 @@ import (
 
 // Server serves GET /metrics on METRICS_ADDR.
 type Server struct {
-	addr string
-
-	mu sync.Mutex
-	ln net.Listener
+	addr     string
+	endpoint httpserve.Endpoint
 }
 
 // NewServer returns a server for addr (host:port).
@@ -35,23 +33,16 @@ func Handler() http.Handler {
 
 // Run serves until ctx ends.
 func (s *Server) Run(ctx context.Context) error {
-	ln, err := net.Listen("tcp", s.addr)
-	if err != nil {
-		// Prometheus itself defaults to 9090: say how to move out of its way.
-		return fmt.Errorf("metrics: listen on METRICS_ADDR %s: %w (set METRICS_ADDR to a free host:port, or to nothing to turn metrics off)", s.addr, err)
+	if err := s.endpoint.Run(ctx, s.addr, Handler()); err != nil {
+		var op *net.OpError
+		if errors.As(err, &op) && op.Op == "listen" {
+			// Prometheus itself defaults to 9090: say how to move out of its way.
+			return fmt.Errorf("metrics: listen on METRICS_ADDR %s: %w (set METRICS_ADDR to a free host:port, or to nothing to turn metrics off)", s.addr, err)
+		}
+		return err
 	}
-	s.mu.Lock()
-	s.ln = ln
-	s.mu.Unlock()
-	return httpserve.Serve(ctx, ln, Handler())
+	return nil
 }
 
 // Addr is the bound address once Run listens (useful with port 0).
-func (s *Server) Addr() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.ln == nil {
-		return ""
-	}
-	return s.ln.Addr().String()
-}
+func (s *Server) Addr() string { return s.endpoint.Addr() }
