@@ -434,7 +434,7 @@ func boolArg(b bool) string {
 
 func reminderMinutes(s store.Settings) int {
 	if s.ReminderMinutes == 0 {
-		return 60
+		return store.DefaultReminderMinutes
 	}
 	return s.ReminderMinutes
 }

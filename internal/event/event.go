@@ -5,6 +5,7 @@ package event
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -64,6 +65,8 @@ type Event struct {
 	// WindowStart/WindowEnd: a maintenance's announced window.
 	WindowStart *time.Time `json:"window_start,omitempty"`
 	WindowEnd   *time.Time `json:"window_end,omitempty"`
+	// Reminder is set on the reminder that a maintenance starts soon.
+	Reminder *Reminder `json:"reminder,omitempty"`
 }
 
 // Summary is a one-line description for operators (Web UI, logs).
@@ -73,6 +76,9 @@ func (e Event) Summary() string {
 		return "Component change: " + e.ComponentName + ", " +
 			statuspage.Label(e.OldStatus) + " → " + statuspage.Label(e.NewStatus)
 	case KindMaintenance:
+		if e.Reminder != nil {
+			return fmt.Sprintf("Maintenance reminder: %s, starts in %d min", e.IncidentName, int(e.Reminder.Lead/time.Minute))
+		}
 		return "Maintenance update: " + e.IncidentName + ", " + statuspage.Label(e.UpdateStatus)
 	default:
 		return "Incident update: " + e.IncidentName + ", " + statuspage.Label(e.UpdateStatus)
@@ -306,12 +312,7 @@ func componentEvents(cp Checkpoint, p *statuspage.Page) []Event {
 }
 
 func incidentEvents(cp Checkpoint, p *statuspage.Page) []Event {
-	componentName := map[string]string{}
-	for _, c := range p.Components {
-		if !c.Group {
-			componentName[c.ID] = c.Name
-		}
-	}
+	names := componentNames(p)
 	var evs []Event
 	seen := map[string]bool{}
 	for _, i := range p.Incidents {
@@ -322,21 +323,6 @@ func incidentEvents(cp Checkpoint, p *statuspage.Page) []Event {
 		}
 		seen[i.ID] = true
 		mark := cp.Incidents[i.ID]
-		kind := KindIncident
-		if i.IsMaintenance() {
-			kind = KindMaintenance
-		}
-		url := i.Shortlink
-		if url == "" {
-			url = strings.TrimRight(p.URL, "/") + "/incidents/" + i.ID
-		}
-		var comps, compNames []string
-		for _, c := range i.Components {
-			comps = append(comps, c.ID)
-			if n := firstNonEmpty(c.Name, componentName[c.ID]); n != "" {
-				compNames = append(compNames, n)
-			}
-		}
 		seenU := map[string]bool{}
 		for _, u := range i.Updates {
 			if seenU[u.ID] {
@@ -351,29 +337,48 @@ func incidentEvents(cp Checkpoint, p *statuspage.Page) []Event {
 			if at.IsZero() {
 				at = u.CreatedAt
 			}
-			evs = append(evs, Event{
-				Key:            "incident:" + i.ID + ":" + u.ID + ":" + v,
-				OrderKey:       "incident:" + i.ID,
-				Kind:           kind,
-				At:             at,
-				Notify:         true,
-				PageURL:        p.URL,
-				IncidentID:     i.ID,
-				IncidentName:   i.Name,
-				Impact:         i.Impact,
-				UpdateID:       u.ID,
-				UpdateStatus:   u.Status,
-				Body:           u.Body,
-				URL:            url,
-				Version:        v,
-				ComponentIDs:   comps,
-				ComponentNames: compNames,
-				WindowStart:    i.ScheduledFor,
-				WindowEnd:      i.ScheduledUntil,
-			})
+			e := incidentTemplate(p, i, names)
+			e.Key = "incident:" + i.ID + ":" + u.ID + ":" + v
+			e.At, e.Notify = at, true
+			e.UpdateID, e.UpdateStatus, e.Body, e.Version = u.ID, u.Status, u.Body, v
+			evs = append(evs, e)
 		}
 	}
 	return evs
+}
+
+// componentNames maps the page's component IDs to their names.
+func componentNames(p *statuspage.Page) map[string]string {
+	names := map[string]string{}
+	for _, c := range p.Components {
+		if !c.Group {
+			names[c.ID] = c.Name
+		}
+	}
+	return names
+}
+
+// incidentTemplate is what every event of an incident (or maintenance)
+// says of it, whichever update it is about.
+func incidentTemplate(p *statuspage.Page, i statuspage.Incident, componentName map[string]string) Event {
+	kind := KindIncident
+	if i.IsMaintenance() {
+		kind = KindMaintenance
+	}
+	url := i.Shortlink
+	if url == "" {
+		url = strings.TrimRight(p.URL, "/") + "/incidents/" + i.ID
+	}
+	var comps, compNames []string
+	for _, c := range i.Components {
+		comps = append(comps, c.ID)
+		if n := firstNonEmpty(c.Name, componentName[c.ID]); n != "" {
+			compNames = append(compNames, n)
+		}
+	}
+	return Event{OrderKey: "incident:" + i.ID, Kind: kind, PageURL: p.URL, IncidentID: i.ID, IncidentName: i.Name,
+		Impact: i.Impact, URL: url, ComponentIDs: comps, ComponentNames: compNames,
+		WindowStart: i.ScheduledFor, WindowEnd: i.ScheduledUntil}
 }
 
 // chain links each event to the previous one of the same OrderKey.

@@ -8,6 +8,7 @@
 package message
 
 import (
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -34,6 +35,9 @@ func Notification(e event.Event) string {
 	case event.KindComponent:
 		return componentNotice(e)
 	case event.KindMaintenance:
+		if e.Reminder != nil {
+			return reminderNotice(e)
+		}
 		return incidentNotice(e, "🛠 <b>Scheduled maintenance</b>")
 	default:
 		header := "🚨 <b>Incident update</b>"
@@ -90,6 +94,40 @@ func incidentNotice(e event.Event, header string) string {
 		segs = append(segs, static("\n\n"+l))
 	}
 	return assemble(segs)
+}
+
+// reminderNotice says a maintenance starts soon: when, for how long, what.
+func reminderNotice(e event.Event) string {
+	segs := []segment{
+		static("⏰ <b>Maintenance starts in " + Lead(e.Reminder.Lead) + "</b>\n\n<b>"),
+		short(Escape(firstNonEmpty(e.IncidentName, "Untitled maintenance")), maxNameLen),
+		static("</b>"),
+	}
+	if w := Window(e.WindowStart, e.WindowEnd); w != "" {
+		segs = append(segs, static("\nWindow: "), short(Escape(w), maxLabelLen))
+	}
+	if len(e.ComponentNames) > 0 {
+		segs = append(segs, static("\nComponents: "), short(Escape(strings.Join(e.ComponentNames, ", ")), maxNameLen))
+	}
+	if l := Link(e.URL, "View maintenance"); l != "" {
+		segs = append(segs, static("\n\n"+l))
+	}
+	return assemble(segs)
+}
+
+// Lead says how long until a maintenance starts, to the nearest minute:
+// "60 minutes" reads "1 hour", "150 minutes" stays as it is.
+func Lead(d time.Duration) string {
+	m := int((d + 30*time.Second) / time.Minute)
+	switch {
+	case m <= 1:
+		return "1 minute"
+	case m == 60:
+		return "1 hour"
+	case m%60 == 0:
+		return strconv.Itoa(m/60) + " hours"
+	}
+	return strconv.Itoa(m) + " minutes"
 }
 
 // segment is one piece of a message: trusted static HTML, a short escaped

@@ -36,3 +36,33 @@ func TestMaintenanceNoticeShowsWindowAndComponents(t *testing.T) {
 		}
 	}
 }
+
+func TestLead(t *testing.T) {
+	for _, tc := range []struct {
+		d    time.Duration
+		want string
+	}{
+		{0, "1 minute"}, {40 * time.Second, "1 minute"}, {15 * time.Minute, "15 minutes"},
+		{59*time.Minute + 59*time.Second, "1 hour"}, {time.Hour, "1 hour"}, {90 * time.Minute, "90 minutes"},
+		{2 * time.Hour, "2 hours"}, {24 * time.Hour, "24 hours"},
+	} {
+		if got := message.Lead(tc.d); got != tc.want {
+			t.Errorf("Lead(%s) = %q, want %q", tc.d, got, tc.want)
+		}
+	}
+}
+
+// A reminder names the maintenance, its window and components, and says
+// how long is left; it carries no update text.
+func TestReminderNotice(t *testing.T) {
+	start := time.Date(2026, 7, 18, 9, 0, 0, 0, time.UTC)
+	end := start.Add(2 * time.Hour)
+	e := event.Event{Kind: event.KindMaintenance, IncidentName: "Database <upgrade>", WindowStart: &start, WindowEnd: &end,
+		ComponentNames: []string{"Responses"}, URL: "https://status.openai.com/incidents/m1", Body: "We will upgrade",
+		Reminder: &event.Reminder{Start: start, Lead: time.Hour, Until: 2 * time.Hour}}
+	want := "⏰ <b>Maintenance starts in 1 hour</b>\n\n<b>Database &lt;upgrade&gt;</b>\nWindow: 2026-07-18 09:00 – 11:00 UTC\n" +
+		"Components: Responses\n\n<a href=\"https://status.openai.com/incidents/m1\">View maintenance</a>"
+	if got := message.Notification(e); got != want {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+}

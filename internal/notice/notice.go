@@ -64,8 +64,13 @@ func below(s store.Settings, e event.Event) bool {
 
 // Wants reports whether a chat with these settings gets the event at all
 // (kinds and components are event.Accepts's business): below the minimum
-// severity only when the chat asked for those silently.
+// severity only when the chat asked for those silently; a maintenance
+// reminder only when it is the chat's reminder (on, and its lead).
 func Wants(s store.Settings, e event.Event) bool {
+	if e.Reminder != nil {
+		lead := s.ReminderLead()
+		return lead > 0 && e.Reminder.Matches(lead)
+	}
 	return !below(s, e) || s.BelowSilent
 }
 

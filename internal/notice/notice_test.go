@@ -146,3 +146,25 @@ func TestFormatTime(t *testing.T) {
 		t.Error("zero time")
 	}
 }
+
+// A reminder reaches a chat only when reminders are on and its lead lies
+// in the reminder's range; severity settings never hide it.
+func TestWantsReminder(t *testing.T) {
+	r := event.Event{Kind: event.KindMaintenance, Reminder: &event.Reminder{Lead: time.Hour, Until: 2 * time.Hour}}
+	for _, tc := range []struct {
+		name string
+		s    store.Settings
+		want bool
+	}{
+		{"default lead 60", store.Settings{}, true},
+		{"lead 90 (between this reminder and the previous)", store.Settings{ReminderMinutes: 90}, true},
+		{"lead 15 (a later reminder)", store.Settings{ReminderMinutes: 15}, false},
+		{"lead 120 (the previous reminder)", store.Settings{ReminderMinutes: 120}, false},
+		{"reminders off", store.Settings{NoReminders: true}, false},
+		{"outages only", store.Settings{MinSeverity: store.SeverityOutage}, true},
+	} {
+		if got := Wants(tc.s, r); got != tc.want {
+			t.Errorf("%s: Wants = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

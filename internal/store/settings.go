@@ -55,6 +55,21 @@ const (
 // Cards reports whether the chat gets incident cards.
 func (s Settings) Cards() bool { return s.Mode == ModeCards }
 
+// DefaultReminderMinutes is the lead of a chat that chose none.
+const DefaultReminderMinutes = 60
+
+// ReminderLead is how long before a maintenance starts the chat is
+// reminded; 0 when it turned reminders off.
+func (s Settings) ReminderLead() time.Duration {
+	switch {
+	case s.NoReminders:
+		return 0
+	case s.ReminderMinutes == 0:
+		return DefaultReminderMinutes * time.Minute
+	}
+	return time.Duration(s.ReminderMinutes) * time.Minute
+}
+
 // Limits of ReminderMinutes: a reminder less than five minutes ahead is no
 // warning, one more than a day ahead is forgotten by the time it matters.
 const (
@@ -204,4 +219,39 @@ func (s *Store) ChangeSettings(ctx context.Context, key string, c SettingChange)
 		return nil, fmt.Errorf("mongodb: change settings: %w", err)
 	}
 	return &sub, nil
+}
+
+// NextReminderLead is the longest reminder lead shorter than below among
+// the chats with reminders on (0: none): the next reminder of a
+// maintenance that starts below from now is due lead before its start.
+// Two indexed-or-scanned reads, once per reminder, not per message.
+func (s *Store) NextReminderLead(ctx context.Context, below time.Duration) (time.Duration, error) {
+	on := bson.E{Key: "settings.no_reminders", Value: bson.D{{Key: "$ne", Value: true}}}
+	var best time.Duration
+	var doc struct {
+		Settings Settings `bson:"settings"`
+	}
+	err := s.subs().FindOne(ctx, bson.D{on, {Key: "settings.reminder_minutes", Value: bson.D{{Key: "$gt", Value: 0}, {Key: "$lt", Value: below.Minutes()}}}},
+		options.FindOne().SetSort(bson.D{{Key: "settings.reminder_minutes", Value: -1}}).SetProjection(bson.D{{Key: "settings.reminder_minutes", Value: 1}})).Decode(&doc)
+	switch {
+	case err == nil:
+		best = doc.Settings.ReminderLead()
+	case !errors.Is(err, mongo.ErrNoDocuments):
+		return 0, fmt.Errorf("mongodb: next reminder lead: %w", err)
+	}
+	def := DefaultReminderMinutes * time.Minute
+	if def <= best || def >= below {
+		return best, nil
+	}
+	err = s.subs().FindOne(ctx, bson.D{on, {Key: "$or", Value: bson.A{
+		bson.D{{Key: "settings.reminder_minutes", Value: bson.D{{Key: "$exists", Value: false}}}},
+		bson.D{{Key: "settings.reminder_minutes", Value: 0}},
+	}}}, options.FindOne().SetProjection(bson.D{{Key: "_id", Value: 1}})).Err()
+	switch {
+	case err == nil:
+		return def, nil
+	case errors.Is(err, mongo.ErrNoDocuments):
+		return best, nil
+	}
+	return 0, fmt.Errorf("mongodb: next reminder lead: %w", err)
 }

@@ -1,0 +1,61 @@
+package activities
+
+import (
+	"context"
+	"time"
+
+	"github.com/openai-status-bot/statusbot/internal/event"
+)
+
+// ReminderPlanInput asks what a maintenance's reminders look like now.
+type ReminderPlanInput struct {
+	MaintenanceID string    `json:"maintenance_id"`
+	Start         time.Time `json:"start"`
+	// Boundary: reminders due at or before it were sent (or were due
+	// before the bot knew of the window): only later ones are planned.
+	Boundary time.Time `json:"boundary"`
+}
+
+// ReminderPlan is the next reminder of a maintenance.
+type ReminderPlan struct {
+	// Gone: the page no longer schedules the maintenance (started, done,
+	// cancelled or removed): no reminder any more.
+	Gone bool `json:"gone,omitempty"`
+	// Window is the maintenance as the page has it now, when it was read
+	// (nil when the page's maintenance list could not be read).
+	Window *event.Upcoming `json:"window,omitempty"`
+	// Lead of the next reminder (0: no chat wants one before the start).
+	Lead time.Duration `json:"lead,omitempty"`
+}
+
+// PlanReminder reads the maintenance from the latest page the poll saw
+// and the longest reminder lead chats chose that is still ahead: a
+// reminder is due at Start − Lead, for the chats whose lead lies between
+// this one and the previous reminder's. Checked right before every
+// reminder, so one for a window that was cancelled or moved never goes out
+// even if its signal was lost.
+func (a *Activities) PlanReminder(ctx context.Context, in ReminderPlanInput) (*ReminderPlan, error) {
+	snap, err := a.Store.LatestSnapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	plan := &ReminderPlan{}
+	start := in.Start
+	if snap != nil {
+		state, up := event.MaintenanceNow(&snap.Page, in.MaintenanceID)
+		switch state {
+		case event.NoLongerScheduled:
+			return &ReminderPlan{Gone: true}, nil
+		case event.StillScheduled:
+			plan.Window = up
+			if !up.Start.Equal(in.Start) {
+				return plan, nil // moved: the workflow plans afresh from now
+			}
+		}
+	}
+	if !start.After(in.Boundary) {
+		return plan, nil
+	}
+	plan.Lead, err = a.Store.NextReminderLead(ctx, start.Sub(in.Boundary))
+	return plan, err
+}
