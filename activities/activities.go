@@ -49,6 +49,9 @@ type Activities struct {
 	// Cadence, when set, is told after every poll whether an incident is
 	// open, so the Schedule polls faster while one is.
 	Cadence func(ctx context.Context, incidentOpen bool) error
+	// Reminders, when set, is given every page read, to keep one reminder
+	// workflow per scheduled maintenance (worker/reminders.go).
+	Reminders func(ctx context.Context, page *statuspage.Page) error
 
 	msgMu    sync.Mutex
 	messages map[string]string
@@ -113,6 +116,13 @@ func (a *Activities) DetectEvents(ctx context.Context) (*Detection, error) {
 		if err := a.Cadence(ctx, page.Open()); err != nil {
 			// Polling at the usual pace is no reason to fail the poll.
 			activity.GetLogger(ctx).Warn("could not adjust the poll interval", "error", err)
+		}
+	}
+	if a.Reminders != nil {
+		if err := a.Reminders(ctx, page); err != nil {
+			// Told again on the next poll; a missed poll is no reason to
+			// hold back the page's changes.
+			activity.GetLogger(ctx).Warn("could not schedule maintenance reminders", "error", err)
 		}
 	}
 	res := event.Diff(cp, page)

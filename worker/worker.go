@@ -103,6 +103,7 @@ func Run(ctx context.Context, cfg *config.Config, c client.Client, st *store.Sto
 	acts := &activities.Activities{
 		Store: st, Page: page, Telegram: sender, Temporal: c,
 		BlindAfter: 3 * cfg.PollInterval, Cadence: pace.Set,
+		Reminders: newReminderSync(c, cfg.TemporalTaskQueue).Sync,
 		DeliveryStarted: func(ctx context.Context, eventKey string) (bool, error) {
 			_, err := c.DescribeWorkflow(ctx, workflows.DeliveryWorkflowID(eventKey), "")
 			var nf *serviceerror.NotFound
@@ -116,6 +117,7 @@ func Run(ctx context.Context, cfg *config.Config, c client.Client, st *store.Sto
 	pipeline.RegisterWorkflow(workflows.PollWorkflow)
 	pipeline.RegisterWorkflow(workflows.DeliveryWorkflow)
 	pipeline.RegisterWorkflow(workflows.MaintenanceWorkflow)
+	pipeline.RegisterWorkflow(workflows.ReminderWorkflow)
 	pipeline.RegisterActivity(acts)
 	// The server enforces TaskQueueActivitiesPerSecond across every worker
 	// polling this queue: Telegram's global limit holds however many run.

@@ -284,6 +284,22 @@ func (f *IncidentIO) SetMaintenanceStatus(id, status string) {
 	}
 }
 
+// SetMaintenanceWindow (re)schedules a maintenance: incident.io keeps the
+// window only in its component impacts, so every impact of the maintenance
+// takes the new start and end. Call it after AffectComponent.
+func (f *IncidentIO) SetMaintenanceWindow(id string, start, end time.Time) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	in := f.incident(id)
+	if in == nil || len(in.impacts) == 0 {
+		panic("fakes: SetMaintenanceWindow before the maintenance affects a component: " + id)
+	}
+	start, end = start.UTC(), end.UTC()
+	for _, im := range in.impacts {
+		im.start, im.end = start, &end
+	}
+}
+
 // AffectComponent marks a component as affected by an incident with the
 // given status (degraded_performance, partial_outage, full_outage or
 // under_maintenance), opening an impact; the component takes that status
