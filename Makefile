@@ -66,7 +66,7 @@ docker: ## build the production image, tagged as compose.yml expects (statusbot:
 	docker build --build-arg VERSION=$(VERSION) -t statusbot:local .
 
 histories: tools ## regenerate workflows/testdata replay histories from a real dev-server run
-	UPDATE_REPLAY_HISTORIES=1 go test -count=1 -run TestExportReplayHistories -v ./worker/
+	UPDATE_REPLAY_HISTORIES=1 go test -count=1 -run 'TestExportReplayHistories|TestMaintenanceReminders' -v ./worker/
 	go test -count=1 -run TestReplay ./workflows/
 
 bench: tools ## fan-out, idle-cost and latency benchmarks on the real stack (see docs/benchmarks.md)

@@ -2,6 +2,8 @@ package worker_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -15,8 +17,9 @@ import (
 )
 
 // Maintenance reminders on the real stack: a chat reminded five minutes
-// ahead gets one reminder when the window is five minutes away, and none
-// for a second maintenance that the page ends before its reminder is due;
+// ahead gets one reminder when the window is five minutes away, one at the
+// new time for a window the page moves, and none for a maintenance that
+// the page ends before its reminder is due;
 // a chat with the default lead (60 minutes, already past when the window
 // was announced) and a chat with reminders off get the announcements only.
 func TestMaintenanceReminders(t *testing.T) {
@@ -38,9 +41,9 @@ func TestMaintenanceReminders(t *testing.T) {
 	s.StartWorker(t)
 	s.WaitForBaseline(t)
 
-	const kept, ended = "01MNTKEPT0000000000000000K", "01MNTENDED000000000000000E"
+	const kept, ended, moved = "01MNTKEPT0000000000000000K", "01MNTENDED000000000000000E", "01MNTMOVED000000000000000M"
 	due := map[string]time.Time{}
-	for i, m := range []string{kept, ended} {
+	for i, m := range []string{kept, ended, moved} {
 		start := time.Now().Add(5*time.Minute + time.Duration(15+15*i)*time.Second).Truncate(time.Second)
 		due[m] = start.Add(-5 * time.Minute)
 		s.IO.AddMaintenanceUpdate(m, "Upgrade "+m[:9], "scheduled", "01UPD"+m[5:], "We will upgrade.")
@@ -49,25 +52,33 @@ func TestMaintenanceReminders(t *testing.T) {
 	}
 	testenv.WaitFor(t, time.Minute, "both announcements to every chat", func() bool {
 		for _, chat := range []int64{early, usual, off} {
-			if len(s.Telegram.MessagesTo(chat, 0)) < 2 {
+			if len(s.Telegram.MessagesTo(chat, 0)) < 3 {
 				return false
 			}
 		}
 		return true
 	})
-	// The second one ends (cancelled) before its reminder is due.
+	// The second one ends (cancelled) before its reminder is due; the
+	// third moves 20 s later.
 	s.IO.SetMaintenanceStatus(ended, "maintenance_complete")
+	newStart := due[moved].Add(5*time.Minute + 20*time.Second)
+	s.IO.SetMaintenanceWindow(moved, newStart, newStart.Add(time.Hour))
+	oldDue := due[moved]
+	due[moved] = newStart.Add(-5 * time.Minute)
 
-	testenv.WaitFor(t, time.Minute, "the reminder of the kept maintenance", func() bool {
-		return len(reminders(s.Telegram.MessagesTo(early, 0))) >= 1
+	testenv.WaitFor(t, 2*time.Minute, "the reminders of the kept and the moved maintenance", func() bool {
+		return len(reminders(s.Telegram.MessagesTo(early, 0))) >= 2
 	})
-	time.Sleep(time.Until(due[ended].Add(8 * time.Second))) // past the ended one's reminder time, a few polls on
+	time.Sleep(5 * time.Second) // a few polls on: nothing more
 
 	got := reminders(s.Telegram.MessagesTo(early, 0))
-	require.Len(t, got, 1, "one reminder, for the kept maintenance only")
-	require.Contains(t, got[0].Text, "Maintenance starts in 5 minutes")
-	require.Contains(t, got[0].Text, "Upgrade 01MNTKEPT")
-	require.False(t, got[0].At.Before(due[kept]), "sent at %s, before its time %s", got[0].At, due[kept])
+	require.Len(t, got, 2, "one reminder each for the kept and the moved maintenance, none for the ended one")
+	for i, m := range []string{kept, moved} {
+		require.Contains(t, got[i].Text, "Maintenance starts in 5 minutes")
+		require.Contains(t, got[i].Text, "Upgrade "+m[:9])
+		require.False(t, got[i].At.Before(due[m]), "%s: sent at %s, before its time %s", m, got[i].At, due[m])
+	}
+	require.True(t, got[1].At.After(oldDue.Add(10*time.Second)), "the moved one's reminder waits for the new time")
 	for _, chat := range []int64{usual, off} {
 		require.Empty(t, reminders(s.Telegram.MessagesTo(chat, 0)), "chat %d", chat)
 	}
@@ -79,6 +90,16 @@ func TestMaintenanceReminders(t *testing.T) {
 	require.NoError(t, s.Temporal.GetWorkflow(wctx, workflows.ReminderWorkflowID(ended), "").Get(wctx, &res))
 	require.Empty(t, res.Sent)
 	require.NotEqual(t, "the maintenance started", res.Ended)
+
+	if os.Getenv("UPDATE_REPLAY_HISTORIES") != "" { // make histories
+		dir := filepath.Join(testenv.RepoRoot(), "workflows", "testdata")
+		export(t, s, workflows.ReminderWorkflowID(ended), filepath.Join(dir, "reminder_cancelled.json"))
+		for m, file := range map[string]string{kept: "reminder_sent_then_cancelled.json", moved: "reminder_moved_sent_then_cancelled.json"} {
+			s.IO.SetMaintenanceStatus(m, "maintenance_in_progress")
+			require.NoError(t, s.Temporal.GetWorkflow(wctx, workflows.ReminderWorkflowID(m), "").Get(wctx, nil))
+			export(t, s, workflows.ReminderWorkflowID(m), filepath.Join(dir, file))
+		}
+	}
 }
 
 func reminders(msgs []fakes.Message) []fakes.Message {

@@ -17,7 +17,8 @@ func TestReplayRecordedHistories(t *testing.T) {
 	require.NoError(t, err)
 	for _, want := range []string{"poll_idle.json", "poll_with_events.json", "delivery_429_then_success.json", "delivery_403_removed.json",
 		// Recorded before the pending subscribers moved to MongoDB (bounded-state).
-		"delivery_429_then_success_before_bounded_state.json", "delivery_403_removed_before_bounded_state.json"} {
+		"delivery_429_then_success_before_bounded_state.json", "delivery_403_removed_before_bounded_state.json",
+		"reminder_cancelled.json", "reminder_sent_then_cancelled.json", "reminder_moved_sent_then_cancelled.json"} {
 		require.Contains(t, files, filepath.Join("testdata", want))
 	}
 	for _, f := range files {
@@ -26,6 +27,7 @@ func TestReplayRecordedHistories(t *testing.T) {
 			r.RegisterWorkflow(workflows.PollWorkflow)
 			r.RegisterWorkflow(workflows.DeliveryWorkflow)
 			r.RegisterWorkflow(workflows.MaintenanceWorkflow)
+			r.RegisterWorkflow(workflows.ReminderWorkflow)
 			require.NoError(t, r.ReplayWorkflowHistoryFromJSONFile(nil, f))
 		})
 	}
