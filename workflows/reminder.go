@@ -87,7 +87,7 @@ func (r *reminders) run(ctx workflow.Context) (*ReminderResult, error) {
 			return r.end(ctx, "cancelled: "+r.canceled)
 		case !now.Before(r.in.Window.Start):
 			return r.end(ctx, "the maintenance started")
-		case workflow.GetInfo(ctx).GetCurrentHistoryLength() > r.in.MaxHistory:
+		case r.historyFull(ctx):
 			return nil, workflow.NewContinueAsNewError(ctx, ReminderWorkflow, r.in)
 		}
 		plan, err := r.plan(ctx)
@@ -196,6 +196,11 @@ func (r *reminders) drainSignals(ctx workflow.Context) {
 		}
 		r.canceled = reason
 	}
+}
+
+func (r *reminders) historyFull(ctx workflow.Context) bool {
+	info := workflow.GetInfo(ctx)
+	return info.GetCurrentHistoryLength() > r.in.MaxHistory || info.GetContinueAsNewSuggested()
 }
 
 func (r *reminders) end(ctx workflow.Context, why string) (*ReminderResult, error) {

@@ -178,3 +178,24 @@ func TestReminderPicksUpALeadChosenLater(t *testing.T) {
 	require.Equal(t, start.Add(-15*time.Minute), (*sent)[1].at.UTC())
 }
 
+
+// A window far ahead is re-planned many times: the workflow continues as
+// new with the window and the boundary, never an ever-growing history.
+func TestReminderContinuesAsNewWithItsWindow(t *testing.T) {
+	page := &reminderPage{leads: []time.Duration{time.Hour}}
+	env, sent := newReminderEnv(t, page)
+	t0 := env.Now().UTC()
+	start := t0.Add(14 * 24 * time.Hour)
+	env.RegisterDelayedCallback(func() { env.SetCurrentHistoryLength(61) }, 3*24*time.Hour+time.Minute)
+	env.ExecuteWorkflow(workflows.ReminderWorkflow, workflows.ReminderInput{Window: upcoming(start), Boundary: t0, Replan: time.Hour, MaxHistory: 60})
+	require.True(t, env.IsWorkflowCompleted())
+	var can *workflow.ContinueAsNewError
+	require.ErrorAs(t, env.GetWorkflowError(), &can)
+	var next workflows.ReminderInput
+	require.NoError(t, convertPayload(can, &next))
+	require.True(t, next.Window.Start.Equal(start))
+	require.True(t, next.Boundary.Equal(t0))
+	require.Equal(t, 60, next.MaxHistory)
+	require.Empty(t, *sent)
+	require.Equal(t, t0.Add(3*24*time.Hour+time.Hour), env.Now().UTC(), "at the first re-plan after the history filled")
+}
