@@ -76,7 +76,7 @@ func TestSettingsApplyToDelivery(t *testing.T) {
 
 // Notices show their times in the chat's zone: a maintenance window reads
 // in Berlin time in a chat set to Europe/Berlin and in UTC in a chat
-// without a zone.
+// without a zone; so does an incident card's timeline.
 func TestSettingsZoneAppliesToNotices(t *testing.T) {
 	if testing.Short() {
 		t.Skip("integration test")
@@ -109,4 +109,13 @@ func TestSettingsZoneAppliesToNotices(t *testing.T) {
 	require.NotContains(t, b, "UTC")
 	require.Contains(t, u, "Window: 2026-07-18 21:00 – 23:00 UTC", "the chat without a zone reads UTC")
 	require.Contains(t, b, "We will upgrade the database.")
+
+	// New chats get incident cards: the timeline reads in the chat's zone.
+	s.Page.AddIncidentUpdate("01INCZ0000000000000000000Z", "Elevated errors", "investigating", "minor", "01UPDZ0000000000000000002Z", "Looking.")
+	testenv.WaitFor(t, 60*time.Second, "the incident cards", func() bool {
+		return len(s.Telegram.MessagesTo(berlin, 0)) == 2 && len(s.Telegram.MessagesTo(utc, 0)) == 2
+	})
+	// The fake page's clock reads 2026-03-08 09:0x UTC.
+	require.Contains(t, s.Telegram.MessagesTo(berlin, 0)[1].Text, "<b>Timeline (Europe/Berlin)</b>\n• Mar 8 10:0")
+	require.Contains(t, s.Telegram.MessagesTo(utc, 0)[1].Text, "<b>Timeline (UTC)</b>\n• Mar 8 09:0")
 }
