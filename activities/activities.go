@@ -305,10 +305,12 @@ func (a *Activities) CommitCheckpoint(ctx context.Context, in CommitInput) error
 }
 
 // PrepareMessage formats the event once and stores the text, so that send
-// activities carry only the event key and the history stays small.
+// activities carry only the event key and the history stays small. The
+// event is stored beside the text: a chat in another time zone gets the
+// notice rendered again there (see noticeIn).
 func (a *Activities) PrepareMessage(ctx context.Context, e event.Event) (int, error) {
 	text := message.Notification(e)
-	if err := a.Store.SaveMessage(ctx, e.Key, text, a.now()); err != nil {
+	if err := a.Store.SaveNotice(ctx, e, text, a.now()); err != nil {
 		return 0, err
 	}
 	if err := a.prepareCard(ctx, e); err != nil {
@@ -327,11 +329,18 @@ func (a *Activities) cacheMessage(key, text string) {
 	a.messages[key] = text
 }
 
-func (a *Activities) message(ctx context.Context, key string) (string, error) {
+func (a *Activities) cached(key string) (string, bool) {
 	a.msgMu.Lock()
+	defer a.msgMu.Unlock()
 	text, ok := a.messages[key]
-	a.msgMu.Unlock()
-	if ok {
+	return text, ok
+}
+
+// zoneSuffix names a text rendered in a zone beside the UTC one in the cache.
+func zoneSuffix(zone string) string { return "@" + zone }
+
+func (a *Activities) message(ctx context.Context, key string) (string, error) {
+	if text, ok := a.cached(key); ok {
 		return text, nil
 	}
 	text, err := a.Store.Message(ctx, key)
@@ -339,6 +348,35 @@ func (a *Activities) message(ctx context.Context, key string) (string, error) {
 		return "", err
 	}
 	a.cacheMessage(key, text)
+	return text, nil
+}
+
+// noticeIn is the event's notice with its times in zone ("" is UTC): the
+// stored text, or, for another zone, the stored event rendered there once
+// per worker and zone. A text stored without its event (prepared before
+// zones applied to notices), or a zone this worker does not know, falls
+// back to the text in UTC.
+func (a *Activities) noticeIn(ctx context.Context, key, zone string) (string, error) {
+	if zone == "" {
+		return a.message(ctx, key)
+	}
+	if text, ok := a.cached(key + zoneSuffix(zone)); ok {
+		return text, nil
+	}
+	loc, err := store.LoadZone(zone)
+	if err != nil {
+		activity.GetLogger(ctx).Warn("unknown time zone: notice sent in UTC", "zone", zone, "error", err)
+		return a.message(ctx, key)
+	}
+	n, err := a.Store.Notice(ctx, key)
+	if err != nil {
+		return "", err
+	}
+	text := n.Text
+	if n.Event != nil {
+		text = message.NotificationIn(*n.Event, loc)
+	}
+	a.cacheMessage(key+zoneSuffix(zone), text)
 	return text, nil
 }
 
@@ -357,6 +395,9 @@ type Recipient struct {
 	PinCards bool                `json:"pin_cards,omitempty"`
 	Card     *store.IncidentCard `json:"card,omitempty"`
 	CardRead bool                `json:"card_read,omitempty"`
+	// Zone is the chat's time zone when its texts of the event show times
+	// and it is not UTC (notice.TextZone); "" is UTC.
+	Zone string `json:"zone,omitempty"`
 }
 
 // PageInput asks for the next page of recipients of an event.
@@ -478,7 +519,8 @@ func (a *Activities) pageRecipients(ctx context.Context, in PageInput, subs []st
 // recipientOf is the recipient of an event; of an incident update, with
 // its delivery mode.
 func (a *Activities) recipientOf(e event.Event, s store.Subscriber) Recipient {
-	r := Recipient{Key: s.Key, ChatID: s.ChatID, ThreadID: s.ThreadID, Silent: notice.Silent(s.Settings, e, a.now())}
+	r := Recipient{Key: s.Key, ChatID: s.ChatID, ThreadID: s.ThreadID, Silent: notice.Silent(s.Settings, e, a.now()),
+		Zone: notice.TextZone(s.Settings, e)}
 	if e.Kind == event.KindIncident {
 		r.Cards, r.PinCards = s.Settings.Cards(), s.Settings.PinCards
 	}
@@ -515,11 +557,11 @@ type SendResult struct {
 // records it, so no failing write can make a retry send again.
 func (a *Activities) Send(ctx context.Context, in SendInput) (*SendResult, error) {
 	defer heartbeatWhile(ctx, sendHeartbeatEvery)()
-	text, err := a.message(ctx, in.EventKey)
+	r := in.Recipient
+	text, err := a.noticeIn(ctx, in.EventKey, r.Zone)
 	if err != nil {
 		return nil, err
 	}
-	r := in.Recipient
 	err = a.deliver(ctx, in.EventKey, text, r)
 	var se *telegram.SendError
 	var moved *Recipient
@@ -530,7 +572,7 @@ func (a *Activities) Send(ctx context.Context, in SendInput) (*SendResult, error
 		}
 		activity.GetLogger(ctx).Info("subscriber migrated to supergroup", "subscriber", r.Key)
 		// The card stays in the old group: the supergroup gets a fresh one.
-		r = Recipient{Key: store.SubscriberKey(se.MigrateTo, r.ThreadID), ChatID: se.MigrateTo, ThreadID: r.ThreadID}
+		r = Recipient{Key: store.SubscriberKey(se.MigrateTo, r.ThreadID), ChatID: se.MigrateTo, ThreadID: r.ThreadID, Zone: r.Zone}
 		if independent[r.Key] {
 			return &SendResult{MigratedTo: se.MigrateTo, NewKey: r.Key, Merged: true}, nil
 		}

@@ -29,6 +29,10 @@ type cardTexts struct {
 	Card     string `json:"card"`
 	Reply    string `json:"reply"`
 	Edited   string `json:"edited"`
+	// Event and Steps render the card again in a chat's time zone (its
+	// timeline shows times); absent in texts prepared before zones applied.
+	Event *event.Event   `json:"event,omitempty"`
+	Steps []message.Step `json:"steps,omitempty"`
 }
 
 // prepareCard renders the card of an incident update with the timeline
@@ -49,8 +53,9 @@ func (a *Activities) prepareCard(ctx context.Context, e event.Event) error {
 			}
 		}
 	}
+	steps := message.Timeline(inc, e)
 	texts := cardTexts{Incident: e.IncidentID, UpdateID: e.UpdateID, Final: message.Final(e.UpdateStatus),
-		Card: message.Card(e, message.Timeline(inc, e)), Reply: message.CardReply(e, false), Edited: message.CardReply(e, true)}
+		Card: message.Card(e, steps), Reply: message.CardReply(e, false), Edited: message.CardReply(e, true), Event: &e, Steps: steps}
 	raw, err := json.Marshal(texts)
 	if err != nil {
 		return err
@@ -62,9 +67,10 @@ func (a *Activities) prepareCard(ctx context.Context, e event.Event) error {
 	return nil
 }
 
-// cardTextsOf returns the card texts of an event, nil when it has none (not
-// an incident update, or prepared before cards existed): sent as a message.
-func (a *Activities) cardTextsOf(ctx context.Context, eventKey string) (*cardTexts, error) {
+// cardTextsOf returns the card texts of an event, the card's timeline in
+// zone ("" is UTC); nil when it has none (not an incident update, or
+// prepared before cards existed): sent as a message.
+func (a *Activities) cardTextsOf(ctx context.Context, eventKey, zone string) (*cardTexts, error) {
 	if !strings.HasPrefix(eventKey, "incident:") {
 		return nil, nil
 	}
@@ -80,6 +86,19 @@ func (a *Activities) cardTextsOf(ctx context.Context, eventKey string) (*cardTex
 	if err := json.Unmarshal([]byte(raw), &t); err != nil {
 		return nil, fmt.Errorf("decode the card of %s: %w", eventKey, err)
 	}
+	if zone != "" && t.Event != nil {
+		key := eventKey + cardSuffix + zoneSuffix(zone)
+		card, ok := a.cached(key)
+		if !ok {
+			card = t.Card // a zone this worker does not know: UTC
+			if loc, err := store.LoadZone(zone); err == nil {
+				card = message.CardIn(*t.Event, t.Steps, loc)
+			}
+			a.cacheMessage(key, card)
+		}
+		t.Card = card
+	}
+	t.Event, t.Steps = nil, nil
 	return &t, nil
 }
 
@@ -111,7 +130,7 @@ func (a *Activities) withCards(ctx context.Context, e event.Event, rs []Recipien
 // deliver sends the event to one recipient: as a message, or in cards mode
 // as a fresh card or an edit of the card with a reply under it.
 func (a *Activities) deliver(ctx context.Context, eventKey, text string, r Recipient) error {
-	texts, err := a.cardTextsOf(ctx, eventKey)
+	texts, err := a.cardTextsOf(ctx, eventKey, r.Zone)
 	if err != nil {
 		return err
 	}

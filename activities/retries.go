@@ -125,6 +125,7 @@ func (a *Activities) Retries(ctx context.Context, in RetryPageInput) (*RetryPage
 	var gone []string
 	var live []store.Retry
 	silent := map[string]bool{}
+	zone := map[string]string{}
 	for _, r := range due {
 		s, ok := have[r.Sub]
 		if !ok {
@@ -144,6 +145,7 @@ func (a *Activities) Retries(ctx context.Context, in RetryPageInput) (*RetryPage
 		}
 		live = append(live, r)
 		silent[r.Sub] = notice.Silent(s.Settings, in.Event, a.now())
+		zone[r.Sub] = notice.TextZone(s.Settings, in.Event)
 	}
 	if _, err := a.Store.DeleteRetries(ctx, in.Event.Key, gone); err != nil {
 		return nil, err
@@ -165,7 +167,8 @@ func (a *Activities) Retries(ctx context.Context, in RetryPageInput) (*RetryPage
 		}
 		// The send needs the recipient and the burst count: the error text
 		// stays in MongoDB (a page of them would be 100+ KB of history).
-		out.Retries = append(out.Retries, Retry{Recipient: Recipient{Key: r.Sub, ChatID: r.ChatID, ThreadID: r.ThreadID, Silent: silent[r.Sub]}, Bursts: r.Bursts})
+		out.Retries = append(out.Retries, Retry{Recipient: Recipient{Key: r.Sub, ChatID: r.ChatID, ThreadID: r.ThreadID,
+			Silent: silent[r.Sub], Zone: zone[r.Sub]}, Bursts: r.Bursts})
 	}
 	out.Blocked = len(held)
 	if err := a.Store.PutOffRetries(ctx, in.Event.Key, held, a.now().Add(in.Recheck)); err != nil {

@@ -73,3 +73,49 @@ func TestSettingsApplyToDelivery(t *testing.T) {
 		require.False(t, m.Silent)
 	}
 }
+
+// Notices show their times in the chat's zone: a maintenance window reads
+// in Berlin time in a chat set to Europe/Berlin and in UTC in a chat
+// without a zone; so does an incident card's timeline.
+func TestSettingsZoneAppliesToNotices(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration test")
+	}
+	s := testenv.NewStack(t, 2*time.Second)
+	ctx := context.Background()
+	const berlin, utc = 555, -666
+	for _, chat := range []int64{berlin, utc} {
+		_, err := s.Store.Subscribe(ctx, chat, 0, time.Now())
+		require.NoError(t, err)
+	}
+	c, err := store.SetTimeZone("Europe/Berlin")
+	require.NoError(t, err)
+	_, err = s.Store.ChangeSettings(ctx, store.SubscriberKey(berlin, 0), c)
+	require.NoError(t, err)
+
+	s.StartWorker(t)
+	s.WaitForBaseline(t)
+
+	// 23:00-01:00 in Berlin (summer time): the window crosses midnight
+	// there, not in UTC.
+	const id = "01MNT00000000000000000000Z"
+	s.Page.SetMaintenanceWindow(id, time.Date(2026, 7, 18, 21, 0, 0, 0, time.UTC), time.Date(2026, 7, 18, 23, 0, 0, 0, time.UTC))
+	s.Page.AddMaintenanceUpdate(id, "Database upgrade", "scheduled", "01UPDZ0000000000000000001Z", "We will upgrade the database.")
+	testenv.WaitFor(t, 60*time.Second, "the maintenance notices", func() bool {
+		return len(s.Telegram.MessagesTo(berlin, 0)) == 1 && len(s.Telegram.MessagesTo(utc, 0)) == 1
+	})
+	b, u := s.Telegram.MessagesTo(berlin, 0)[0].Text, s.Telegram.MessagesTo(utc, 0)[0].Text
+	require.Contains(t, b, "Window: 2026-07-18 23:00 – 2026-07-19 01:00 CEST", "the Berlin chat reads Berlin time")
+	require.NotContains(t, b, "UTC")
+	require.Contains(t, u, "Window: 2026-07-18 21:00 – 23:00 UTC", "the chat without a zone reads UTC")
+	require.Contains(t, b, "We will upgrade the database.")
+
+	// New chats get incident cards: the timeline reads in the chat's zone.
+	s.Page.AddIncidentUpdate("01INCZ0000000000000000000Z", "Elevated errors", "investigating", "minor", "01UPDZ0000000000000000002Z", "Looking.")
+	testenv.WaitFor(t, 60*time.Second, "the incident cards", func() bool {
+		return len(s.Telegram.MessagesTo(berlin, 0)) == 2 && len(s.Telegram.MessagesTo(utc, 0)) == 2
+	})
+	// The fake page's clock reads 2026-03-08 09:0x UTC.
+	require.Contains(t, s.Telegram.MessagesTo(berlin, 0)[1].Text, "<b>Timeline (Europe/Berlin)</b>\n• Mar 8 10:0")
+	require.Contains(t, s.Telegram.MessagesTo(utc, 0)[1].Text, "<b>Timeline (UTC)</b>\n• Mar 8 09:0")
+}

@@ -21,6 +21,7 @@ type Statuspage struct {
 	components []map[string]any
 	incidents  []map[string]any
 	maints     []map[string]any
+	windows    map[string][2]string // maintenance id: scheduled_for, scheduled_until
 	clock      time.Time
 }
 
@@ -77,6 +78,25 @@ func (s *Statuspage) AddMaintenanceUpdate(id, name, status, updateID, body strin
 	s.addUpdate(&s.maints, id, name, status, "maintenance", updateID, body, true)
 }
 
+// SetMaintenanceWindow sets the window a scheduled maintenance announces
+// (scheduled_for, scheduled_until), now or, when it does not exist yet,
+// when AddMaintenanceUpdate creates it (otherwise with both at the page's
+// clock).
+func (s *Statuspage) SetMaintenanceWindow(id string, from, until time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.windows == nil {
+		s.windows = map[string][2]string{}
+	}
+	w := [2]string{from.Format("2006-01-02T15:04:05.000Z07:00"), until.Format("2006-01-02T15:04:05.000Z07:00")}
+	s.windows[id] = w
+	for _, m := range s.maints {
+		if m["id"] == id {
+			m["scheduled_for"], m["scheduled_until"] = w[0], w[1]
+		}
+	}
+}
+
 func (s *Statuspage) addUpdate(list *[]map[string]any, id, name, status, impact, updateID, body string, scheduled bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -93,6 +113,9 @@ func (s *Statuspage) addUpdate(list *[]map[string]any, id, name, status, impact,
 			"resolved_at": nil, "started_at": now, "components": []any{}, "incident_updates": []any{}}
 		if scheduled {
 			inc["scheduled_for"], inc["scheduled_until"] = now, now
+			if w, ok := s.windows[id]; ok {
+				inc["scheduled_for"], inc["scheduled_until"] = w[0], w[1]
+			}
 		}
 		*list = append([]map[string]any{inc}, *list...)
 	}

@@ -57,7 +57,14 @@ func Final(status string) bool {
 // Card is the incident card: one message per incident and chat, edited as
 // the incident moves on. It shows the name, impact, affected components,
 // the status timeline (UTC) and the latest update's text.
-func Card(e event.Event, steps []Step) string {
+func Card(e event.Event, steps []Step) string { return CardIn(e, steps, time.UTC) }
+
+// CardIn is the card with its timeline in loc (nil is UTC), the zone named
+// in the timeline's heading ("Timeline (Europe/Berlin)").
+func CardIn(e event.Event, steps []Step, loc *time.Location) string {
+	if loc == nil {
+		loc = time.UTC
+	}
 	header := "🚨 <b>Incident</b>"
 	if Final(e.UpdateStatus) {
 		header = "✅ <b>Incident resolved</b>"
@@ -74,7 +81,7 @@ func Card(e event.Event, steps []Step) string {
 	if len(e.ComponentNames) > 0 {
 		segs = append(segs, static("\nComponents: "), short(Escape(strings.Join(e.ComponentNames, ", ")), maxNameLen))
 	}
-	segs = append(segs, static("\n\n<b>Timeline (UTC)</b>\n"+timelineHTML(steps)+"\n\n<b>Latest:</b> "))
+	segs = append(segs, static("\n\n<b>Timeline ("+Escape(loc.String())+")</b>\n"+timelineHTML(steps, loc)+"\n\n<b>Latest:</b> "))
 	body := Escape(strings.TrimSpace(e.Body))
 	if body == "" {
 		body = "<i>" + NoBody + "</i>"
@@ -87,10 +94,10 @@ func Card(e event.Event, steps []Step) string {
 }
 
 // timelineHTML renders at most maxSteps steps: the first and the latest.
-func timelineHTML(steps []Step) string {
+func timelineHTML(steps []Step, loc *time.Location) string {
 	var lines []string
 	line := func(s Step) string {
-		return "• " + s.At.UTC().Format("Jan 2 15:04") + " " + Escape(truncateRunes(statuspage.Label(s.Status), maxLabelLen))
+		return "• " + s.At.In(loc).Format("Jan 2 15:04") + " " + Escape(truncateRunes(statuspage.Label(s.Status), maxLabelLen))
 	}
 	if len(steps) > maxSteps {
 		lines = append(lines, line(steps[0]), fmt.Sprintf("<i>… %d more</i>", len(steps)-maxSteps))

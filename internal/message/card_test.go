@@ -123,3 +123,41 @@ func TestCardReply(t *testing.T) {
 		})
 	}
 }
+
+func TestCardIn(t *testing.T) {
+	zone := func(name string) *time.Location {
+		loc, err := time.LoadLocation(name)
+		require.NoError(t, err)
+		return loc
+	}
+	// Mar 29 2026: Berlin moves from CET to CEST at 01:00 UTC.
+	dst := time.Date(2026, 3, 29, 0, 30, 0, 0, time.UTC)
+	cases := []struct {
+		name     string
+		steps    []message.Step
+		loc      *time.Location
+		contains []string
+	}{
+		{"nil is UTC", []message.Step{{Status: "investigating", At: t0}}, nil, []string{"<b>Timeline (UTC)</b>\n• Nov 30 14:02 Investigating"}},
+		{"Berlin", []message.Step{{Status: "investigating", At: t0}}, zone("Europe/Berlin"),
+			[]string{"<b>Timeline (Europe/Berlin)</b>\n• Nov 30 15:02 Investigating"}},
+		{"half-hour offset", []message.Step{{Status: "investigating", At: t0}}, zone("Asia/Kolkata"),
+			[]string{"<b>Timeline (Asia/Kolkata)</b>\n• Nov 30 19:32 Investigating"}},
+		{"change of offset inside", []message.Step{{Status: "investigating", At: dst}, {Status: "resolved", At: dst.Add(time.Hour)}}, zone("Europe/Berlin"),
+			[]string{"• Mar 29 01:30 Investigating\n• Mar 29 03:30 Resolved"}},
+		{"midnight in the zone", []message.Step{{Status: "investigating", At: t0}, {Status: "resolved", At: t0.Add(10 * time.Hour)}}, zone("Asia/Tokyo"),
+			[]string{"• Nov 30 23:02 Investigating\n• Dec 1 09:02 Resolved"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := message.CardIn(incidentEvent("resolved", "u2", "x", t0), tc.steps, tc.loc)
+			_, err := parseHTML(got)
+			require.NoError(t, err, got)
+			for _, s := range tc.contains {
+				require.Contains(t, got, s)
+			}
+		})
+	}
+	e := incidentEvent("identified", "u2", "x", t0)
+	require.Equal(t, message.Card(e, manySteps(3)), message.CardIn(e, manySteps(3), time.UTC))
+}

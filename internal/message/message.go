@@ -29,23 +29,34 @@ const (
 	minBody = 1024
 )
 
-// Notification returns the Telegram HTML for an event.
-func Notification(e event.Event) string {
+// Notification returns the Telegram HTML for an event, times in UTC.
+func Notification(e event.Event) string { return NotificationIn(e, time.UTC) }
+
+// NotificationIn returns the Telegram HTML for an event with every time it
+// shows in loc (nil is UTC): a chat's time zone.
+func NotificationIn(e event.Event, loc *time.Location) string {
 	switch e.Kind {
 	case event.KindComponent:
 		return componentNotice(e)
 	case event.KindMaintenance:
 		if e.Reminder != nil {
-			return reminderNotice(e)
+			return reminderNotice(e, loc)
 		}
-		return incidentNotice(e, "🛠 <b>Scheduled maintenance</b>")
+		return incidentNotice(e, "🛠 <b>Scheduled maintenance</b>", loc)
 	default:
 		header := "🚨 <b>Incident update</b>"
 		if e.UpdateStatus == "resolved" || e.UpdateStatus == "postmortem" {
 			header = "✅ <b>Incident update</b>"
 		}
-		return incidentNotice(e, header)
+		return incidentNotice(e, header, loc)
 	}
+}
+
+// ShowsTimes reports whether the notification of e shows a time, that is
+// whether NotificationIn depends on the zone: then each zone needs its own
+// text. Keep it in step with what NotificationIn renders.
+func ShowsTimes(e event.Event) bool {
+	return e.Kind != event.KindComponent && e.WindowStart != nil && !e.WindowStart.IsZero()
 }
 
 func componentNotice(e event.Event) string {
@@ -69,7 +80,7 @@ func componentNotice(e event.Event) string {
 	return assemble(segs)
 }
 
-func incidentNotice(e event.Event, header string) string {
+func incidentNotice(e event.Event, header string, loc *time.Location) string {
 	name := firstNonEmpty(e.IncidentName, "Untitled incident")
 	body := Escape(strings.TrimSpace(e.Body))
 	if body == "" {
@@ -83,7 +94,7 @@ func incidentNotice(e event.Event, header string) string {
 		static("\nImpact: "),
 		short(Escape(statuspage.Label(e.Impact)), maxLabelLen),
 	}
-	if w := Window(e.WindowStart, e.WindowEnd); w != "" {
+	if w := WindowIn(e.WindowStart, e.WindowEnd, loc); w != "" {
 		segs = append(segs, static("\nWindow: "), short(Escape(w), maxLabelLen))
 	}
 	if len(e.ComponentNames) > 0 {
@@ -97,13 +108,13 @@ func incidentNotice(e event.Event, header string) string {
 }
 
 // reminderNotice says a maintenance starts soon: when, for how long, what.
-func reminderNotice(e event.Event) string {
+func reminderNotice(e event.Event, loc *time.Location) string {
 	segs := []segment{
 		static("⏰ <b>Maintenance starts in " + Lead(e.Reminder.Lead) + "</b>\n\n<b>"),
 		short(Escape(firstNonEmpty(e.IncidentName, "Untitled maintenance")), maxNameLen),
 		static("</b>"),
 	}
-	if w := Window(e.WindowStart, e.WindowEnd); w != "" {
+	if w := WindowIn(e.WindowStart, e.WindowEnd, loc); w != "" {
 		segs = append(segs, static("\nWindow: "), short(Escape(w), maxLabelLen))
 	}
 	if len(e.ComponentNames) > 0 {
@@ -201,21 +212,52 @@ func assemble(segs []segment) string {
 
 // Window shows a maintenance window in UTC: "2026-01-25 00:00 – 02:00 UTC",
 // the end date repeated only when it differs.
-func Window(start, end *time.Time) string {
+func Window(start, end *time.Time) string { return WindowIn(start, end, time.UTC) }
+
+// WindowIn shows a maintenance window in loc (nil is UTC), dates as they
+// read there: "2026-01-25 01:00 – 03:00 CET", the end date repeated only
+// when it differs in loc. The zone is named by its abbreviation, or its
+// offset where it has none ("+03"); a window across a change of offset
+// (daylight saving time) names it at both ends:
+// "2026-03-29 01:30 CET – 04:30 CEST".
+func WindowIn(start, end *time.Time, loc *time.Location) string {
 	if start == nil || start.IsZero() {
 		return ""
 	}
-	s := start.UTC()
+	if loc == nil {
+		loc = time.UTC
+	}
+	s := start.In(loc)
 	out := s.Format("2006-01-02 15:04")
+	zone := zoneName(s)
 	if end != nil && end.After(s) {
-		e := end.UTC()
+		e := end.In(loc)
+		if ez := zoneName(e); ez != zone || !sameOffset(s, e) {
+			out += " " + zone
+			zone = ez
+		}
 		if e.Format("2006-01-02") == s.Format("2006-01-02") {
 			out += " – " + e.Format("15:04")
 		} else {
 			out += " – " + e.Format("2006-01-02 15:04")
 		}
 	}
-	return out + " UTC"
+	return out + " " + zone
+}
+
+// zoneName is the abbreviation of t's zone ("CET", "IST", "+03"); an offset
+// like "+0530" where the zone has no name at all.
+func zoneName(t time.Time) string {
+	if name, _ := t.Zone(); name != "" {
+		return name
+	}
+	return t.Format("-0700")
+}
+
+func sameOffset(a, b time.Time) bool {
+	_, x := a.Zone()
+	_, y := b.Zone()
+	return x == y
 }
 
 func firstNonEmpty(s ...string) string {

@@ -66,3 +66,107 @@ func TestReminderNotice(t *testing.T) {
 		t.Fatalf("got\n%s\nwant\n%s", got, want)
 	}
 }
+
+func TestWindowIn(t *testing.T) {
+	at := func(s string) *time.Time { v, _ := time.Parse(time.RFC3339, s); return &v }
+	zone := func(name string) *time.Location {
+		loc, err := time.LoadLocation(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return loc
+	}
+	for _, tt := range []struct {
+		name       string
+		start, end *time.Time
+		loc        *time.Location
+		want       string
+	}{
+		{"nil is UTC", at("2026-07-18T09:00:00Z"), at("2026-07-18T11:00:00Z"), nil, "2026-07-18 09:00 – 11:00 UTC"},
+		{"UTC", at("2026-07-18T09:00:00Z"), at("2026-07-18T11:00:00Z"), time.UTC, "2026-07-18 09:00 – 11:00 UTC"},
+		{"summer time", at("2026-07-18T09:00:00Z"), at("2026-07-18T11:00:00Z"), zone("Europe/Berlin"), "2026-07-18 11:00 – 13:00 CEST"},
+		{"winter time", at("2026-01-25T09:00:00Z"), at("2026-01-25T11:00:00Z"), zone("Europe/Berlin"), "2026-01-25 10:00 – 12:00 CET"},
+		{"half-hour offset", at("2026-07-18T09:00:00Z"), at("2026-07-18T11:15:00Z"), zone("Asia/Kolkata"), "2026-07-18 14:30 – 16:45 IST"},
+		{"quarter-hour offset without a name", at("2026-07-18T09:00:00Z"), at("2026-07-18T10:00:00Z"), zone("Asia/Kathmandu"), "2026-07-18 14:45 – 15:45 +0545"},
+		{"offset as the name", at("2026-07-18T09:00:00Z"), at("2026-07-18T11:00:00Z"), zone("Europe/Istanbul"), "2026-07-18 12:00 – 14:00 +03"},
+		{"daylight saving time starts inside", at("2026-03-29T00:30:00Z"), at("2026-03-29T02:30:00Z"), zone("Europe/Berlin"),
+			"2026-03-29 01:30 CET – 04:30 CEST"},
+		{"daylight saving time ends inside", at("2026-11-01T05:00:00Z"), at("2026-11-01T07:00:00Z"), zone("America/New_York"),
+			"2026-11-01 01:00 EDT – 02:00 EST"},
+		{"midnight in the zone, not in UTC", at("2026-07-18T14:00:00Z"), at("2026-07-18T16:00:00Z"), zone("Asia/Tokyo"),
+			"2026-07-18 23:00 – 2026-07-19 01:00 JST"},
+		{"midnight in UTC, not in the zone", at("2026-07-17T23:00:00Z"), at("2026-07-18T01:00:00Z"), zone("Europe/Berlin"),
+			"2026-07-18 01:00 – 03:00 CEST"},
+		{"the day before in the zone", at("2026-07-18T03:00:00Z"), at("2026-07-18T05:00:00Z"), zone("America/Los_Angeles"),
+			"2026-07-17 20:00 – 22:00 PDT"},
+		{"no end", at("2026-07-18T09:00:00Z"), nil, zone("Asia/Kolkata"), "2026-07-18 14:30 IST"},
+		{"end not after start", at("2026-03-29T00:30:00Z"), at("2026-03-29T00:30:00Z"), zone("Europe/Berlin"), "2026-03-29 01:30 CET"},
+		{"no start", nil, at("2026-07-18T09:00:00Z"), zone("Europe/Berlin"), ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := message.WindowIn(tt.start, tt.end, tt.loc); got != tt.want {
+				t.Errorf("WindowIn = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestNotificationIn(t *testing.T) {
+	berlin, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, end := time.Date(2026, 7, 18, 9, 0, 0, 0, time.UTC), time.Date(2026, 7, 18, 11, 0, 0, 0, time.UTC)
+	maint := event.Event{Kind: event.KindMaintenance, IncidentName: "DB upgrade", UpdateStatus: "scheduled", Impact: "maintenance",
+		Body: "We will upgrade.", WindowStart: &s, WindowEnd: &end}
+	component := event.Event{Kind: event.KindComponent, ComponentName: "API", OldStatus: "operational", NewStatus: "major_outage"}
+	for _, tt := range []struct {
+		name   string
+		e      event.Event
+		loc    *time.Location
+		want   string
+		absent string
+		times  bool
+	}{
+		{"maintenance in UTC", maint, time.UTC, "Window: 2026-07-18 09:00 – 11:00 UTC", "CEST", true},
+		{"maintenance in nil", maint, nil, "Window: 2026-07-18 09:00 – 11:00 UTC", "CEST", true},
+		{"maintenance in Berlin", maint, berlin, "Window: 2026-07-18 11:00 – 13:00 CEST", "UTC", true},
+		{"component change shows no time", component, berlin, "Major Outage", "CEST", false},
+		{"maintenance without a window", event.Event{Kind: event.KindMaintenance, IncidentName: "x"}, berlin, "Scheduled maintenance", "Window", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := message.NotificationIn(tt.e, tt.loc)
+			if !strings.Contains(got, tt.want) || strings.Contains(got, tt.absent) {
+				t.Errorf("want %q and not %q in\n%s", tt.want, tt.absent, got)
+			}
+			if message.ShowsTimes(tt.e) != tt.times {
+				t.Errorf("ShowsTimes = %v, want %v", !tt.times, tt.times)
+			}
+			if !tt.times && got != message.Notification(tt.e) {
+				t.Errorf("a notice without times differs by zone:\n%s\n%s", got, message.Notification(tt.e))
+			}
+		})
+	}
+	if message.Notification(maint) != message.NotificationIn(maint, time.UTC) {
+		t.Error("Notification is not NotificationIn UTC")
+	}
+}
+
+// A reminder's window reads in the chat's zone like the notices'.
+func TestReminderNoticeIn(t *testing.T) {
+	start := time.Date(2026, 7, 18, 21, 0, 0, 0, time.UTC)
+	end := start.Add(2 * time.Hour)
+	e := event.Event{Kind: event.KindMaintenance, IncidentName: "Upgrade", WindowStart: &start, WindowEnd: &end,
+		Reminder: &event.Reminder{Start: start, Lead: 30 * time.Minute, Until: time.Hour}}
+	berlin, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !message.ShowsTimes(e) {
+		t.Fatal("a reminder shows its window")
+	}
+	got := message.NotificationIn(e, berlin)
+	if !strings.Contains(got, "Window: 2026-07-18 23:00 – 2026-07-19 01:00 CEST") || !strings.Contains(got, "starts in 30 minutes") {
+		t.Fatalf("got\n%s", got)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/internal/message"
 	"github.com/openai-status-bot/statusbot/internal/store"
 )
 
@@ -117,6 +118,22 @@ func Zone(s store.Settings) *time.Location {
 		return time.UTC
 	}
 	return loc
+}
+
+// TextZone is the zone a chat's texts of e are rendered in: its zone's
+// name when that is not UTC and the texts show times (a maintenance
+// window, an incident card's timeline), else "": the text stored in UTC
+// serves. Deliveries carry it with each recipient, so it stays short and
+// is left out where it would change nothing.
+func TextZone(s store.Settings, e event.Event) string {
+	loc := Zone(s)
+	if loc == time.UTC {
+		return ""
+	}
+	if message.ShowsTimes(e) || (e.Kind == event.KindIncident && s.Cards()) {
+		return loc.String()
+	}
+	return ""
 }
 
 // FormatTime shows t in loc: "2026-03-08 10:02 CET"; zones without an

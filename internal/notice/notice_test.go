@@ -168,3 +168,32 @@ func TestWantsReminder(t *testing.T) {
 		}
 	}
 }
+
+func TestTextZone(t *testing.T) {
+	start := time.Date(2026, 7, 18, 9, 0, 0, 0, time.UTC)
+	maint := event.Event{Kind: event.KindMaintenance, WindowStart: &start}
+	berlin := store.Settings{TimeZone: "Europe/Berlin"}
+	berlinCards := store.Settings{TimeZone: "Europe/Berlin", Mode: store.ModeCards}
+	for _, tc := range []struct {
+		name string
+		s    store.Settings
+		e    event.Event
+		want string
+	}{
+		{"maintenance window", berlin, maint, "Europe/Berlin"},
+		{"UTC chat", store.Settings{}, maint, ""},
+		{"UTC chat in cards mode", store.Settings{Mode: store.ModeCards}, inc("major", "investigating"), ""},
+		{"unknown zone reads UTC", store.Settings{TimeZone: "Mars/Olympus"}, maint, ""},
+		{"maintenance without a window", berlin, event.Event{Kind: event.KindMaintenance}, ""},
+		{"component change", berlin, comp("operational", "major_outage"), ""},
+		{"incident as a message", berlin, inc("major", "investigating"), ""},
+		{"incident card timeline", berlinCards, inc("major", "investigating"), "Europe/Berlin"},
+		{"half-hour zone", store.Settings{TimeZone: "Asia/Kolkata"}, maint, "Asia/Kolkata"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := TextZone(tc.s, tc.e); got != tc.want {
+				t.Errorf("TextZone = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

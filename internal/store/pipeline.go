@@ -196,15 +196,28 @@ func (s *Store) ComponentHistory(ctx context.Context, since time.Time) ([]Histor
 }
 
 type messageDoc struct {
-	ID   string    `bson:"_id"`
-	Text string    `bson:"text"`
-	At   time.Time `bson:"at"`
+	ID   string `bson:"_id"`
+	Text string `bson:"text"`
+	// Event is what the text was rendered from, so that it can be rendered
+	// again in a chat's time zone; nil for texts stored before zones applied
+	// to notices, and for texts that are not one event's notice.
+	Event *event.Event `bson:"event,omitempty"`
+	At    time.Time    `bson:"at"`
 }
 
 // SaveMessage stores an event's formatted notification.
 func (s *Store) SaveMessage(ctx context.Context, eventKey, text string, at time.Time) error {
-	_, err := s.db.Collection(colMessages).ReplaceOne(ctx, bson.D{{Key: "_id", Value: eventKey}},
-		messageDoc{ID: eventKey, Text: text, At: at}, options.Replace().SetUpsert(true))
+	return s.saveMessage(ctx, messageDoc{ID: eventKey, Text: text, At: at})
+}
+
+// SaveNotice stores an event's notification as rendered in UTC and the
+// event itself, to render it again in other zones.
+func (s *Store) SaveNotice(ctx context.Context, e event.Event, text string, at time.Time) error {
+	return s.saveMessage(ctx, messageDoc{ID: e.Key, Text: text, Event: &e, At: at})
+}
+
+func (s *Store) saveMessage(ctx context.Context, m messageDoc) error {
+	_, err := s.db.Collection(colMessages).ReplaceOne(ctx, bson.D{{Key: "_id", Value: m.ID}}, m, options.Replace().SetUpsert(true))
 	if err != nil {
 		return fmt.Errorf("mongodb: save message: %w", err)
 	}
@@ -213,11 +226,24 @@ func (s *Store) SaveMessage(ctx context.Context, eventKey, text string, at time.
 
 // Message returns an event's formatted notification.
 func (s *Store) Message(ctx context.Context, eventKey string) (string, error) {
+	m, err := s.Notice(ctx, eventKey)
+	return m.Text, err
+}
+
+// StoredNotice is an event's notification as stored: the text in UTC, and
+// the event when it was saved with SaveNotice.
+type StoredNotice struct {
+	Text  string
+	Event *event.Event
+}
+
+// Notice returns an event's notification and, when stored, its event.
+func (s *Store) Notice(ctx context.Context, eventKey string) (StoredNotice, error) {
 	var m messageDoc
 	if err := s.db.Collection(colMessages).FindOne(ctx, bson.D{{Key: "_id", Value: eventKey}}).Decode(&m); err != nil {
-		return "", fmt.Errorf("mongodb: read message: %w", err)
+		return StoredNotice{}, fmt.Errorf("mongodb: read message: %w", err)
 	}
-	return m.Text, nil
+	return StoredNotice{Text: m.Text, Event: m.Event}, nil
 }
 
 // ReplaceCheckpoint stores the checkpoint as it is (component IDs that

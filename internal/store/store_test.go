@@ -114,3 +114,31 @@ func TestCommitHistoryInsertIsIdempotent(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, hist, 1)
 }
+
+// A notice is stored with its event, to be rendered again in a chat's
+// zone; a text stored without one reads back without one.
+func TestNoticeKeepsItsEvent(t *testing.T) {
+	st := testenv.Store(t)
+	ctx := context.Background()
+	now := time.Date(2026, 7, 18, 9, 0, 0, 0, time.UTC)
+	start, end := now.Add(time.Hour), now.Add(3*time.Hour)
+	e := event.Event{Key: "maintenance:m1:u1:v1", OrderKey: "incident:m1", Kind: event.KindMaintenance, At: now, Notify: true,
+		IncidentID: "m1", IncidentName: "DB upgrade", UpdateStatus: "scheduled", Body: "We will upgrade.",
+		ComponentNames: []string{"API"}, WindowStart: &start, WindowEnd: &end}
+	require.NoError(t, st.SaveNotice(ctx, e, "UTC text", now))
+	got, err := st.Notice(ctx, e.Key)
+	require.NoError(t, err)
+	require.Equal(t, "UTC text", got.Text)
+	require.NotNil(t, got.Event)
+	require.True(t, got.Event.WindowStart.Equal(start) && got.Event.WindowEnd.Equal(end) && got.Event.At.Equal(now))
+	got.Event.WindowStart, got.Event.WindowEnd, got.Event.At = e.WindowStart, e.WindowEnd, e.At
+	require.Equal(t, e, *got.Event)
+	text, err := st.Message(ctx, e.Key)
+	require.NoError(t, err)
+	require.Equal(t, "UTC text", text)
+
+	require.NoError(t, st.SaveMessage(ctx, "legacy", "old text", now))
+	got, err = st.Notice(ctx, "legacy")
+	require.NoError(t, err)
+	require.Equal(t, store.StoredNotice{Text: "old text"}, got)
+}

@@ -1,0 +1,118 @@
+package activities_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/openai-status-bot/statusbot/activities"
+	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/internal/store"
+)
+
+func maintenanceEvent() event.Event {
+	start, end := time.Date(2026, 7, 18, 21, 0, 0, 0, time.UTC), time.Date(2026, 7, 18, 23, 0, 0, 0, time.UTC)
+	return event.Event{Key: "incident:m1:u1:v1", OrderKey: "incident:m1", Kind: event.KindMaintenance, At: start.Add(-time.Hour), Notify: true,
+		IncidentID: "m1", IncidentName: "Database upgrade", Impact: "maintenance", UpdateID: "u1", UpdateStatus: "scheduled",
+		Body: "We will upgrade.", WindowStart: &start, WindowEnd: &end}
+}
+
+func sendIn(t *testing.T, w *world, key string, chat int64, zone string) string {
+	t.Helper()
+	before := len(w.tg.MessagesTo(chat, 0))
+	_, err := w.env.ExecuteActivity(w.a.Send, activities.SendInput{EventKey: key,
+		Recipient: activities.Recipient{Key: store.SubscriberKey(chat, 0), ChatID: chat, Zone: zone}})
+	require.NoError(t, err)
+	msgs := w.tg.MessagesTo(chat, 0)
+	require.Len(t, msgs, before+1)
+	return msgs[len(msgs)-1].Text
+}
+
+// Send renders the notice in the recipient's zone, once per worker and
+// zone; a text stored before notices kept their event, or a zone the
+// worker does not know, goes out in UTC.
+func TestSendRendersTheRecipientsZone(t *testing.T) {
+	w := newWorld(t)
+	e := maintenanceEvent()
+	_, err := w.env.ExecuteActivity(w.a.PrepareMessage, e)
+	require.NoError(t, err)
+
+	require.Contains(t, sendIn(t, w, e.Key, 1, ""), "Window: 2026-07-18 21:00 – 23:00 UTC")
+	require.Contains(t, sendIn(t, w, e.Key, 2, "Europe/Berlin"), "Window: 2026-07-18 23:00 – 2026-07-19 01:00 CEST")
+	require.Contains(t, sendIn(t, w, e.Key, 3, "Asia/Kolkata"), "Window: 2026-07-19 02:30 – 04:30 IST")
+	require.Contains(t, sendIn(t, w, e.Key, 4, "Mars/Olympus"), "Window: 2026-07-18 21:00 – 23:00 UTC")
+
+	before := w.st.RoundTrips()
+	require.Contains(t, sendIn(t, w, e.Key, 5, "Europe/Berlin"), "CEST")
+	require.Zero(t, w.st.RoundTrips()-before, "the zone's text is cached")
+
+	// Prepared before: only the UTC text is stored.
+	require.NoError(t, w.st.SaveMessage(context.Background(), "incident:m0:u1:v1", "old text 21:00 UTC", time.Now()))
+	require.Equal(t, "old text 21:00 UTC", sendIn(t, w, "incident:m0:u1:v1", 6, "Europe/Berlin"))
+}
+
+// The recipients of an event that shows times carry their chat's zone,
+// first pages and retries alike; UTC chats and events without times carry
+// none.
+func TestRecipientsCarryTheirZone(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	for _, chat := range []int64{1, 2} {
+		_, err := w.st.Subscribe(ctx, chat, 0, time.Now())
+		require.NoError(t, err)
+	}
+	c, err := store.SetTimeZone("Europe/Berlin")
+	require.NoError(t, err)
+	_, err = w.st.ChangeSettings(ctx, "1", c)
+	require.NoError(t, err)
+
+	zones := func(e event.Event) map[string]string {
+		v, err := w.env.ExecuteActivity(w.a.Recipients, activities.PageInput{Event: e, Limit: 10, Since: time.Now()})
+		require.NoError(t, err)
+		var page activities.RecipientPage
+		require.NoError(t, v.Get(&page))
+		out := map[string]string{}
+		for _, r := range page.Recipients {
+			out[r.Key] = r.Zone
+		}
+		return out
+	}
+	maint := maintenanceEvent()
+	require.Equal(t, map[string]string{"1": "Europe/Berlin", "2": ""}, zones(maint))
+	comp := event.Event{Key: "component:api:major_outage:t", Kind: event.KindComponent, ComponentID: "api", NewStatus: "major_outage", Notify: true}
+	require.Equal(t, map[string]string{"1": "", "2": ""}, zones(comp), "a component change shows no time")
+
+	now := time.Now()
+	require.NoError(t, w.st.SaveRetries(ctx, []store.Retry{
+		{Event: maint.Key, OrderKey: maint.OrderKey, EventAt: maint.At, Sub: "1", ChatID: 1, NextAt: now.Add(-time.Second), At: now},
+		{Event: maint.Key, OrderKey: maint.OrderKey, EventAt: maint.At, Sub: "2", ChatID: 2, NextAt: now.Add(-time.Second), At: now},
+	}))
+	v, err := w.env.ExecuteActivity(w.a.Retries, activities.RetryPageInput{Event: maint, Limit: 10, DueBy: time.Now()})
+	require.NoError(t, err)
+	var due activities.RetryPage
+	require.NoError(t, v.Get(&due))
+	got := map[string]string{}
+	for _, r := range due.Retries {
+		got[r.Recipient.Key] = r.Recipient.Zone
+	}
+	require.Equal(t, map[string]string{"1": "Europe/Berlin", "2": ""}, got)
+}
+
+// An incident card's timeline reads in the chat's zone.
+func TestCardTimelineInTheRecipientsZone(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	for _, chat := range []int64{7, 8} {
+		_, err := w.st.Subscribe(ctx, chat, 0, time.Now()) // new chats get cards
+		require.NoError(t, err)
+	}
+	at := time.Date(2026, 11, 30, 14, 2, 0, 0, time.UTC)
+	e := event.Event{Key: "incident:inc1:u1:v1", OrderKey: "incident:inc1", Kind: event.KindIncident, At: at, Notify: true,
+		IncidentID: "inc1", IncidentName: "Elevated errors", Impact: "minor", UpdateID: "u1", UpdateStatus: "investigating", Body: "Looking."}
+	_, err := w.env.ExecuteActivity(w.a.PrepareMessage, e)
+	require.NoError(t, err)
+	require.Contains(t, sendIn(t, w, e.Key, 7, "Asia/Tokyo"), "<b>Timeline (Asia/Tokyo)</b>\n• Nov 30 23:02 Investigating")
+	require.Contains(t, sendIn(t, w, e.Key, 8, ""), "<b>Timeline (UTC)</b>\n• Nov 30 14:02 Investigating")
+}
