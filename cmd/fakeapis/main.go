@@ -8,6 +8,7 @@
 //	curl -X POST '127.0.0.1:8081/control/user?chat=42&text=/start'          # a user subscribes
 //	curl -X POST '127.0.0.1:8082/control/incident?id=INC1&name=Errors&status=investigating&update=U1&body=Looking&component=01KMKFAMWKNQ84Z1766MV08ZDE&component_status=partial_outage'
 //	curl -X POST '127.0.0.1:8082/control/component?id=01JMXBRMFE4MAP2BHSJNZ787WX&status=full_outage'
+//	curl -X POST '127.0.0.1:8082/control/maintenance?id=M1&name=Upgrade&status=scheduled&update=MU1&body=Soon&component=01KMKFAMWKNQ84Z1766MV08ZDE&start=2026-12-01T10:00:00Z&end=2026-12-01T11:00:00Z'
 //	curl '127.0.0.1:8081/control/messages'                                   # what the bot sent
 package main
 
@@ -35,6 +36,7 @@ type page interface {
 	AddIncidentUpdate(incidentID, name, status, impact, updateID, body string)
 	AddMaintenanceUpdate(id, name, status, updateID, body string)
 	AffectComponent(incidentID, componentID, status string)
+	SetMaintenanceWindow(id string, start, end time.Time)
 	ComponentIDs() []string
 }
 
@@ -146,10 +148,25 @@ func pageMux(pg page) http.Handler {
 		pg.AddIncidentUpdate(q.Get("id"), q.Get("name"), q.Get("status"), q.Get("impact"), q.Get("update"), q.Get("body"))
 		affect(w, pg, q.Get("id"), q.Get("component"), q.Get("component_status"))
 	})
+	// start and end (RFC 3339, optional) set the maintenance's window.
 	mux.HandleFunc("/control/maintenance", func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
+		var start, end time.Time
+		if q.Get("start") != "" || q.Get("end") != "" {
+			var err1, err2 error
+			start, err1 = time.Parse(time.RFC3339, q.Get("start"))
+			end, err2 = time.Parse(time.RFC3339, q.Get("end"))
+			if err1 != nil || err2 != nil || !end.After(start) {
+				http.Error(w, "start and end are RFC 3339 times, end after start", http.StatusBadRequest)
+				return
+			}
+		}
 		pg.AddMaintenanceUpdate(q.Get("id"), q.Get("name"), q.Get("status"), q.Get("update"), q.Get("body"))
-		affect(w, pg, q.Get("id"), q.Get("component"), "under_maintenance")
+		affect(w, pg, q.Get("id"), q.Get("component"), "under_maintenance", func() {
+			if !start.IsZero() {
+				pg.SetMaintenanceWindow(q.Get("id"), start, end)
+			}
+		})
 	})
 	mux.Handle("/", pg)
 	return mux
@@ -166,7 +183,9 @@ func copyAdmins(in map[int64]map[int64]string) map[int64]map[int64]string {
 	return out
 }
 
-func affect(w http.ResponseWriter, pg page, incident, component, status string) {
+// affect marks the component affected, then runs the further steps; a
+// step the fake refuses (it panics) is answered 400.
+func affect(w http.ResponseWriter, pg page, incident, component, status string, then ...func()) {
 	defer func() {
 		if r := recover(); r != nil {
 			http.Error(w, fmt.Sprint(r), http.StatusBadRequest)
@@ -177,6 +196,9 @@ func affect(w http.ResponseWriter, pg page, incident, component, status string) 
 			status = "partial_outage"
 		}
 		pg.AffectComponent(incident, component, status)
+	}
+	for _, step := range then {
+		step()
 	}
 	w.WriteHeader(http.StatusNoContent)
 }

@@ -85,3 +85,26 @@ func TestPageControlsOnBothProviders(t *testing.T) {
 		t.Errorf("bad component answered %d", resp.StatusCode)
 	}
 }
+
+// A maintenance with a window, as a tester schedules one to see reminders.
+func TestMaintenanceControlSetsTheWindow(t *testing.T) {
+	page := fakes.NewIncidentIO()
+	defer page.Close()
+	srv := httptest.NewServer(pageMux(page))
+	defer srv.Close()
+	base := srv.URL + "/control/maintenance?id=M1&name=Upgrade&status=scheduled&update=MU1&body=Soon&component=" + fakes.IOComponentCLI
+	if resp := post(t, base+"&start=2026-12-01T10:00:00Z&end=2026-12-01T09:00:00Z"); resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("end before start answered %d", resp.StatusCode)
+	}
+	if resp := post(t, base+"&start=2026-12-01T10:00:00Z&end=2026-12-01T11:00:00Z"); resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("answered %d", resp.StatusCode)
+	}
+	resp, err := http.Get(srv.URL + "/proxy/" + strings.TrimPrefix(srv.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	if !strings.Contains(string(b), `"scheduled_maintenances":[{`) || !strings.Contains(string(b), `"start_at":"2026-12-01T10:00:00`) {
+		t.Errorf("native summary: %.600s", b)
+	}
+}
