@@ -41,6 +41,10 @@ type ReminderResult struct {
 	Ended string   `json:"ended"`
 }
 
+// reminderGrace: a reminder this late (the timer's wake-up, the page
+// check) still says its own lead.
+const reminderGrace = time.Minute
+
 // Default tuning of ReminderInput.
 const (
 	DefaultReminderReplan     = time.Hour
@@ -104,6 +108,7 @@ func (r *reminders) run(ctx workflow.Context) (*ReminderResult, error) {
 		if plan.Window != nil {
 			r.in.Window = *plan.Window // name, components, end
 		}
+		now = workflow.Now(ctx) // the plan took time
 		wake := r.in.Window.Start
 		if plan.Lead > 0 {
 			due := r.in.Window.Start.Add(-plan.Lead)
@@ -137,10 +142,11 @@ func (r *reminders) plan(ctx workflow.Context) (*activities.ReminderPlan, error)
 }
 
 // remind hands one reminder to a delivery: for the chats whose lead lies
-// between lead and the previous reminder's. One overdue (the worker was
-// down) says how long is really left and covers every lead it passed.
+// between lead and the previous reminder's. One overdue by more than the
+// grace (the worker was down) says how long is really left and covers
+// every lead it passed.
 func (r *reminders) remind(ctx workflow.Context, lead time.Duration, now time.Time) error {
-	if left := r.in.Window.Start.Sub(now); left < lead {
+	if left := r.in.Window.Start.Sub(now); left < lead-reminderGrace {
 		lead = left
 	}
 	e := event.ReminderOf(r.in.Window, lead, r.in.Window.Start.Sub(r.in.Boundary))

@@ -199,3 +199,37 @@ func TestReminderContinuesAsNewWithItsWindow(t *testing.T) {
 	require.Empty(t, *sent)
 	require.Equal(t, t0.Add(3*24*time.Hour+time.Hour), env.Now().UTC(), "at the first re-plan after the history filled")
 }
+
+// A reminder overdue by more than a minute (no worker ran at its time)
+// says how long is really left and covers the leads it passed; one a few
+// seconds late keeps its own lead.
+func TestReminderOverdueSaysWhatIsLeft(t *testing.T) {
+	for _, tc := range []struct {
+		late, want time.Duration
+	}{{5 * time.Second, time.Hour}, {10 * time.Minute, 50 * time.Minute}} {
+		t.Run(tc.late.String(), func(t *testing.T) {
+			page := &reminderPage{leads: []time.Duration{time.Hour}}
+			var s testsuite.WorkflowTestSuite
+			env := s.NewTestWorkflowEnvironment()
+			a := &activities.Activities{}
+			env.RegisterActivity(a)
+			env.RegisterWorkflow(workflows.DeliveryWorkflow)
+			// Every plan takes this long: the one right before the
+			// reminder makes it late.
+			env.OnActivity(a.PlanReminder, mock.Anything, mock.Anything).After(tc.late).Return(page.plan)
+			var sent []event.Event
+			env.OnWorkflow(workflows.DeliveryWorkflow, mock.Anything, mock.Anything).Return(
+				func(_ workflow.Context, in workflows.DeliveryInput) (*workflows.Progress, error) {
+					sent = append(sent, in.Event)
+					return &workflows.Progress{}, nil
+				})
+			t0 := env.Now().UTC()
+			start := t0.Add(90 * time.Minute)
+			runReminders(t, env, workflows.ReminderInput{Window: upcoming(start), Boundary: t0})
+			require.Len(t, sent, 1)
+			require.Equal(t, tc.want, sent[0].Reminder.Lead)
+			require.True(t, sent[0].Reminder.Matches(time.Hour), "the chat with a 60-minute lead gets it")
+			require.True(t, strings.HasSuffix(sent[0].Key, ":"+strconv.Itoa(int(tc.want/time.Minute))), sent[0].Key)
+		})
+	}
+}
