@@ -63,11 +63,12 @@ func (t *Telegram) BusiestSecond() int {
 	t.mu.Lock()
 	at := append([]time.Time(nil), t.counted...)
 	t.mu.Unlock()
-	return busiest(at, time.Second)
+	return Busiest(at, time.Second)
 }
 
-// busiest is the most instants of at within any window of length d.
-func busiest(at []time.Time, d time.Duration) int {
+// Busiest is the most instants of at within any window of length d; it
+// sorts at.
+func Busiest(at []time.Time, d time.Duration) int {
 	sort.Slice(at, func(i, j int) bool { return at[i].Before(at[j]) })
 	most, lo := 0, 0
 	for hi := range at {

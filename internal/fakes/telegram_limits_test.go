@@ -135,7 +135,7 @@ func TestBusiest(t *testing.T) {
 	}{
 		{nil, 0}, {at(0), 1}, {at(0, 999), 2}, {at(0, 1000), 1}, {at(500, 0, 900, 1400, 1450), 4},
 	} {
-		if got := busiest(c.at, time.Second); got != c.want {
+		if got := Busiest(c.at, time.Second); got != c.want {
 			t.Errorf("busiest(%v) = %d, want %d", c.at, got, c.want)
 		}
 	}
