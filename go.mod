@@ -12,6 +12,7 @@ require (
 	go.mongodb.org/mongo-driver/v2 v2.10.0
 	go.temporal.io/api v1.64.3
 	go.temporal.io/sdk v1.51.0
+	go.temporal.io/sdk/contrib/envconfig v1.0.2
 	go.temporal.io/sdk/contrib/tally v0.2.0
 	golang.org/x/sync v0.22.0
 	google.golang.org/protobuf v1.36.11
@@ -50,7 +51,6 @@ require (
 	github.com/xdg-go/stringprep v1.0.4 // indirect
 	github.com/xhit/go-str2duration/v2 v2.1.0 // indirect
 	github.com/youmark/pkcs8 v0.0.0-20240726163527-a2c0da244d78 // indirect
-	go.temporal.io/sdk/contrib/envconfig v1.0.2 // indirect
 	go.uber.org/atomic v1.11.0 // indirect
 	go.yaml.in/yaml/v2 v2.4.2 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect

@@ -56,7 +56,9 @@ func BenchmarkFanOut(b *testing.B) {
 // BenchmarkFanOutCards is the fan-out in cards mode: every subscriber has
 // the incident's card already (posted before the timer starts), and each
 // iteration is a later update: an edit of the card and a reply under it.
-// msgs/s counts the replies (one per subscriber), edits/s the edits.
+// msgs/s counts the replies (one per subscriber), calls/s the edits and
+// replies together: the Bot API calls TELEGRAM_RATE_LIMIT paces, and
+// Telegram's limits count (the fake counts edits like messages).
 func BenchmarkFanOutCards(b *testing.B) {
 	for _, n := range []int{1000} {
 		b.Run(fmt.Sprintf("subscribers=%d", n), func(b *testing.B) {
@@ -107,11 +109,12 @@ func runFanOutMode(b *testing.B, s *testenv.Stack, n int, mode string) {
 	mem := startMemSampler()
 	b.ResetTimer()
 	var tot struct {
-		msgs, tooMany, activities, events, roundTrips int64
-		sendSpan, total, stall                        time.Duration
+		msgs, calls, tooMany, activities, events, roundTrips int64
+		sendSpan, callSpan, total, stall                     time.Duration
+		busiest                                              int
 	}
 	for i := 0; i < b.N; i++ {
-		before := len(s.Telegram.Messages())
+		before, editsBefore := len(s.Telegram.Messages()), len(s.Telegram.Edits())
 		tm0, rt0 := s.Telegram.TooManyCount(), s.Store.RoundTrips()
 		start := time.Now()
 		trigger(i)
@@ -121,6 +124,17 @@ func runFanOutMode(b *testing.B, s *testenv.Stack, n int, mode string) {
 		msgs := s.Telegram.Messages()[before:]
 		waitDeliveriesClosed(b, s)
 		first, last := msgs[0].At, msgs[len(msgs)-1].At
+		var calls []time.Time // messages and edits: what Telegram counts
+		for _, m := range msgs {
+			calls = append(calls, m.At)
+		}
+		for _, e := range s.Telegram.Edits()[editsBefore:] {
+			calls = append(calls, e.At)
+		}
+		busiest := fakes.Busiest(calls, time.Second) // sorts calls
+		tot.calls += int64(len(calls))
+		tot.callSpan += calls[len(calls)-1].Sub(calls[0])
+		tot.busiest = max(tot.busiest, busiest)
 		if lost, dups := tally(msgs, firstChat, n); lost != 0 || dups != 0 {
 			b.Errorf("fan-out %d: %d lost, %d duplicate(s)", i, lost, dups)
 		}
@@ -145,9 +159,9 @@ func runFanOutMode(b *testing.B, s *testenv.Stack, n int, mode string) {
 		b.Logf("fan-out %d: gaps between windows of %d sends: mean %v, max %v, sum %v", i, workflows.DefaultTuning().WindowSize,
 			mean(atWindow).Round(time.Millisecond), slices.Max(append(atWindow, 0)).Round(time.Millisecond), sum(atWindow).Round(time.Millisecond))
 		b.Logf("fan-out %d: %d msgs, first after %v, last after %v; %d workflow runs (%d of the delivery), %d activities, %d events; "+
-			"%d stall(s) (gap > 3 send slots) adding up to %v",
+			"%d stall(s) (gap > 3 send slots) adding up to %v; %d Bot API calls (messages and edits), %d in the busiest second, %d 429s",
 			i, len(msgs), first.Sub(start).Round(time.Millisecond), last.Sub(start).Round(time.Millisecond), c.runs, c.deliveryRuns,
-			c.activities, c.events, stalls, stalled.Round(time.Millisecond))
+			c.activities, c.events, stalls, stalled.Round(time.Millisecond), len(calls), busiest, s.Telegram.TooManyCount()-tm0)
 	}
 	b.StopTimer()
 	peak := mem.stop()
@@ -155,8 +169,12 @@ func runFanOutMode(b *testing.B, s *testenv.Stack, n int, mode string) {
 	perSec := float64(tot.msgs-int64(b.N)) / tot.sendSpan.Seconds() // first to last message
 	limit := s.Config.TelegramRateLimit
 	m := float64(tot.msgs)
+	callsPerSec := float64(tot.calls-int64(b.N)) / tot.callSpan.Seconds() // first to last call
 	b.ReportMetric(perSec, "msgs/s")
 	b.ReportMetric(perSec/limit, "ratio")
+	b.ReportMetric(callsPerSec, "calls/s")
+	b.ReportMetric(callsPerSec/limit, "calls_ratio")
+	b.ReportMetric(float64(tot.busiest), "calls_busiest_second")
 	b.ReportMetric(float64(tot.msgs)/tot.total.Seconds(), "msgs/s_incl_poll")
 	b.ReportMetric(float64(tot.tooMany)/float64(b.N), "429s")
 	b.ReportMetric(tot.stall.Seconds()/float64(b.N), "stall_s")
@@ -170,7 +188,8 @@ func runFanOutMode(b *testing.B, s *testenv.Stack, n int, mode string) {
 	if mode == store.ModeCards {
 		b.ReportMetric(float64(edits)/tot.total.Seconds(), "edits/s_incl_poll")
 	}
-	b.Logf("RESULT fanout mode=%s edits=%d", cmp.Or(mode, "messages"), edits)
+	b.Logf("RESULT fanout mode=%s edits=%d: %.2f Bot API calls/s (messages and edits; ratio %.3f of TELEGRAM_RATE_LIMIT), busiest second %d calls, 429s=%d",
+		cmp.Or(mode, "messages"), edits, callsPerSec, callsPerSec/limit, tot.busiest, tot.tooMany)
 	b.Logf("RESULT fanout subscribers=%d: %.2f msgs/s (ratio %.3f of TELEGRAM_RATE_LIMIT=%g; %.2f msgs/s from trigger to last), "+
 		"429s=%d, per message: %.2f activities, %.2f history events, %.3f MongoDB round trips; "+
 		"memory (in-process worker + fakes): heap in use peak %.1f MiB, Sys peak %.1f MiB, RSS peak %.1f MiB",

@@ -2,6 +2,8 @@ package worker_test
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -9,10 +11,12 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"go.temporal.io/sdk/client"
 
 	"github.com/openai-status-bot/statusbot/internal/fakes"
 	"github.com/openai-status-bot/statusbot/internal/store"
 	"github.com/openai-status-bot/statusbot/internal/testenv"
+	"github.com/openai-status-bot/statusbot/workflows"
 )
 
 // setSettings writes a chat's settings as /settings would.
@@ -145,4 +149,58 @@ func TestIncidentCards(t *testing.T) {
 	require.Equal(t, msgs[0].ID, msgs[2].ReplyTo)
 	require.Zero(t, s.Telegram.TooManyCount())
 	t.Logf("final card:\n%s\nreply:\n%s", s.Telegram.MessagesTo(private.id, 0)[0].Text, s.Telegram.MessagesTo(private.id, 0)[3].Text)
+}
+
+// A later update of an incident in cards mode is two Bot API calls per
+// chat (an edit of the card and a reply under it), and Telegram counts
+// both: the fan-out to a few hundred chats at the default
+// TELEGRAM_RATE_LIMIT must keep the token's calls under Telegram's limits
+// (the fake enforces 30 a second overall, one a second per chat) and get
+// no 429, every chat its edit and its reply, once.
+func TestCardsFanOutKeepsTelegramLimits(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration test")
+	}
+	s := testenv.NewStack(t, time.Hour)
+	s.Config.TelegramRateLimit = 20 // the default
+	s.Telegram.RealLimits()
+	const n, firstChat = 300, 8_000_000
+	seedSubscribersWith(t, s, firstChat, n, store.Settings{Mode: store.ModeCards})
+	s.StartWorker(t)
+	s.WaitForBaseline(t)
+	ctx := context.Background()
+	update := func(i int, status string) {
+		s.Page.AddIncidentUpdate("inc00001", "Elevated errors on the API", status, "major", fmt.Sprintf("upd%05d", i), fmt.Sprintf("Update %d of the incident.", i))
+		require.NoError(t, s.Temporal.ScheduleClient().GetHandle(ctx, workflows.ScheduleID).Trigger(ctx, client.ScheduleTriggerOptions{}))
+	}
+	update(1, "investigating")
+	testenv.WaitFor(t, 3*time.Minute, "the cards", func() bool { return len(s.Telegram.Messages()) >= n })
+	waitDeliveriesClosed(t, s)
+	cards, edits0 := len(s.Telegram.Messages()), len(s.Telegram.Edits())
+
+	update(2, "identified")
+	testenv.WaitFor(t, 3*time.Minute, "the replies", func() bool { return len(s.Telegram.Messages())-cards >= n })
+	waitDeliveriesClosed(t, s)
+	replies, edits := s.Telegram.Messages()[cards:], s.Telegram.Edits()[edits0:]
+	var at []time.Time
+	for _, m := range replies {
+		at = append(at, m.At)
+	}
+	for _, e := range edits {
+		at = append(at, e.At)
+	}
+	slices.SortFunc(at, time.Time.Compare)
+	t.Logf("update to %d cards: %d edits + %d replies in %v; busiest second of the token: %d calls; 429s: %d",
+		n, len(edits), len(replies), at[len(at)-1].Sub(at[0]).Round(time.Millisecond), s.Telegram.BusiestSecond(), s.Telegram.TooManyCount())
+
+	if lost, dups := tally(replies, firstChat, n); lost != 0 || dups != 0 {
+		t.Errorf("replies: %d lost, %d duplicate(s)", lost, dups)
+	}
+	edited := map[int64]int{}
+	for _, e := range edits {
+		edited[e.ChatID]++
+	}
+	require.Len(t, edited, n, "every card edited")
+	require.Zero(t, s.Telegram.TooManyCount(), "429s from Telegram")
+	require.LessOrEqual(t, s.Telegram.BusiestSecond(), 30, "Bot API calls (messages and edits) in the busiest second")
 }

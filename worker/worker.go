@@ -88,7 +88,10 @@ func Run(ctx context.Context, cfg *config.Config, c client.Client, st *store.Sto
 	if err := RegisterSearchAttributes(ctx, c, cfg.TemporalNamespace); err != nil {
 		return err
 	}
-	sender, err := telegram.NewSender(cfg.TelegramAPIURL, cfg.TelegramBotToken, cfg.HTTPTimeout)
+	// TELEGRAM_RATE_LIMIT counts Bot API calls, not deliveries: a card
+	// update is an edit and a reply (the task queue limit below counts Sends).
+	sender, err := telegram.NewSender(cfg.TelegramAPIURL, cfg.TelegramBotToken, cfg.HTTPTimeout,
+		telegram.CallsPerSecond(cfg.TelegramRateLimit))
 	if err != nil {
 		return err
 	}

@@ -91,13 +91,15 @@ type Telegram struct {
 	nextMsgID int
 	// Rate limits like Telegram's: 0 disables (the default; RealLimits
 	// sets Telegram's). Violations get 429 with retry_after. They count
-	// sendMessage calls of the token, whoever sends them (worker or bot).
-	GlobalPerSecond   int           // messages per second, any chats
-	PerChatInterval   time.Duration // between two messages to one chat
-	PerGroupPerMinute int           // messages per minute to one group (negative chat ID)
+	// sendMessage and edit (editMessageText, editMessageReplyMarkup) calls
+	// of the token, whoever makes them (worker or bot): see telegram_limits.go.
+	GlobalPerSecond   int           // messages and edits per second, any chats
+	PerChatInterval   time.Duration // between two messages or edits in one chat
+	PerGroupPerMinute int           // messages and edits per minute in one group (negative chat ID)
 	lastPerChat       map[int64]time.Time
 	perGroup          map[int64][]time.Time
 	window            []time.Time
+	counted           []time.Time // every call the limits let through
 	tooMany           int
 	hang              time.Duration
 	edits             []Edit
@@ -109,7 +111,8 @@ type Telegram struct {
 
 // RealLimits makes the fake enforce Telegram's documented limits for one
 // token: about 30 messages a second overall, one a second per chat, 20 a
-// minute per group. Call it before traffic starts.
+// minute per group, edits counted like messages. Call it before traffic
+// starts.
 func (t *Telegram) RealLimits() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -291,39 +294,8 @@ func (t *Telegram) sendMessage(p Params) (any, *APIError) {
 			return nil, e
 		}
 	}
-	if t.GlobalPerSecond > 0 {
-		cut := now.Add(-time.Second)
-		i := 0
-		for i < len(t.window) && t.window[i].Before(cut) {
-			i++
-		}
-		t.window = t.window[i:]
-		if len(t.window) >= t.GlobalPerSecond {
-			t.tooMany++
-			return nil, TooMany(1)
-		}
-	}
-	if t.PerChatInterval > 0 {
-		if last, ok := t.lastPerChat[chatID]; ok && now.Sub(last) < t.PerChatInterval {
-			t.tooMany++
-			return nil, TooMany(1)
-		}
-		t.lastPerChat[chatID] = now
-	}
-	if t.PerGroupPerMinute > 0 && chatID < 0 {
-		w := t.perGroup[chatID]
-		for len(w) > 0 && now.Sub(w[0]) >= time.Minute {
-			w = w[1:]
-		}
-		if len(w) >= t.PerGroupPerMinute {
-			t.perGroup[chatID] = w
-			t.tooMany++
-			return nil, TooMany(int(time.Minute-now.Sub(w[0]))/int(time.Second) + 1)
-		}
-		t.perGroup[chatID] = append(w, now)
-	}
-	if t.GlobalPerSecond > 0 {
-		t.window = append(t.window, now)
+	if e := t.admit(chatID, now); e != nil {
+		return nil, e
 	}
 	noPreview := strings.Contains(p["link_preview_options"], `"is_disabled":true`) || p["disable_web_page_preview"] == "true"
 	t.nextMsgID++

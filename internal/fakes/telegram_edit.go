@@ -48,6 +48,9 @@ func (t *Telegram) edit(method string, p Params, text bool) (any, *APIError) {
 			return nil, e
 		}
 	}
+	if e := t.admit(chatID, time.Now()); e != nil { // edits count like messages
+		return nil, e
+	}
 	i := t.find(chatID, id)
 	if i < 0 || t.messages[i].Deleted {
 		return nil, ErrEditGone

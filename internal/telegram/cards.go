@@ -2,6 +2,7 @@ package telegram
 
 import (
 	"context"
+	"errors"
 	"strings"
 
 	tgbot "github.com/go-telegram/bot"
@@ -20,17 +21,21 @@ var goneBadRequests = []string{"message to edit not found", "message can't be ed
 // text succeeds ("message is not modified"): a retried edit is harmless.
 // Failures are *SendError; Outcome Gone when the message is not there.
 func (s *Sender) Edit(ctx context.Context, chatID int64, messageID int, text string) error {
-	if err := s.waitChatSlot(ctx, chatID); err != nil {
-		return &SendError{Outcome: Transient, Description: err.Error()}
-	}
 	disabled := true
-	_, err := s.bot.EditMessageText(ctx, &tgbot.EditMessageTextParams{
-		ChatID:             chatID,
-		MessageID:          messageID,
-		Text:               text,
-		ParseMode:          models.ParseModeHTML,
-		LinkPreviewOptions: &models.LinkPreviewOptions{IsDisabled: &disabled},
+	err := s.paced(ctx, chatID, func() error {
+		_, err := s.bot.EditMessageText(ctx, &tgbot.EditMessageTextParams{
+			ChatID:             chatID,
+			MessageID:          messageID,
+			Text:               text,
+			ParseMode:          models.ParseModeHTML,
+			LinkPreviewOptions: &models.LinkPreviewOptions{IsDisabled: &disabled},
+		})
+		return err
 	})
+	var waited *SendError
+	if errors.As(err, &waited) { // the wait was cut short
+		return waited
+	}
 	if err == nil {
 		metrics.TelegramSend("edited", 0)
 		return nil
@@ -66,7 +71,14 @@ func classifyEdit(err error, token string) *SendError {
 // Pin pins a message silently. Errors (most often missing rights) are the
 // caller's to ignore: a card that is not pinned is still delivered.
 func (s *Sender) Pin(ctx context.Context, chatID int64, messageID int) error {
-	_, err := s.bot.PinChatMessage(ctx, &tgbot.PinChatMessageParams{ChatID: chatID, MessageID: messageID, DisableNotification: true})
+	err := s.paced(ctx, chatID, func() error {
+		_, err := s.bot.PinChatMessage(ctx, &tgbot.PinChatMessageParams{ChatID: chatID, MessageID: messageID, DisableNotification: true})
+		return err
+	})
+	var waited *SendError
+	if errors.As(err, &waited) {
+		return waited
+	}
 	if err != nil {
 		return Classify(err, s.token)
 	}
@@ -75,7 +87,14 @@ func (s *Sender) Pin(ctx context.Context, chatID int64, messageID int) error {
 
 // Unpin unpins one message; errors as for Pin.
 func (s *Sender) Unpin(ctx context.Context, chatID int64, messageID int) error {
-	_, err := s.bot.UnpinChatMessage(ctx, &tgbot.UnpinChatMessageParams{ChatID: chatID, MessageID: messageID})
+	err := s.paced(ctx, chatID, func() error {
+		_, err := s.bot.UnpinChatMessage(ctx, &tgbot.UnpinChatMessageParams{ChatID: chatID, MessageID: messageID})
+		return err
+	})
+	var waited *SendError
+	if errors.As(err, &waited) {
+		return waited
+	}
 	if err != nil {
 		return Classify(err, s.token)
 	}

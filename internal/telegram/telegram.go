@@ -7,7 +7,6 @@ import (
 	"errors"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	tgbot "github.com/go-telegram/bot"
@@ -99,24 +98,50 @@ func Redact(s, token string) string {
 	return s
 }
 
-// Sender sends HTML messages with link previews off, at most one per second
-// to any one chat from this process.
+// Sender sends HTML messages with link previews off. Its calls that post
+// or change messages (sends, edits, pins) are paced in this process: one
+// call at a time per chat, a second apart, and at most the rate given with
+// CallsPerSecond overall (pace.go).
 type Sender struct {
 	bot   *tgbot.Bot
 	token string
-
-	mu       sync.Mutex
-	nextSlot map[int64]time.Time
+	pace  *pacer
+	rate  float64
 }
 
+// Option configures a Sender.
+type Option func(*Sender)
+
+// CallsPerSecond limits the Bot API calls that post or change messages
+// (sendMessage, editMessageText, pinChatMessage, unpinChatMessage) to
+// perSecond across every chat, evenly spaced; 0 leaves them unlimited
+// (but for the one-a-second spacing per chat).
+func CallsPerSecond(perSecond float64) Option { return func(s *Sender) { s.rate = perSecond } }
+
 // NewSender builds a sender for {apiURL}/bot{token}/{method}.
-func NewSender(apiURL, token string, timeout time.Duration) (*Sender, error) {
+func NewSender(apiURL, token string, timeout time.Duration, opts ...Option) (*Sender, error) {
 	b, err := tgbot.New(token, tgbot.WithServerURL(strings.TrimRight(apiURL, "/")), tgbot.WithSkipGetMe(),
 		tgbot.WithHTTPClient(timeout, &http.Client{Timeout: timeout}))
 	if err != nil {
 		return nil, errors.New(Redact(err.Error(), token))
 	}
-	return &Sender{bot: b, token: token, nextSlot: map[int64]time.Time{}}, nil
+	s := &Sender{bot: b, token: token}
+	for _, o := range opts {
+		o(s)
+	}
+	s.pace = newPacer(time.Second, s.rate)
+	return s, nil
+}
+
+// paced runs call when the pacing lets a call to chatID start; a wait cut
+// short by ctx is a Transient *SendError.
+func (s *Sender) paced(ctx context.Context, chatID int64, call func() error) error {
+	done, err := s.pace.wait(ctx, chatID)
+	if err != nil {
+		return &SendError{Outcome: Transient, Description: "waiting for a Telegram send slot: " + err.Error()}
+	}
+	defer done()
+	return call()
 }
 
 // SendOptions are per-message choices.
@@ -142,9 +167,6 @@ func (s *Sender) SendWith(ctx context.Context, chatID int64, threadID int, text 
 // opts.ReplyTo when set (sent all the same when that message is gone), and
 // returns the new message's ID. Failures are *SendError.
 func (s *Sender) SendMessage(ctx context.Context, chatID int64, threadID int, text string, opts SendOptions) (int, error) {
-	if err := s.waitChatSlot(ctx, chatID); err != nil {
-		return 0, &SendError{Outcome: Transient, Description: err.Error()}
-	}
 	disabled := true
 	params := &tgbot.SendMessageParams{
 		ChatID:              chatID,
@@ -157,7 +179,15 @@ func (s *Sender) SendMessage(ctx context.Context, chatID int64, threadID int, te
 	if opts.ReplyTo != 0 {
 		params.ReplyParameters = &models.ReplyParameters{MessageID: opts.ReplyTo, AllowSendingWithoutReply: true}
 	}
-	msg, err := s.bot.SendMessage(ctx, params)
+	var msg *models.Message
+	err := s.paced(ctx, chatID, func() (err error) {
+		msg, err = s.bot.SendMessage(ctx, params)
+		return err
+	})
+	var se *SendError
+	if errors.As(err, &se) { // the wait was cut short
+		return 0, se
+	}
 	if err != nil {
 		se := Classify(err, s.token)
 		metrics.TelegramSend(string(se.Outcome), se.RetryAfter)
@@ -165,33 +195,4 @@ func (s *Sender) SendMessage(ctx context.Context, chatID int64, threadID int, te
 	}
 	metrics.TelegramSend("sent", 0)
 	return msg.ID, nil
-}
-
-// waitChatSlot spaces messages to one chat by a second (Telegram's limit).
-func (s *Sender) waitChatSlot(ctx context.Context, chatID int64) error {
-	s.mu.Lock()
-	now := time.Now()
-	slot := s.nextSlot[chatID]
-	if slot.Before(now) {
-		slot = now
-	}
-	s.nextSlot[chatID] = slot.Add(time.Second)
-	if len(s.nextSlot) > 10000 {
-		for id, t := range s.nextSlot {
-			if t.Before(now) {
-				delete(s.nextSlot, id)
-			}
-		}
-	}
-	s.mu.Unlock()
-	if d := time.Until(slot); d > 0 {
-		t := time.NewTimer(d)
-		defer t.Stop()
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-t.C:
-		}
-	}
-	return nil
 }
