@@ -61,12 +61,18 @@ func ReminderWorkflow(ctx workflow.Context, in ReminderInput) (*ReminderResult, 
 	return r.run(ctx)
 }
 
+// versionReminderClock: the clock is read after the plan, and a reminder
+// late by less than reminderGrace keeps its lead.
+const versionReminderClock = "reminder-clock-after-plan"
+
 type reminders struct {
-	in       ReminderInput
-	res      ReminderResult
-	windows  workflow.ReceiveChannel
-	cancels  workflow.ReceiveChannel
-	canceled string
+	// clockAfterPlan: see versionReminderClock.
+	clockAfterPlan bool
+	in             ReminderInput
+	res            ReminderResult
+	windows        workflow.ReceiveChannel
+	cancels        workflow.ReceiveChannel
+	canceled       string
 }
 
 func newReminders(ctx workflow.Context, in ReminderInput) *reminders {
@@ -83,6 +89,9 @@ func newReminders(ctx workflow.Context, in ReminderInput) *reminders {
 // run: plan, sleep until the reminder is due (or a signal moves or
 // cancels the window), remind; until the window starts.
 func (r *reminders) run(ctx workflow.Context) (*ReminderResult, error) {
+	// Reminders started before version 1 read the clock before the plan
+	// and had no grace: replayed as they ran.
+	r.clockAfterPlan = workflow.GetVersion(ctx, versionReminderClock, workflow.DefaultVersion, 1) >= 1
 	for {
 		r.drainSignals(ctx)
 		now := workflow.Now(ctx)
@@ -108,7 +117,9 @@ func (r *reminders) run(ctx workflow.Context) (*ReminderResult, error) {
 		if plan.Window != nil {
 			r.in.Window = *plan.Window // name, components, end
 		}
-		now = workflow.Now(ctx) // the plan took time
+		if r.clockAfterPlan {
+			now = workflow.Now(ctx) // the plan took time
+		}
 		wake := r.in.Window.Start
 		if plan.Lead > 0 {
 			due := r.in.Window.Start.Add(-plan.Lead)
@@ -146,7 +157,11 @@ func (r *reminders) plan(ctx workflow.Context) (*activities.ReminderPlan, error)
 // grace (the worker was down) says how long is really left and covers
 // every lead it passed.
 func (r *reminders) remind(ctx workflow.Context, lead time.Duration, now time.Time) error {
-	if left := r.in.Window.Start.Sub(now); left < lead-reminderGrace {
+	grace := reminderGrace
+	if !r.clockAfterPlan {
+		grace = 0
+	}
+	if left := r.in.Window.Start.Sub(now); left < lead-grace {
 		lead = left
 	}
 	e := event.ReminderOf(r.in.Window, lead, r.in.Window.Start.Sub(r.in.Boundary))

@@ -18,7 +18,9 @@ func TestReplayRecordedHistories(t *testing.T) {
 	for _, want := range []string{"poll_idle.json", "poll_with_events.json", "delivery_429_then_success.json", "delivery_403_removed.json",
 		// Recorded before the pending subscribers moved to MongoDB (bounded-state).
 		"delivery_429_then_success_before_bounded_state.json", "delivery_403_removed_before_bounded_state.json",
-		"reminder_cancelled.json", "reminder_sent_then_cancelled.json", "reminder_moved_sent_then_cancelled.json"} {
+		"reminder_cancelled.json", "reminder_sent_then_cancelled.json", "reminder_moved_sent_then_cancelled.json",
+		// Recorded before the clock was read after the plan (reminder-clock-after-plan).
+		"reminder_sent_then_cancelled_before_clock_after_plan.json", "reminder_moved_sent_then_cancelled_before_clock_after_plan.json"} {
 		require.Contains(t, files, filepath.Join("testdata", want))
 	}
 	for _, f := range files {
