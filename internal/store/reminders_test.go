@@ -6,8 +6,6 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
-	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/openai-status-bot/statusbot/internal/store"
 	"github.com/openai-status-bot/statusbot/internal/testenv"
@@ -18,12 +16,7 @@ import (
 // document and chats that never chose a lead count as 60 minutes.
 func TestNextReminderLead(t *testing.T) {
 	ctx := context.Background()
-	uri, db := testenv.MongoURI(t), testenv.DatabaseName(t)
-	st, err := store.Open(ctx, uri, db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close(5 * time.Second)
+	st, db := testenv.StoreAndDatabase(t)
 	lead := func(below time.Duration) time.Duration {
 		t.Helper()
 		got, err := st.NextReminderLead(ctx, below)
@@ -35,13 +28,8 @@ func TestNextReminderLead(t *testing.T) {
 	if got := lead(24 * time.Hour); got != 0 {
 		t.Fatalf("no subscribers: lead %s, want none", got)
 	}
-	cl, err := mongo.Connect(options.Client().ApplyURI(uri))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Disconnect(ctx)
 	// A subscription from before settings existed: reminded 60 minutes ahead.
-	if _, err := cl.Database(db).Collection("subscriptions").InsertOne(ctx, bson.D{
+	if _, err := db.Collection("subscriptions").InsertOne(ctx, bson.D{
 		{Key: "_id", Value: "1"}, {Key: "chat_id", Value: int64(1)}, {Key: "kinds", Value: bson.A{"maintenance"}},
 		{Key: "components", Value: bson.A{}}, {Key: "created_at", Value: time.Now()},
 	}); err != nil {

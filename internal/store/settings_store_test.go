@@ -7,8 +7,6 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
-	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/openai-status-bot/statusbot/internal/store"
 	"github.com/openai-status-bot/statusbot/internal/testenv"
@@ -19,19 +17,9 @@ import (
 // choices made at the same time from two places are all kept.
 func TestChangeSettings(t *testing.T) {
 	ctx := context.Background()
-	uri, db := testenv.MongoURI(t), testenv.DatabaseName(t)
-	st, err := store.Open(ctx, uri, db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close(5 * time.Second)
-	cl, err := mongo.Connect(options.Client().ApplyURI(uri))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Disconnect(ctx)
+	st, db := testenv.StoreAndDatabase(t)
 	// A subscription as the bot wrote it before settings existed.
-	if _, err := cl.Database(db).Collection("subscriptions").InsertOne(ctx, bson.D{
+	if _, err := db.Collection("subscriptions").InsertOne(ctx, bson.D{
 		{Key: "_id", Value: "7"}, {Key: "chat_id", Value: int64(7)}, {Key: "kinds", Value: bson.A{"incident"}},
 		{Key: "components", Value: bson.A{}}, {Key: "created_at", Value: time.Now()},
 	}); err != nil {

@@ -19,6 +19,9 @@ import (
 	"testing"
 	"time"
 
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
 	"github.com/openai-status-bot/statusbot/internal/store"
 )
 
@@ -109,15 +112,28 @@ func startDevDB(bin string) (string, error) {
 // Store opens a store on a fresh database, dropped with the test.
 func Store(t testing.TB) *store.Store {
 	t.Helper()
-	uri := MongoURI(t)
+	st, _ := StoreAndDatabase(t)
+	return st
+}
+
+// StoreAndDatabase is a fresh store and a plain driver handle on its
+// database, for writing documents as older versions of the bot did.
+func StoreAndDatabase(t testing.TB) (*store.Store, *mongo.Database) {
+	t.Helper()
+	uri, name := MongoURI(t), DatabaseName(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	st, err := store.Open(ctx, uri, DatabaseName(t))
+	st, err := store.Open(ctx, uri, name)
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}
 	t.Cleanup(func() { _ = st.Close(5 * time.Second) })
-	return st
+	cl, err := mongo.Connect(options.Client().ApplyURI(uri))
+	if err != nil {
+		t.Fatalf("connect to MongoDB: %v", err)
+	}
+	t.Cleanup(func() { _ = cl.Disconnect(context.Background()) })
+	return st, cl.Database(name)
 }
 
 // DatabaseName is unique per call and readable in FerretDB's files.
