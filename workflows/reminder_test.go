@@ -178,7 +178,6 @@ func TestReminderPicksUpALeadChosenLater(t *testing.T) {
 	require.Equal(t, start.Add(-15*time.Minute), (*sent)[1].at.UTC())
 }
 
-
 // A window far ahead is re-planned many times: the workflow continues as
 // new with the window and the boundary, never an ever-growing history.
 func TestReminderContinuesAsNewWithItsWindow(t *testing.T) {
