@@ -11,13 +11,11 @@ import (
 	commonpb "go.temporal.io/api/common/v1"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/workflowservice/v1"
-	"go.temporal.io/sdk/client"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/openai-status-bot/statusbot/internal/fakes"
 	"github.com/openai-status-bot/statusbot/internal/testenv"
-	"github.com/openai-status-bot/statusbot/workflows"
 )
 
 // BenchmarkFanOutOutage delivers one event to BENCH_SUBSCRIBERS subscribers
@@ -40,15 +38,12 @@ func BenchmarkFanOutOutage(b *testing.B) {
 	seedSubscribers(b, s, firstChat, n)
 	s.StartWorker(b)
 	s.WaitForBaseline(b)
-	ctx := context.Background()
 	mem := startMemSampler()
 	b.ResetTimer()
 
 	start := time.Now()
 	s.Page.SetComponent("api0000001", "API", "major_outage")
-	if err := s.Temporal.ScheduleClient().GetHandle(ctx, workflows.ScheduleID).Trigger(ctx, client.ScheduleTriggerOptions{}); err != nil {
-		b.Fatal(err)
-	}
+	s.TriggerPoll(b)
 	testenv.WaitFor(b, time.Duration(after)*time.Second/5+5*time.Minute, "the fan-out to be under way", func() bool { return len(s.Telegram.Messages()) >= after })
 	down := time.Now()
 	atDown := len(s.Telegram.Messages())

@@ -28,7 +28,6 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/api/workflowservice/v1"
-	"go.temporal.io/sdk/client"
 
 	"github.com/openai-status-bot/statusbot/internal/event"
 	"github.com/openai-status-bot/statusbot/internal/fakes"
@@ -83,7 +82,6 @@ func runFanOutMode(b *testing.B, s *testenv.Stack, n int, mode string) {
 
 	s.StartWorker(b)
 	s.WaitForBaseline(b)
-	ctx := context.Background()
 	trigger := func(i int) {
 		if mode == store.ModeCards {
 			s.Page.AddIncidentUpdate("inc00001", "Elevated errors on the API", []string{"investigating", "identified", "monitoring"}[min(i+1, 2)],
@@ -91,9 +89,7 @@ func runFanOutMode(b *testing.B, s *testenv.Stack, n int, mode string) {
 		} else {
 			s.Page.SetComponent("api0000001", "API", []string{"major_outage", "operational"}[i%2])
 		}
-		if err := s.Temporal.ScheduleClient().GetHandle(ctx, workflows.ScheduleID).Trigger(ctx, client.ScheduleTriggerOptions{}); err != nil {
-			b.Fatal(err)
-		}
+		s.TriggerPoll(b)
 	}
 	if mode == store.ModeCards { // the cards, before the timer
 		trigger(-1)

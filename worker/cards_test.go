@@ -11,12 +11,10 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
-	"go.temporal.io/sdk/client"
 
 	"github.com/openai-status-bot/statusbot/internal/fakes"
 	"github.com/openai-status-bot/statusbot/internal/store"
 	"github.com/openai-status-bot/statusbot/internal/testenv"
-	"github.com/openai-status-bot/statusbot/workflows"
 )
 
 // setSettings writes a chat's settings as /settings would.
@@ -168,10 +166,9 @@ func TestCardsFanOutKeepsTelegramLimits(t *testing.T) {
 	seedSubscribersWith(t, s, firstChat, n, store.Settings{Mode: store.ModeCards})
 	s.StartWorker(t)
 	s.WaitForBaseline(t)
-	ctx := context.Background()
 	update := func(i int, status string) {
 		s.Page.AddIncidentUpdate("inc00001", "Elevated errors on the API", status, "major", fmt.Sprintf("upd%05d", i), fmt.Sprintf("Update %d of the incident.", i))
-		require.NoError(t, s.Temporal.ScheduleClient().GetHandle(ctx, workflows.ScheduleID).Trigger(ctx, client.ScheduleTriggerOptions{}))
+		s.TriggerPoll(t)
 	}
 	update(1, "investigating")
 	testenv.WaitFor(t, 3*time.Minute, "the cards", func() bool { return len(s.Telegram.Messages()) >= n })

@@ -7,12 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"go.temporal.io/sdk/client"
-
 	"github.com/openai-status-bot/statusbot/internal/fakes"
 	"github.com/openai-status-bot/statusbot/internal/health"
 	"github.com/openai-status-bot/statusbot/internal/testenv"
-	"github.com/openai-status-bot/statusbot/workflows"
 )
 
 // The worker and the bot share one token, and Telegram's ~30 messages a
@@ -46,9 +43,7 @@ func TestCommandBurstDuringFanOutCausesNo429(t *testing.T) {
 	testenv.WaitFor(t, 10*time.Second, "the bot ready", func() bool { rep, _ := hs.Evaluate(ctx); return rep.Ready })
 
 	s.Page.SetComponent("api0000001", "API", "major_outage")
-	if err := s.Temporal.ScheduleClient().GetHandle(ctx, workflows.ScheduleID).Trigger(ctx, client.ScheduleTriggerOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	s.TriggerPoll(t)
 	testenv.WaitFor(t, time.Minute, "the fan-out under way", func() bool { return len(s.Telegram.Messages()) >= 30 })
 	const burst, firstAsker = 50, 9_000_000
 	for i := range int64(burst) {

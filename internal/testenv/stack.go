@@ -221,3 +221,17 @@ func (s *Stack) Deliveries(t testing.TB, status enumspb.WorkflowExecutionStatus)
 	}
 	return ids
 }
+
+// TriggerPoll runs the poll now. A poll still running (the baseline's,
+// say) would make the Schedule's overlap policy (skip) drop the trigger:
+// it is buffered to run right after instead.
+func (s *Stack) TriggerPoll(t testing.TB) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err := s.Temporal.ScheduleClient().GetHandle(ctx, workflows.ScheduleID).Trigger(ctx,
+		client.ScheduleTriggerOptions{Overlap: enumspb.SCHEDULE_OVERLAP_POLICY_BUFFER_ONE})
+	if err != nil {
+		t.Fatalf("trigger the poll: %v", err)
+	}
+}
