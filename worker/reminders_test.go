@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/openai-status-bot/statusbot/internal/event"
 	"github.com/openai-status-bot/statusbot/internal/fakes"
 	"github.com/openai-status-bot/statusbot/internal/store"
 	"github.com/openai-status-bot/statusbot/internal/testenv"
@@ -21,7 +22,9 @@ import (
 // new time for a window the page moves, and none for a maintenance that
 // the page ends before its reminder is due;
 // a chat with the default lead (60 minutes, already past when the window
-// was announced) and a chat with reminders off get the announcements only.
+// was announced) and a chat with reminders off get the announcements only;
+// chats that hear no maintenance notices, or only of other components,
+// get no reminders either.
 func TestMaintenanceReminders(t *testing.T) {
 	if testing.Short() {
 		t.Skip("integration test")
@@ -38,13 +41,23 @@ func TestMaintenanceReminders(t *testing.T) {
 		require.NoError(t, err)
 		setSettings(t, s, store.SubscriberKey(chat, 0), settings)
 	}
+	// Reminded five minutes ahead too, but one hears no maintenance notices
+	// and the other only of a component the maintenances do not touch.
+	const noMaintenance, otherComponent = 444, 555
+	for _, chat := range []int64{noMaintenance, otherComponent} {
+		_, err := s.Store.Subscribe(ctx, chat, 0, time.Now())
+		require.NoError(t, err)
+		setSettings(t, s, store.SubscriberKey(chat, 0), store.Settings{Mode: store.ModeMessages, ReminderMinutes: 5})
+	}
+	require.NoError(t, s.Store.SetKinds(ctx, store.SubscriberKey(noMaintenance, 0), []event.Kind{event.KindIncident}))
+	require.NoError(t, s.Store.SetComponents(ctx, store.SubscriberKey(otherComponent, 0), []string{fakes.IOComponentCLI}))
 	s.StartWorker(t)
 	s.WaitForBaseline(t)
 
 	const kept, ended, moved = "01MNTKEPT0000000000000000K", "01MNTENDED000000000000000E", "01MNTMOVED000000000000000M"
 	due := map[string]time.Time{}
 	for i, m := range []string{kept, ended, moved} {
-		start := time.Now().Add(5*time.Minute + time.Duration(15+15*i)*time.Second).Truncate(time.Second)
+		start := time.Now().Add(5*time.Minute + time.Duration(25+15*i)*time.Second).Truncate(time.Second)
 		due[m] = start.Add(-5 * time.Minute)
 		s.IO.AddMaintenanceUpdate(m, "Upgrade "+m[:9], "scheduled", "01UPD"+m[5:], "We will upgrade.")
 		s.IO.AffectComponent(m, fakes.IOComponentResponses, "under_maintenance")
@@ -79,9 +92,11 @@ func TestMaintenanceReminders(t *testing.T) {
 		require.False(t, got[i].At.Before(due[m]), "%s: sent at %s, before its time %s", m, got[i].At, due[m])
 	}
 	require.True(t, got[1].At.After(oldDue.Add(10*time.Second)), "the moved one's reminder waits for the new time")
-	for _, chat := range []int64{usual, off} {
+	for _, chat := range []int64{usual, off, noMaintenance, otherComponent} {
 		require.Empty(t, reminders(s.Telegram.MessagesTo(chat, 0)), "chat %d", chat)
 	}
+	require.Empty(t, s.Telegram.MessagesTo(noMaintenance, 0), "no maintenance notices, no reminders")
+	require.Empty(t, s.Telegram.MessagesTo(otherComponent, 0), "maintenances of other components, no reminders")
 
 	// The ended maintenance's reminder workflow says why it ended.
 	wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
