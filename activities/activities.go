@@ -336,9 +336,6 @@ func (a *Activities) cached(key string) (string, bool) {
 	return text, ok
 }
 
-// zoneSuffix names a text rendered in a zone beside the UTC one in the cache.
-func zoneSuffix(zone string) string { return "@" + zone }
-
 func (a *Activities) message(ctx context.Context, key string) (string, error) {
 	if text, ok := a.cached(key); ok {
 		return text, nil
@@ -352,31 +349,39 @@ func (a *Activities) message(ctx context.Context, key string) (string, error) {
 }
 
 // noticeIn is the event's notice with its times in zone ("" is UTC): the
-// stored text, or, for another zone, the stored event rendered there once
-// per worker and zone. A text stored without its event (prepared before
-// zones applied to notices), or a zone this worker does not know, falls
-// back to the text in UTC.
+// stored text, or, for another zone, the stored event rendered there. A
+// text stored without its event (prepared before zones applied to
+// notices) stays in UTC.
 func (a *Activities) noticeIn(ctx context.Context, key, zone string) (string, error) {
 	if zone == "" {
 		return a.message(ctx, key)
 	}
-	if text, ok := a.cached(key + zoneSuffix(zone)); ok {
+	return a.inZone(ctx, key, zone, func(loc *time.Location) (string, error) {
+		n, err := a.Store.Notice(ctx, key)
+		if err != nil || n.Event == nil {
+			return n.Text, err
+		}
+		return message.NotificationIn(*n.Event, loc), nil
+	})
+}
+
+// inZone is the text cached under key rendered in zone, rendered once per
+// worker and zone; a zone this worker does not know renders in UTC.
+func (a *Activities) inZone(ctx context.Context, key, zone string, render func(*time.Location) (string, error)) (string, error) {
+	key += "@" + zone
+	if text, ok := a.cached(key); ok {
 		return text, nil
 	}
 	loc, err := store.LoadZone(zone)
 	if err != nil {
-		activity.GetLogger(ctx).Warn("unknown time zone: notice sent in UTC", "zone", zone, "error", err)
-		return a.message(ctx, key)
+		activity.GetLogger(ctx).Warn("unknown time zone: sent in UTC", "zone", zone, "error", err)
+		loc = time.UTC
 	}
-	n, err := a.Store.Notice(ctx, key)
+	text, err := render(loc)
 	if err != nil {
 		return "", err
 	}
-	text := n.Text
-	if n.Event != nil {
-		text = message.NotificationIn(*n.Event, loc)
-	}
-	a.cacheMessage(key+zoneSuffix(zone), text)
+	a.cacheMessage(key, text)
 	return text, nil
 }
 

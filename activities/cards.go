@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.temporal.io/sdk/activity"
@@ -87,16 +88,9 @@ func (a *Activities) cardTextsOf(ctx context.Context, eventKey, zone string) (*c
 		return nil, fmt.Errorf("decode the card of %s: %w", eventKey, err)
 	}
 	if zone != "" && t.Event != nil {
-		key := eventKey + cardSuffix + zoneSuffix(zone)
-		card, ok := a.cached(key)
-		if !ok {
-			card = t.Card // a zone this worker does not know: UTC
-			if loc, err := store.LoadZone(zone); err == nil {
-				card = message.CardIn(*t.Event, t.Steps, loc)
-			}
-			a.cacheMessage(key, card)
-		}
-		t.Card = card
+		t.Card, _ = a.inZone(ctx, eventKey+cardSuffix, zone, func(loc *time.Location) (string, error) {
+			return message.CardIn(*t.Event, t.Steps, loc), nil
+		})
 	}
 	t.Event, t.Steps = nil, nil
 	return &t, nil

@@ -25,19 +25,18 @@ import (
 type reminderSync struct {
 	c         client.Client
 	taskQueue string
-	now       func() time.Time
 
 	mu   sync.Mutex
 	told map[string]string // maintenance ID → window signature
 }
 
 func newReminderSync(c client.Client, taskQueue string) *reminderSync {
-	return &reminderSync{c: c, taskQueue: taskQueue, now: time.Now, told: map[string]string{}}
+	return &reminderSync{c: c, taskQueue: taskQueue, told: map[string]string{}}
 }
 
 // Sync is called after every poll with the page it read.
 func (rs *reminderSync) Sync(ctx context.Context, page *statuspage.Page) error {
-	now := rs.now()
+	now := time.Now()
 	complete := page.IncidentsErr == "" && page.MaintenancesErr == ""
 	rs.mu.Lock()
 	tell, cancel := reminderChanges(rs.told, event.UpcomingMaintenances(page, time.Time{}), now, complete)

@@ -110,12 +110,8 @@ func (r *reminders) run(ctx workflow.Context) (*ReminderResult, error) {
 		if plan.Gone {
 			return r.end(ctx, "the page no longer schedules it")
 		}
-		if plan.Window != nil && !plan.Window.Start.Equal(r.in.Window.Start) {
-			r.moveTo(ctx, *plan.Window)
-			continue
-		}
-		if plan.Window != nil {
-			r.in.Window = *plan.Window // name, components, end
+		if plan.Window != nil && r.adopt(ctx, *plan.Window) {
+			continue // moved: plan the new start
 		}
 		if r.clockAfterPlan {
 			now = workflow.Now(ctx) // the plan took time
@@ -174,10 +170,17 @@ func (r *reminders) remind(ctx workflow.Context, lead time.Duration, now time.Ti
 	return nil
 }
 
-// moveTo plans a rescheduled window from now: reminders for the old start
-// that were sent stay sent, the new start gets its own.
-func (r *reminders) moveTo(ctx workflow.Context, w event.Upcoming) {
-	r.in.Window, r.in.Boundary = w, workflow.Now(ctx)
+// adopt takes the window as the page has it now (name, components, end)
+// and reports whether its start moved. A moved window is planned from now:
+// reminders for the old start that were sent stay sent, the new start gets
+// its own.
+func (r *reminders) adopt(ctx workflow.Context, w event.Upcoming) (moved bool) {
+	moved = !w.Start.Equal(r.in.Window.Start)
+	r.in.Window = w
+	if moved {
+		r.in.Boundary = workflow.Now(ctx)
+	}
+	return moved
 }
 
 // sleepUntil waits for the wake time or a signal, whichever comes first.
@@ -201,11 +204,7 @@ func (r *reminders) drainSignals(ctx workflow.Context) {
 		if !r.windows.ReceiveAsync(&w) {
 			break
 		}
-		if !w.Start.Equal(r.in.Window.Start) {
-			r.moveTo(ctx, w)
-		} else {
-			r.in.Window = w
-		}
+		r.adopt(ctx, w)
 	}
 	for {
 		var reason string
