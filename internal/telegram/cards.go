@@ -2,7 +2,6 @@ package telegram
 
 import (
 	"context"
-	"errors"
 	"strings"
 
 	tgbot "github.com/go-telegram/bot"
@@ -22,7 +21,7 @@ var goneBadRequests = []string{"message to edit not found", "message can't be ed
 // Failures are *SendError; Outcome Gone when the message is not there.
 func (s *Sender) Edit(ctx context.Context, chatID int64, messageID int, text string) error {
 	disabled := true
-	err := s.paced(ctx, chatID, func() error {
+	wait, err := s.paced(ctx, chatID, func() error {
 		_, err := s.bot.EditMessageText(ctx, &tgbot.EditMessageTextParams{
 			ChatID:             chatID,
 			MessageID:          messageID,
@@ -32,9 +31,8 @@ func (s *Sender) Edit(ctx context.Context, chatID int64, messageID int, text str
 		})
 		return err
 	})
-	var waited *SendError
-	if errors.As(err, &waited) { // the wait was cut short
-		return waited
+	if wait != nil {
+		return wait
 	}
 	if err == nil {
 		metrics.TelegramSend("edited", 0)
@@ -71,13 +69,12 @@ func classifyEdit(err error, token string) *SendError {
 // Pin pins a message silently. Errors (most often missing rights) are the
 // caller's to ignore: a card that is not pinned is still delivered.
 func (s *Sender) Pin(ctx context.Context, chatID int64, messageID int) error {
-	err := s.paced(ctx, chatID, func() error {
+	wait, err := s.paced(ctx, chatID, func() error {
 		_, err := s.bot.PinChatMessage(ctx, &tgbot.PinChatMessageParams{ChatID: chatID, MessageID: messageID, DisableNotification: true})
 		return err
 	})
-	var waited *SendError
-	if errors.As(err, &waited) {
-		return waited
+	if wait != nil {
+		return wait
 	}
 	if err != nil {
 		return Classify(err, s.token)
@@ -87,13 +84,12 @@ func (s *Sender) Pin(ctx context.Context, chatID int64, messageID int) error {
 
 // Unpin unpins one message; errors as for Pin.
 func (s *Sender) Unpin(ctx context.Context, chatID int64, messageID int) error {
-	err := s.paced(ctx, chatID, func() error {
+	wait, err := s.paced(ctx, chatID, func() error {
 		_, err := s.bot.UnpinChatMessage(ctx, &tgbot.UnpinChatMessageParams{ChatID: chatID, MessageID: messageID})
 		return err
 	})
-	var waited *SendError
-	if errors.As(err, &waited) {
-		return waited
+	if wait != nil {
+		return wait
 	}
 	if err != nil {
 		return Classify(err, s.token)

@@ -133,15 +133,16 @@ func NewSender(apiURL, token string, timeout time.Duration, opts ...Option) (*Se
 	return s, nil
 }
 
-// paced runs call when the pacing lets a call to chatID start; a wait cut
-// short by ctx is a Transient *SendError.
-func (s *Sender) paced(ctx context.Context, chatID int64, call func() error) error {
-	done, err := s.pace.wait(ctx, chatID)
-	if err != nil {
-		return &SendError{Outcome: Transient, Description: "waiting for a Telegram send slot: " + err.Error()}
+// paced runs call when the pacing lets a call to chatID start and returns
+// its error. A wait cut short by ctx makes no call: wait is then a
+// Transient *SendError, for the caller to return as it is.
+func (s *Sender) paced(ctx context.Context, chatID int64, call func() error) (wait *SendError, err error) {
+	done, werr := s.pace.wait(ctx, chatID)
+	if werr != nil {
+		return &SendError{Outcome: Transient, Description: "waiting for a Telegram send slot: " + werr.Error()}, nil
 	}
 	defer done()
-	return call()
+	return nil, call()
 }
 
 // SendOptions are per-message choices.
@@ -180,13 +181,12 @@ func (s *Sender) SendMessage(ctx context.Context, chatID int64, threadID int, te
 		params.ReplyParameters = &models.ReplyParameters{MessageID: opts.ReplyTo, AllowSendingWithoutReply: true}
 	}
 	var msg *models.Message
-	err := s.paced(ctx, chatID, func() (err error) {
+	wait, err := s.paced(ctx, chatID, func() (err error) {
 		msg, err = s.bot.SendMessage(ctx, params)
 		return err
 	})
-	var se *SendError
-	if errors.As(err, &se) { // the wait was cut short
-		return 0, se
+	if wait != nil {
+		return 0, wait
 	}
 	if err != nil {
 		se := Classify(err, s.token)
