@@ -5,81 +5,12 @@ import (
 	"errors"
 	"time"
 
-	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/activity"
 
 	"github.com/openai-status-bot/statusbot/internal/event"
 	"github.com/openai-status-bot/statusbot/internal/notice"
 	"github.com/openai-status-bot/statusbot/internal/store"
 )
-
-// DeliveryWorkflowID is derived from the event alone: a second poll of the
-// same event finds the delivery already started. No chat IDs in it.
-func DeliveryWorkflowID(eventKey string) string { return "delivery/" + eventKey }
-
-// holdBlocked finds, among the recipients, those an earlier unfinished
-// update of the same incident or component still has to reach, and saves
-// them as retries that wait (re-checked after recheck).
-func (a *Activities) holdBlocked(ctx context.Context, e event.Event, rs []Recipient, recheck time.Duration) (map[string]bool, error) {
-	keys := make([]string, len(rs))
-	for i, r := range rs {
-		keys[i] = r.Key
-	}
-	blocked, err := a.blockers(ctx, e, keys)
-	if err != nil || len(blocked) == 0 {
-		return blocked, err
-	}
-	now := a.now()
-	var docs []store.Retry
-	for _, r := range rs {
-		if blocked[r.Key] {
-			docs = append(docs, store.Retry{Event: e.Key, OrderKey: e.OrderKey, EventAt: e.At, Sub: r.Key, ChatID: r.ChatID,
-				ThreadID: r.ThreadID, Blocked: true, NextAt: now.Add(recheck), At: now})
-		}
-	}
-	return blocked, a.Store.SaveRetries(ctx, docs)
-}
-
-// blockers returns the subscribers among keys that an earlier update of
-// the same order key, whose delivery still runs, has not reached yet. A
-// delivery given up drops its retries; one terminated leaves them, so the
-// delivery's state is asked too.
-func (a *Activities) blockers(ctx context.Context, e event.Event, keys []string) (map[string]bool, error) {
-	out := map[string]bool{}
-	if e.OrderKey == "" || len(keys) == 0 {
-		return out, nil
-	}
-	earlier, err := a.Store.EarlierRetries(ctx, e.OrderKey, e.Key, e.At, keys)
-	if err != nil {
-		return nil, err
-	}
-	running := map[string]bool{}
-	for _, r := range earlier {
-		ok, seen := running[r.Event]
-		if !seen {
-			if ok, err = a.deliveryRunning(ctx, r.Event); err != nil {
-				return nil, err
-			}
-			running[r.Event] = ok
-		}
-		if ok {
-			out[r.Sub] = true
-		}
-	}
-	return out, nil
-}
-
-func (a *Activities) deliveryRunning(ctx context.Context, eventKey string) (bool, error) {
-	desc, err := a.Temporal.DescribeWorkflow(ctx, DeliveryWorkflowID(eventKey), "")
-	var nf *serviceerror.NotFound
-	if errors.As(err, &nf) {
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	return desc.RawResponse.GetWorkflowExecutionInfo().GetCloseTime() == nil, nil
-}
 
 // RetryPageInput asks for the next page of retries due.
 type RetryPageInput struct {

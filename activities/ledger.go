@@ -1,0 +1,69 @@
+package activities
+
+import (
+	"context"
+	"time"
+
+	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/internal/notice"
+	"github.com/openai-status-bot/statusbot/internal/store"
+)
+
+// StillSubscribed returns the keys that still have a subscription wanting
+// the event: retries must not reach a chat that sent /stop or changed its
+// filter meanwhile. One round trip per retry round.
+func (a *Activities) StillSubscribed(ctx context.Context, e event.Event, keys []string) ([]string, error) {
+	subs, err := a.Store.Subscriptions(ctx, keys)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, s := range subs {
+		if e.Accepts(s.Kinds, s.Components) && notice.Wants(s.Settings, e) {
+			out = append(out, s.Key)
+		}
+	}
+	return out, nil
+}
+
+// RecordInput lists subscribers an event was delivered to, and the
+// outcomes of the others since the last write: retries to save, settled
+// retries to remove.
+type RecordInput struct {
+	EventKey string   `json:"event_key"`
+	Keys     []string `json:"keys"`
+	// OrderKey and EventAt are stored with each retry: later updates of the
+	// same incident or component wait for it.
+	OrderKey string    `json:"order_key,omitempty"`
+	EventAt  time.Time `json:"event_at,omitempty"`
+	Retries  []Retry   `json:"retries,omitempty"`
+	Settled  []string  `json:"settled,omitempty"`
+}
+
+// Retry is a subscriber that failed a burst and when to try again.
+type Retry struct {
+	Recipient Recipient `json:"recipient"`
+	Bursts    int       `json:"bursts,omitempty"`
+	NextAt    time.Time `json:"next_at,omitempty"`
+	Error     string    `json:"error,omitempty"`
+}
+
+// RecordDelivered writes the ledger for a window of sends and the retries
+// of the window's failures: one round trip each.
+func (a *Activities) RecordDelivered(ctx context.Context, in RecordInput) error {
+	if err := a.Store.RecordDelivered(ctx, in.EventKey, in.Keys, a.now()); err != nil {
+		return err
+	}
+	if len(in.Retries) > 0 {
+		docs := make([]store.Retry, 0, len(in.Retries))
+		for _, r := range in.Retries {
+			docs = append(docs, store.Retry{Event: in.EventKey, OrderKey: in.OrderKey, EventAt: in.EventAt, Sub: r.Recipient.Key,
+				ChatID: r.Recipient.ChatID, ThreadID: r.Recipient.ThreadID, Bursts: r.Bursts, NextAt: r.NextAt, Error: r.Error, At: a.now()})
+		}
+		if err := a.Store.SaveRetries(ctx, docs); err != nil {
+			return err
+		}
+	}
+	_, err := a.Store.DeleteRetries(ctx, in.EventKey, in.Settled)
+	return err
+}

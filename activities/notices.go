@@ -1,0 +1,92 @@
+package activities
+
+import (
+	"context"
+	"time"
+
+	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/internal/message"
+	"github.com/openai-status-bot/statusbot/internal/store"
+	"go.temporal.io/sdk/activity"
+)
+
+// PrepareMessage formats the event once and stores the text, so that send
+// activities carry only the event key and the history stays small. The
+// event is stored beside the text: a chat in another time zone gets the
+// notice rendered again there (see noticeIn).
+func (a *Activities) PrepareMessage(ctx context.Context, e event.Event) (int, error) {
+	text := message.Notification(e)
+	if err := a.Store.SaveNotice(ctx, e, text, a.now()); err != nil {
+		return 0, err
+	}
+	if err := a.prepareCard(ctx, e); err != nil {
+		return 0, err
+	}
+	a.cacheMessage(e.Key, text)
+	return len(text), nil
+}
+
+func (a *Activities) cacheMessage(key, text string) {
+	a.msgMu.Lock()
+	defer a.msgMu.Unlock()
+	if a.messages == nil || len(a.messages) > 256 {
+		a.messages = map[string]string{}
+	}
+	a.messages[key] = text
+}
+
+func (a *Activities) cached(key string) (string, bool) {
+	a.msgMu.Lock()
+	defer a.msgMu.Unlock()
+	text, ok := a.messages[key]
+	return text, ok
+}
+
+func (a *Activities) message(ctx context.Context, key string) (string, error) {
+	if text, ok := a.cached(key); ok {
+		return text, nil
+	}
+	text, err := a.Store.Message(ctx, key)
+	if err != nil {
+		return "", err
+	}
+	a.cacheMessage(key, text)
+	return text, nil
+}
+
+// noticeIn is the event's notice with its times in zone ("" is UTC): the
+// stored text, or, for another zone, the stored event rendered there. A
+// text stored without its event (prepared before zones applied to
+// notices) stays in UTC.
+func (a *Activities) noticeIn(ctx context.Context, key, zone string) (string, error) {
+	if zone == "" {
+		return a.message(ctx, key)
+	}
+	return a.inZone(ctx, key, zone, func(loc *time.Location) (string, error) {
+		n, err := a.Store.Notice(ctx, key)
+		if err != nil || n.Event == nil {
+			return n.Text, err
+		}
+		return message.NotificationIn(*n.Event, loc), nil
+	})
+}
+
+// inZone is the text cached under key rendered in zone, rendered once per
+// worker and zone; a zone this worker does not know renders in UTC.
+func (a *Activities) inZone(ctx context.Context, key, zone string, render func(*time.Location) (string, error)) (string, error) {
+	key += "@" + zone
+	if text, ok := a.cached(key); ok {
+		return text, nil
+	}
+	loc, err := store.LoadZone(zone)
+	if err != nil {
+		activity.GetLogger(ctx).Warn("unknown time zone: sent in UTC", "zone", zone, "error", err)
+		loc = time.UTC
+	}
+	text, err := render(loc)
+	if err != nil {
+		return "", err
+	}
+	a.cacheMessage(key, text)
+	return text, nil
+}

@@ -1,0 +1,131 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/openai-status-bot/statusbot/internal/store"
+	"github.com/openai-status-bot/statusbot/internal/telegram"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
+)
+
+// SendInput is one message to one subscriber.
+type SendInput struct {
+	EventKey  string    `json:"event_key"`
+	Recipient Recipient `json:"recipient"`
+}
+
+// SendResult says what happened; failures that need a retry are errors.
+type SendResult struct {
+	// Removed: Telegram says the chat is gone; the subscription was deleted.
+	Removed bool `json:"removed,omitempty"`
+	// MigratedTo: the group became this supergroup; delivered there under
+	// NewKey, unless Merged.
+	MigratedTo int64  `json:"migrated_to,omitempty"`
+	NewKey     string `json:"new_key,omitempty"`
+	// Merged: the supergroup had a subscription of its own, which gets the
+	// notification by itself; nothing was sent for the old one.
+	Merged bool   `json:"merged,omitempty"`
+	Detail string `json:"detail,omitempty"`
+}
+
+// Send delivers the event's message to one subscriber.
+//
+// 429 fails with NextRetryDelay = retry_after; terminal errors remove the
+// subscriber; a group upgraded to a supergroup is moved and delivered to;
+// errors about the message itself fail without retry. A failure after a
+// move carries the new recipient in its details, so that the retry goes to
+// the supergroup. Nothing is written after a successful send: the delivery
+// records it, so no failing write can make a retry send again.
+func (a *Activities) Send(ctx context.Context, in SendInput) (*SendResult, error) {
+	defer heartbeatWhile(ctx, sendHeartbeatEvery)()
+	r := in.Recipient
+	text, err := a.noticeIn(ctx, in.EventKey, r.Zone)
+	if err != nil {
+		return nil, err
+	}
+	err = a.deliver(ctx, in.EventKey, text, r)
+	var se *telegram.SendError
+	var moved *Recipient
+	if err != nil && errors.As(err, &se) && se.Outcome == telegram.Migrated {
+		independent, err := a.Store.MigrateChatAt(ctx, r.ChatID, se.MigrateTo, a.now())
+		if err != nil {
+			return nil, err
+		}
+		activity.GetLogger(ctx).Info("subscriber migrated to supergroup", "subscriber", r.Key)
+		// The card stays in the old group: the supergroup gets a fresh one.
+		r = Recipient{Key: store.SubscriberKey(se.MigrateTo, r.ThreadID), ChatID: se.MigrateTo, ThreadID: r.ThreadID, Zone: r.Zone}
+		if independent[r.Key] {
+			return &SendResult{MigratedTo: se.MigrateTo, NewKey: r.Key, Merged: true}, nil
+		}
+		moved = &r
+		if err = a.deliver(ctx, in.EventKey, text, r); err == nil {
+			return &SendResult{MigratedTo: se.MigrateTo, NewKey: r.Key}, nil
+		}
+	}
+	if err == nil {
+		return &SendResult{}, nil
+	}
+	if !errors.As(err, &se) {
+		return nil, sendFailure(err.Error(), ErrTypeTransient, 0, false, moved)
+	}
+	switch se.Outcome {
+	case telegram.Terminal:
+		if err := a.Store.Unsubscribe(ctx, r.Key); err != nil && !errors.Is(err, store.ErrNotSubscribed) {
+			return nil, err
+		}
+		return &SendResult{Removed: true, Detail: se.Description}, nil
+	case telegram.RateLimited:
+		return nil, sendFailure(se.Description, ErrTypeRateLimited, se.RetryAfter, false, moved)
+	case telegram.Permanent, telegram.Migrated:
+		return nil, sendFailure(se.Description, ErrTypePermanentMessage, 0, true, moved)
+	default:
+		return nil, sendFailure(se.Description, ErrTypeTransient, 0, false, moved)
+	}
+}
+
+// sendHeartbeatEvery: a send that takes longer heartbeats this often, so a
+// send lost with its worker is noticed after the delivery's heartbeat
+// time-out; a send that is quick costs no heartbeat at all.
+const sendHeartbeatEvery = 2 * time.Second
+
+// heartbeatWhile heartbeats every interval until the returned stop is called.
+func heartbeatWhile(ctx context.Context, every time.Duration) (stop func()) {
+	done := make(chan struct{})
+	go func() {
+		tick := time.NewTicker(every)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+				activity.RecordHeartbeat(ctx)
+			}
+		}
+	}()
+	return func() { close(done) }
+}
+
+// sendFailure is a failed send; after a move its details name the new recipient.
+func sendFailure(msg, errType string, retryAfter time.Duration, permanent bool, moved *Recipient) error {
+	opts := temporal.ApplicationErrorOptions{NextRetryDelay: retryAfter, NonRetryable: permanent}
+	if moved != nil {
+		opts.Details = []any{*moved}
+	}
+	return temporal.NewApplicationErrorWithOptions(msg, errType, opts)
+}
+
+// MovedRecipient is the supergroup a failed send had moved its group to.
+func MovedRecipient(err error) (Recipient, bool) {
+	var ae *temporal.ApplicationError
+	var r Recipient
+	if errors.As(err, &ae) && ae.HasDetails() && ae.Details(&r) == nil && r.Key != "" {
+		return r, true
+	}
+	return r, false
+}
