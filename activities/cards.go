@@ -36,8 +36,9 @@ type cardTexts struct {
 	Steps []message.Step `json:"steps,omitempty"`
 }
 
-// prepareCard renders the card of an incident update with the timeline
-// from the page as last read, and stores it beside the plain message.
+// prepareCard renders the card of an incident update from the page as
+// last read, as the incident stands at this step of its story, and stores
+// it beside the plain message.
 func (a *Activities) prepareCard(ctx context.Context, e event.Event) error {
 	if e.Kind != event.KindIncident {
 		return nil
@@ -54,9 +55,10 @@ func (a *Activities) prepareCard(ctx context.Context, e event.Event) error {
 			}
 		}
 	}
-	steps := message.Timeline(inc, e)
-	texts := cardTexts{Incident: e.IncidentID, UpdateID: e.UpdateID, Final: message.Final(e.UpdateStatus),
-		Card: message.Card(e, steps), Reply: message.CardReply(e, false), Edited: message.CardReply(e, true), Event: &e, Steps: steps}
+	// The card shows the incident as of this step; the reply, this update.
+	steps, state := message.Timeline(inc, e), message.CardState(inc, e)
+	texts := cardTexts{Incident: e.IncidentID, UpdateID: e.UpdateID, Final: message.Final(state.UpdateStatus),
+		Card: message.Card(state, steps), Reply: message.CardReply(e, false), Edited: message.CardReply(e, true), Event: &state, Steps: steps}
 	raw, err := json.Marshal(texts)
 	if err != nil {
 		return err
@@ -122,32 +124,34 @@ func (a *Activities) withCards(ctx context.Context, e event.Event, rs []Recipien
 }
 
 // deliver sends the event to one recipient: as a message, or in cards mode
-// as a fresh card or an edit of the card with a reply under it.
-func (a *Activities) deliver(ctx context.Context, eventKey, text string, r Recipient) error {
+// as a fresh card or an edit of the card with a reply under it. It returns
+// a card it sent but could not record.
+func (a *Activities) deliver(ctx context.Context, eventKey, text string, r Recipient) (*store.IncidentCard, error) {
 	texts, err := a.cardTextsOf(ctx, eventKey, r.Zone)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if texts == nil || (r.CardRead && !r.Cards) {
-		return a.Telegram.SendWith(ctx, r.ChatID, r.ThreadID, text, telegram.SendOptions{Silent: r.Silent})
+		return nil, a.Telegram.SendWith(ctx, r.ChatID, r.ThreadID, text, telegram.SendOptions{Silent: r.Silent})
 	}
 	if err := a.readCard(ctx, texts.Incident, &r); err != nil {
-		return err
+		return nil, err
 	}
 	if !r.Cards {
-		return a.Telegram.SendWith(ctx, r.ChatID, r.ThreadID, text, telegram.SendOptions{Silent: r.Silent})
+		return nil, a.Telegram.SendWith(ctx, r.ChatID, r.ThreadID, text, telegram.SendOptions{Silent: r.Silent})
 	}
 	var shown []string
 	if r.Card != nil {
-		err := a.updateCard(ctx, texts, r, *r.Card)
+		card, err := a.updateCard(ctx, texts, r, *r.Card)
 		var se *telegram.SendError
 		if !errors.As(err, &se) || se.Outcome != telegram.Gone {
-			return err
+			return a.saveCard(ctx, card, err)
 		}
 		activity.GetLogger(ctx).Info("incident card gone (deleted in the chat): posting a fresh one", "subscriber", r.Key)
 		shown = r.Card.Updates
 	}
-	return a.freshCard(ctx, texts, r, shown)
+	card, err := a.freshCard(ctx, texts, r, shown)
+	return a.saveCard(ctx, card, err)
 }
 
 // readCard reads what the page of recipients did not (a retry saved in
@@ -176,18 +180,19 @@ func (a *Activities) readCard(ctx context.Context, incident string, r *Recipient
 	return nil
 }
 
-// updateCard edits the card to the event's state and replies under it.
-// Both are safe to repeat: an edit to the same text succeeds.
-func (a *Activities) updateCard(ctx context.Context, texts *cardTexts, r Recipient, card store.IncidentCard) error {
+// updateCard edits the card to the incident's state and replies under it,
+// returning the card to record. Both are safe to repeat: an edit to the
+// same text succeeds.
+func (a *Activities) updateCard(ctx context.Context, texts *cardTexts, r Recipient, card store.IncidentCard) (*store.IncidentCard, error) {
 	if err := a.Telegram.Edit(ctx, r.ChatID, card.MessageID, texts.Card); err != nil {
-		return err
+		return nil, err
 	}
 	reply := texts.Reply
 	if card.Shows(texts.UpdateID) {
 		reply = texts.Edited
 	}
 	if _, err := a.Telegram.SendMessage(ctx, r.ChatID, r.ThreadID, reply, telegram.SendOptions{ReplyTo: card.MessageID, Silent: r.Silent}); err != nil {
-		return err
+		return nil, err
 	}
 	if !card.Shows(texts.UpdateID) {
 		card.Updates = append(card.Updates, texts.UpdateID)
@@ -198,15 +203,14 @@ func (a *Activities) updateCard(ctx context.Context, texts *cardTexts, r Recipie
 		}
 		card.Pinned = false
 	}
-	a.saveCard(ctx, card)
-	return nil
+	return &card, nil
 }
 
 // freshCard posts a new card (pinned if the chat wants it and the bot may).
-func (a *Activities) freshCard(ctx context.Context, texts *cardTexts, r Recipient, shown []string) error {
+func (a *Activities) freshCard(ctx context.Context, texts *cardTexts, r Recipient, shown []string) (*store.IncidentCard, error) {
 	id, err := a.Telegram.SendMessage(ctx, r.ChatID, r.ThreadID, texts.Card, telegram.SendOptions{Silent: r.Silent})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	card := store.IncidentCard{Incident: texts.Incident, Sub: r.Key, MessageID: id, Updates: shown}
 	if !card.Shows(texts.UpdateID) {
@@ -220,16 +224,37 @@ func (a *Activities) freshCard(ctx context.Context, texts *cardTexts, r Recipien
 			card.Pinned = true
 		}
 	}
-	a.saveCard(ctx, card)
-	return nil
+	return &card, nil
 }
 
-// saveCard records the card after it was sent. A failed write is logged,
-// not retried: retrying would post the card again, and without the record
-// the next update posts a fresh card, which loses nothing.
-func (a *Activities) saveCard(ctx context.Context, card store.IncidentCard) {
+// Card writes after a send: a few quick attempts, each bounded, so a
+// MongoDB that is down does not hold the send for its server-selection
+// time-out.
+const (
+	cardWriteAttempts = 3
+	cardWriteTimeout  = 2 * time.Second
+)
+
+// saveCard records a card that was sent. The send is not repeated for a
+// failed write (that would post the card again): the card is returned,
+// and the delivery records it with the ledger, so the next update edits
+// this card instead of posting a second one and leaving this one pinned.
+func (a *Activities) saveCard(ctx context.Context, card *store.IncidentCard, err error) (*store.IncidentCard, error) {
+	if err != nil || card == nil {
+		return nil, err
+	}
 	card.At = a.now()
-	if err := a.Store.SaveCard(ctx, card); err != nil {
-		activity.GetLogger(ctx).Warn("could not record an incident card: the next update posts a fresh one", "subscriber", card.Sub, "error", err)
+	for attempt := 1; ; attempt++ {
+		wctx, cancel := context.WithTimeout(ctx, cardWriteTimeout)
+		werr := a.Store.SaveCard(wctx, *card)
+		cancel()
+		if werr == nil {
+			return nil, nil
+		}
+		if attempt == cardWriteAttempts || ctx.Err() != nil {
+			activity.GetLogger(ctx).Warn("could not record an incident card: the delivery records it with the ledger", "subscriber", card.Sub, "error", werr)
+			return card, nil
+		}
+		time.Sleep(time.Duration(attempt) * 200 * time.Millisecond)
 	}
 }

@@ -19,7 +19,7 @@ func (a *Activities) StillSubscribed(ctx context.Context, e event.Event, keys []
 	}
 	var out []string
 	for _, s := range subs {
-		if e.Accepts(s.Kinds, s.Components) && notice.Wants(s.Settings, e) {
+		if notice.Decide(s, e, true).Send {
 			out = append(out, s.Key)
 		}
 	}
@@ -38,6 +38,21 @@ type RecordInput struct {
 	EventAt  time.Time `json:"event_at,omitempty"`
 	Retries  []Retry   `json:"retries,omitempty"`
 	Settled  []string  `json:"settled,omitempty"`
+	// Step is the story step the delivered chats were told (StepOf); nil
+	// for a reminder, and in inputs from before the records were kept.
+	Step *store.Step `json:"step,omitempty"`
+	// Cards were sent but their record could not be written by the send:
+	// written here, with the ledger, so no card is left behind unknown.
+	Cards []store.IncidentCard `json:"cards,omitempty"`
+}
+
+// StepOf is the story step an event tells (nil for a reminder, which is
+// no step of its maintenance's story).
+func StepOf(e event.Event) *store.Step {
+	if e.Reminder != nil || e.OrderKey == "" {
+		return nil
+	}
+	return &store.Step{OrderKey: e.OrderKey, Event: e.Key, Seq: e.Seq, Ends: e.Kind == event.KindComponent && e.EndsEpisode()}
 }
 
 // Retry is a subscriber that failed a burst and when to try again.
@@ -48,16 +63,27 @@ type Retry struct {
 	Error     string    `json:"error,omitempty"`
 }
 
-// RecordDelivered writes the ledger for a window of sends and the retries
-// of the window's failures: one round trip each.
+// RecordDelivered writes the ledger for a window of sends, what the chats
+// were told of the story, and the retries of the window's failures: one
+// round trip each. Every write is idempotent: a retried batch is fine.
 func (a *Activities) RecordDelivered(ctx context.Context, in RecordInput) error {
 	if err := a.Store.RecordDelivered(ctx, in.EventKey, in.Keys, a.now()); err != nil {
 		return err
 	}
+	if in.Step != nil {
+		if err := a.Store.RecordTold(ctx, *in.Step, in.Keys, a.now()); err != nil {
+			return err
+		}
+	}
+	for _, c := range in.Cards {
+		if err := a.Store.SaveCard(ctx, c); err != nil {
+			return err
+		}
+	}
 	if len(in.Retries) > 0 {
 		docs := make([]store.Retry, 0, len(in.Retries))
 		for _, r := range in.Retries {
-			docs = append(docs, store.Retry{Event: in.EventKey, OrderKey: in.OrderKey, EventAt: in.EventAt, Sub: r.Recipient.Key,
+			docs = append(docs, store.Retry{Event: in.EventKey, OrderKey: in.OrderKey, EventAt: in.EventAt, Seq: in.seq(), Sub: r.Recipient.Key,
 				ChatID: r.Recipient.ChatID, ThreadID: r.Recipient.ThreadID, Bursts: r.Bursts, NextAt: r.NextAt, Error: r.Error, At: a.now()})
 		}
 		if err := a.Store.SaveRetries(ctx, docs); err != nil {
@@ -66,4 +92,11 @@ func (a *Activities) RecordDelivered(ctx context.Context, in RecordInput) error 
 	}
 	_, err := a.Store.DeleteRetries(ctx, in.EventKey, in.Settled)
 	return err
+}
+
+func (in RecordInput) seq() int {
+	if in.Step == nil {
+		return 0
+	}
+	return in.Step.Seq
 }

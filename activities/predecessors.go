@@ -21,21 +21,17 @@ func DeliveryWorkflowID(eventKey string) string { return "delivery/" + eventKey 
 // holdBlocked finds, among the recipients, those an earlier unfinished
 // update of the same incident or component still has to reach, and saves
 // them as retries that wait (re-checked after recheck).
-func (a *Activities) holdBlocked(ctx context.Context, e event.Event, rs []Recipient, recheck time.Duration) (map[string]bool, error) {
-	keys := make([]string, len(rs))
-	for i, r := range rs {
-		keys[i] = r.Key
-	}
-	blocked, err := a.blockers(ctx, e, keys)
+func (a *Activities) holdBlocked(ctx context.Context, e event.Event, subs []store.Subscriber, recheck time.Duration) (map[string]bool, error) {
+	blocked, err := a.blockers(ctx, e, subKeys(subs))
 	if err != nil || len(blocked) == 0 {
 		return blocked, err
 	}
 	now := a.now()
 	var docs []store.Retry
-	for _, r := range rs {
-		if blocked[r.Key] {
-			docs = append(docs, store.Retry{Event: e.Key, OrderKey: e.OrderKey, EventAt: e.At, Sub: r.Key, ChatID: r.ChatID,
-				ThreadID: r.ThreadID, Blocked: true, NextAt: now.Add(recheck), At: now})
+	for _, s := range subs {
+		if blocked[s.Key] {
+			docs = append(docs, store.Retry{Event: e.Key, OrderKey: e.OrderKey, EventAt: e.At, Seq: e.Seq, Sub: s.Key, ChatID: s.ChatID,
+				ThreadID: s.ThreadID, Blocked: true, NextAt: now.Add(recheck), At: now})
 		}
 	}
 	return blocked, a.Store.SaveRetries(ctx, docs)
@@ -50,7 +46,7 @@ func (a *Activities) blockers(ctx context.Context, e event.Event, keys []string)
 	if e.OrderKey == "" || len(keys) == 0 {
 		return out, nil
 	}
-	earlier, err := a.Store.EarlierRetries(ctx, e.OrderKey, e.Key, e.At, keys)
+	earlier, err := a.Store.EarlierRetries(ctx, e.OrderKey, e.Key, e.Seq, e.At, keys)
 	if err != nil {
 		return nil, err
 	}

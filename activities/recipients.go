@@ -15,9 +15,11 @@ type Recipient struct {
 	Key      string `json:"key"`
 	ChatID   int64  `json:"chat_id"`
 	ThreadID int    `json:"thread_id,omitempty"`
-	// Silent: sent with disable_notification (the chat's quiet hours or
-	// severity choice, see internal/notice).
-	Silent bool `json:"silent,omitempty"`
+	// Silent: sent with disable_notification by the chat's severity
+	// choice (notice.Decide). Quiet hours are judged when the send goes out
+	// (Quiet): a retry hours later rings or not by the clock of then.
+	Silent bool          `json:"silent,omitempty"`
+	Quiet  *notice.Quiet `json:"quiet,omitempty"`
 	// Cards mode of the subscriber (PinCards: pin the open card), and its
 	// card of the event's incident, as the page read them (CardRead):
 	// incident updates only.
@@ -56,57 +58,62 @@ type RecipientPage struct {
 }
 
 // Recipients pages subscribers: a few round trips per page (subscribers,
-// moved groups, ledger, earlier updates' retries), however large the page.
+// moved groups, ledger, earlier updates' retries, what the chats were told
+// of the story, cards), however large the page.
 func (a *Activities) Recipients(ctx context.Context, in PageInput) (*RecipientPage, error) {
 	subs, next, err := a.Store.ListSubscribers(ctx, in.Cursor, in.Limit)
 	if err != nil {
 		return nil, err
 	}
-	wanted, err := a.pageRecipients(ctx, in, subs, next)
+	candidates, err := a.pageCandidates(ctx, in, subs, next)
 	if err != nil {
 		return nil, err
 	}
-	keys := make([]string, 0, len(wanted))
-	for _, r := range wanted {
-		keys = append(keys, r.Key)
-	}
-	done, err := a.Store.Delivered(ctx, in.Event.Key, keys)
+	done, err := a.Store.Delivered(ctx, in.Event.Key, subKeys(candidates))
 	if err != nil {
 		return nil, err
 	}
 	out := &RecipientPage{Next: next}
-	var fresh []Recipient
-	for _, r := range wanted {
-		if done[r.Key] {
+	var fresh []store.Subscriber
+	for _, s := range candidates {
+		if done[s.Key] {
 			out.AlreadyDelivered++
 			continue
 		}
-		fresh = append(fresh, r)
+		fresh = append(fresh, s)
 	}
+	// Held before the chat's choices are read: whether it hears this step
+	// may depend on whether the earlier one reaches it.
 	blocked, err := a.holdBlocked(ctx, in.Event, fresh, in.Recheck)
 	if err != nil {
 		return nil, err
 	}
 	out.Blocked = len(blocked)
-	for _, r := range fresh {
-		if !blocked[r.Key] {
-			out.Recipients = append(out.Recipients, r)
+	var ready []store.Subscriber
+	for _, s := range fresh {
+		if !blocked[s.Key] {
+			ready = append(ready, s)
 		}
 	}
-	return out, nil
+	verdicts, err := a.verdicts(ctx, in.Event, ready)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range ready {
+		if v := verdicts[s.Key]; v.Send {
+			out.Recipients = append(out.Recipients, a.recipientOf(in.Event, s, v))
+		}
+	}
+	return out, a.withCards(ctx, in.Event, out.Recipients)
 }
 
-// pageRecipients turns one page of subscriptions into the recipients that
-// want the event, with group-to-supergroup moves placed where the delivery
+// pageCandidates turns one page of subscriptions into those that take the
+// event's kind, with group-to-supergroup moves placed where the delivery
 // expects them: a group that moved after the delivery started is reached at
 // its old key's place (the new key may sort behind the cursor), never twice.
-func (a *Activities) pageRecipients(ctx context.Context, in PageInput, subs []store.Subscriber, next string) ([]Recipient, error) {
-	keys := make([]string, 0, len(subs))
-	for _, s := range subs {
-		keys = append(keys, s.Key)
-	}
+func (a *Activities) pageCandidates(ctx context.Context, in PageInput, subs []store.Subscriber, next string) ([]store.Subscriber, error) {
 	// A migration cut short leaves the old subscription beside the new one.
-	twins, err := a.Store.MigratedTwins(ctx, keys)
+	twins, err := a.Store.MigratedTwins(ctx, subKeys(subs))
 	if err != nil {
 		return nil, err
 	}
@@ -115,7 +122,7 @@ func (a *Activities) pageRecipients(ctx context.Context, in PageInput, subs []st
 		return nil, err
 	}
 	live := map[string]bool{}
-	var out []Recipient
+	var out []store.Subscriber
 	for _, s := range subs {
 		live[s.Key] = true
 		if s.MigratedFrom != "" && s.MigratedAt.After(in.Since) {
@@ -124,8 +131,8 @@ func (a *Activities) pageRecipients(ctx context.Context, in PageInput, subs []st
 		if twin, ok := twins[s.Key]; ok && !twin.MigratedAt.After(in.Since) {
 			continue // the new subscription is paged on its own
 		}
-		if in.Event.Accepts(s.Kinds, s.Components) && notice.Wants(s.Settings, in.Event) {
-			out = append(out, a.recipientOf(in.Event, s))
+		if in.Event.AcceptsKind(s.Kinds) {
+			out = append(out, s)
 		}
 	}
 	for _, m := range moves {
@@ -139,20 +146,70 @@ func (a *Activities) pageRecipients(ctx context.Context, in PageInput, subs []st
 		if err != nil {
 			return nil, err
 		}
-		if in.Event.Accepts(sub.Kinds, sub.Components) && notice.Wants(sub.Settings, in.Event) {
-			out = append(out, a.recipientOf(in.Event, *sub))
+		if in.Event.AcceptsKind(sub.Kinds) {
+			out = append(out, *sub)
 		}
 	}
-	return out, a.withCards(ctx, in.Event, out)
+	return out, nil
+}
+
+// verdicts applies each chat's choices and what it was told of the story
+// to the event (notice.Decide): one round trip for the records, and one
+// into the ledger for stories that began before records were kept.
+func (a *Activities) verdicts(ctx context.Context, e event.Event, subs []store.Subscriber) (map[string]notice.Verdict, error) {
+	out := map[string]notice.Verdict{}
+	if len(subs) == 0 {
+		return out, nil
+	}
+	told := map[string]store.Told{}
+	var err error
+	if e.Reminder == nil {
+		if told, err = a.Store.ToldOf(ctx, e.OrderKey, subKeys(subs)); err != nil {
+			return nil, err
+		}
+	}
+	heard, err := a.heardBeforeRecords(ctx, e, subs, told)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range subs {
+		rec, ok := told[s.Key]
+		out[s.Key] = notice.Decide(s, e, (ok && rec.Open) || heard[s.Key])
+	}
+	return out, nil
+}
+
+// heardBeforeRecords covers stories whose previous step was handed over
+// before the records were kept (its Seq is 0, so this event's is 1 at
+// most): a chat the ledger says got that step is in the story.
+func (a *Activities) heardBeforeRecords(ctx context.Context, e event.Event, subs []store.Subscriber, told map[string]store.Told) (map[string]bool, error) {
+	if e.Reminder != nil || e.Predecessor == "" || e.Seq > 1 || e.OpensEpisode() {
+		return nil, nil
+	}
+	var unknown []string
+	for _, s := range subs {
+		if _, ok := told[s.Key]; !ok {
+			unknown = append(unknown, s.Key)
+		}
+	}
+	return a.Store.Delivered(ctx, e.Predecessor, unknown)
 }
 
 // recipientOf is the recipient of an event; of an incident update, with
 // its delivery mode.
-func (a *Activities) recipientOf(e event.Event, s store.Subscriber) Recipient {
-	r := Recipient{Key: s.Key, ChatID: s.ChatID, ThreadID: s.ThreadID, Silent: notice.Silent(s.Settings, e, a.now()),
+func (a *Activities) recipientOf(e event.Event, s store.Subscriber, v notice.Verdict) Recipient {
+	r := Recipient{Key: s.Key, ChatID: s.ChatID, ThreadID: s.ThreadID, Silent: v.Silent, Quiet: notice.QuietFor(s.Settings, e),
 		Zone: notice.TextZone(s.Settings, e)}
 	if e.Kind == event.KindIncident {
 		r.Cards, r.PinCards = s.Settings.Cards(), s.Settings.PinCards
 	}
 	return r
+}
+
+func subKeys(subs []store.Subscriber) []string {
+	keys := make([]string, len(subs))
+	for i, s := range subs {
+		keys[i] = s.Key
+	}
+	return keys
 }

@@ -55,8 +55,7 @@ func (a *Activities) Retries(ctx context.Context, in RetryPageInput) (*RetryPage
 	}
 	var gone []string
 	var live []store.Retry
-	silent := map[string]bool{}
-	zone := map[string]string{}
+	liveSub := map[string]store.Subscriber{}
 	for _, r := range due {
 		s, ok := have[r.Sub]
 		if !ok {
@@ -70,18 +69,13 @@ func (a *Activities) Retries(ctx context.Context, in RetryPageInput) (*RetryPage
 			}
 			r, s = moved.retry, moved.sub
 		}
-		if !in.Event.Accepts(s.Kinds, s.Components) || !notice.Wants(s.Settings, in.Event) {
+		if !in.Event.AcceptsKind(s.Kinds) {
 			gone = append(gone, r.Sub)
 			continue
 		}
 		live = append(live, r)
-		silent[r.Sub] = notice.Silent(s.Settings, in.Event, a.now())
-		zone[r.Sub] = notice.TextZone(s.Settings, in.Event)
+		liveSub[r.Sub] = s
 	}
-	if _, err := a.Store.DeleteRetries(ctx, in.Event.Key, gone); err != nil {
-		return nil, err
-	}
-	out.Unsubscribed = len(gone)
 	liveKeys := make([]string, len(live))
 	for i, r := range live {
 		liveKeys[i] = r.Sub
@@ -91,16 +85,39 @@ func (a *Activities) Retries(ctx context.Context, in RetryPageInput) (*RetryPage
 		return nil, err
 	}
 	var held []string
+	var ready []store.Subscriber
 	for _, r := range live {
 		if blocked[r.Sub] {
 			held = append(held, r.Sub)
+		} else {
+			ready = append(ready, liveSub[r.Sub])
+		}
+	}
+	// Decided now, not when the retry was saved: the earlier step it
+	// waited for may have brought the chat into the story meanwhile.
+	verdicts, err := a.verdicts(ctx, in.Event, ready)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range live {
+		if blocked[r.Sub] {
 			continue
 		}
+		v := verdicts[r.Sub]
+		if !v.Send {
+			gone = append(gone, r.Sub)
+			continue
+		}
+		s := liveSub[r.Sub]
 		// The send needs the recipient and the burst count: the error text
 		// stays in MongoDB (a page of them would be 100+ KB of history).
 		out.Retries = append(out.Retries, Retry{Recipient: Recipient{Key: r.Sub, ChatID: r.ChatID, ThreadID: r.ThreadID,
-			Silent: silent[r.Sub], Zone: zone[r.Sub]}, Bursts: r.Bursts})
+			Silent: v.Silent, Quiet: notice.QuietFor(s.Settings, in.Event), Zone: notice.TextZone(s.Settings, in.Event)}, Bursts: r.Bursts})
 	}
+	if _, err := a.Store.DeleteRetries(ctx, in.Event.Key, gone); err != nil {
+		return nil, err
+	}
+	out.Unsubscribed = len(gone)
 	out.Blocked = len(held)
 	if err := a.Store.PutOffRetries(ctx, in.Event.Key, held, a.now().Add(in.Recheck)); err != nil {
 		return nil, err

@@ -29,6 +29,9 @@ type SendResult struct {
 	// notification by itself; nothing was sent for the old one.
 	Merged bool   `json:"merged,omitempty"`
 	Detail string `json:"detail,omitempty"`
+	// Card was sent but could not be recorded (MongoDB failed after the
+	// send): the delivery writes it with the ledger (RecordInput.Cards).
+	Card *store.IncidentCard `json:"card,omitempty"`
 }
 
 // Send delivers the event's message to one subscriber.
@@ -42,11 +45,13 @@ type SendResult struct {
 func (a *Activities) Send(ctx context.Context, in SendInput) (*SendResult, error) {
 	defer heartbeatWhile(ctx, sendHeartbeatEvery)()
 	r := in.Recipient
+	// Quiet hours by the clock of this attempt, not of the page read.
+	r.Silent = r.Silent || r.Quiet.Covers(a.now())
 	text, err := a.noticeIn(ctx, in.EventKey, r.Zone)
 	if err != nil {
 		return nil, err
 	}
-	err = a.deliver(ctx, in.EventKey, text, r)
+	unsaved, err := a.deliver(ctx, in.EventKey, text, r)
 	var se *telegram.SendError
 	var moved *Recipient
 	if err != nil && errors.As(err, &se) && se.Outcome == telegram.Migrated {
@@ -55,18 +60,17 @@ func (a *Activities) Send(ctx context.Context, in SendInput) (*SendResult, error
 			return nil, err
 		}
 		activity.GetLogger(ctx).Info("subscriber migrated to supergroup", "subscriber", r.Key)
-		// The card stays in the old group: the supergroup gets a fresh one.
-		r = Recipient{Key: store.SubscriberKey(se.MigrateTo, r.ThreadID), ChatID: se.MigrateTo, ThreadID: r.ThreadID, Zone: r.Zone}
+		r = movedTo(r, se.MigrateTo)
 		if independent[r.Key] {
 			return &SendResult{MigratedTo: se.MigrateTo, NewKey: r.Key, Merged: true}, nil
 		}
 		moved = &r
-		if err = a.deliver(ctx, in.EventKey, text, r); err == nil {
-			return &SendResult{MigratedTo: se.MigrateTo, NewKey: r.Key}, nil
+		if unsaved, err = a.deliver(ctx, in.EventKey, text, r); err == nil {
+			return &SendResult{MigratedTo: se.MigrateTo, NewKey: r.Key, Card: unsaved}, nil
 		}
 	}
 	if err == nil {
-		return &SendResult{}, nil
+		return &SendResult{Card: unsaved}, nil
 	}
 	if !errors.As(err, &se) {
 		return nil, sendFailure(err.Error(), ErrTypeTransient, 0, false, moved)
@@ -84,6 +88,16 @@ func (a *Activities) Send(ctx context.Context, in SendInput) (*SendResult, error
 	default:
 		return nil, sendFailure(se.Description, ErrTypeTransient, 0, false, moved)
 	}
+}
+
+// movedTo is the recipient in the supergroup its group became: the same
+// chat as far as the notice goes (silence, quiet hours, zone, mode), but
+// the card stays in the old group and the supergroup gets a fresh one (its
+// mode is read again from the moved subscription).
+func movedTo(r Recipient, chatID int64) Recipient {
+	r.Key, r.ChatID = store.SubscriberKey(chatID, r.ThreadID), chatID
+	r.Card, r.CardRead = nil, false
+	return r
 }
 
 // sendHeartbeatEvery: a send that takes longer heartbeats this often, so a

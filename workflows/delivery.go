@@ -11,6 +11,7 @@ import (
 
 	"github.com/openai-status-bot/statusbot/activities"
 	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/internal/store"
 )
 
 // Tuning is what a delivery reads to pace itself. It travels in the
@@ -231,6 +232,9 @@ type outcomes struct {
 	delivered []string
 	retries   []activities.Retry
 	settled   []string
+	// cards sent whose record the send could not write (not counted in
+	// size: they go with the deliveries they came with).
+	cards []store.IncidentCard
 }
 
 func (o *outcomes) size() int { return len(o.delivered) + len(o.retries) + len(o.settled) }
@@ -588,7 +592,8 @@ func (d *delivery) flush(ctx workflow.Context) error {
 		return nil
 	}
 	c := step(d.actx, 30*time.Second, fmt.Sprintf("Record %d delivery(ies) and %d retry(ies)", len(b.delivered), len(b.retries)))
-	in := activities.RecordInput{EventKey: d.e.Key, Keys: b.delivered, OrderKey: d.e.OrderKey, EventAt: d.e.At, Retries: b.retries, Settled: b.settled}
+	in := activities.RecordInput{EventKey: d.e.Key, Keys: b.delivered, OrderKey: d.e.OrderKey, EventAt: d.e.At, Retries: b.retries, Settled: b.settled,
+		Step: activities.StepOf(d.e), Cards: b.cards}
 	if err := workflow.ExecuteActivity(c, a.RecordDelivered, in).Get(ctx, nil); err != nil {
 		return err
 	}
@@ -623,6 +628,9 @@ func (d *delivery) settle(ctx workflow.Context, p activities.Retry, retrying boo
 		default:
 			st.Delivered++
 			b.delivered = append(b.delivered, p.Recipient.Key)
+			if res.Card != nil {
+				b.cards = append(b.cards, *res.Card)
+			}
 			if res.MigratedTo != 0 {
 				st.Migrated++
 				b.delivered = append(b.delivered, res.NewKey)

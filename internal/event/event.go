@@ -35,9 +35,14 @@ type Event struct {
 	OrderKey string `json:"order_key"`
 	// Predecessor is the key of the previous event with the same OrderKey
 	// (empty for the first), so its delivery can wait for that one.
-	Predecessor string    `json:"predecessor,omitempty"`
-	Kind        Kind      `json:"kind"`
-	At          time.Time `json:"at"`
+	Predecessor string `json:"predecessor,omitempty"`
+	// Seq is the event's place among the events of its OrderKey, counted
+	// from 1 as they are handed over: an edited update comes after the
+	// updates handed over before it, whatever its timestamp. 0 in events
+	// from before it was kept (ordered by At then).
+	Seq  int       `json:"seq,omitempty"`
+	Kind Kind      `json:"kind"`
+	At   time.Time `json:"at"`
 	// Notify is false for a change that is only recorded (a component that
 	// appeared after the baseline in its normal state).
 	Notify  bool   `json:"notify"`
@@ -62,6 +67,10 @@ type Event struct {
 	ComponentIDs []string `json:"component_ids,omitempty"`
 	// ComponentNames are the affected components as users read them.
 	ComponentNames []string `json:"component_names,omitempty"`
+	// CardAt is the time of the newest update of the incident handed over
+	// up to and including this one: its card shows the incident as of then
+	// (an edit of an old update shows the latest state, not the old one).
+	CardAt *time.Time `json:"card_at,omitempty"`
 	// WindowStart/WindowEnd: a maintenance's announced window.
 	WindowStart *time.Time `json:"window_start,omitempty"`
 	WindowEnd   *time.Time `json:"window_end,omitempty"`
@@ -114,12 +123,15 @@ type ComponentMark struct {
 	Status    string    `bson:"status" json:"status"`
 	UpdatedAt time.Time `bson:"updated_at" json:"updated_at"`
 	LastEvent string    `bson:"last_event,omitempty" json:"last_event,omitempty"`
+	// Seq of LastEvent (Event.Seq).
+	Seq int `bson:"seq,omitempty" json:"seq,omitempty"`
 }
 
 type IncidentMark struct {
 	// Updates maps an update ID to the content version handed over.
 	Updates   map[string]string `bson:"updates" json:"updates"`
 	LastEvent string            `bson:"last_event,omitempty" json:"last_event,omitempty"`
+	Seq       int               `bson:"seq,omitempty" json:"seq,omitempty"`
 }
 
 // Result is what one poll found.
@@ -172,7 +184,7 @@ func Diff(cp Checkpoint, p *statuspage.Page) Result {
 		}
 		return evs[a].Key < evs[b].Key
 	})
-	chain(cp, evs)
+	chain(cp, p, evs)
 	res.Events = evs
 	return res
 }
@@ -333,10 +345,7 @@ func incidentEvents(cp Checkpoint, p *statuspage.Page) []Event {
 			if mark.Updates[u.ID] == v {
 				continue
 			}
-			at := u.DisplayAt
-			if at.IsZero() {
-				at = u.CreatedAt
-			}
+			at := UpdateAt(u)
 			e := incidentTemplate(p, i, names)
 			e.Key = "incident:" + i.ID + ":" + u.ID + ":" + v
 			e.At, e.Notify = at, true
@@ -381,24 +390,67 @@ func incidentTemplate(p *statuspage.Page, i statuspage.Incident, componentName m
 		WindowStart: i.ScheduledFor, WindowEnd: i.ScheduledUntil}
 }
 
-// chain links each event to the previous one of the same OrderKey.
-func chain(cp Checkpoint, evs []Event) {
+// chain links each event to the previous one of the same OrderKey and
+// numbers it (Seq) after the ones handed over before; an incident update
+// learns the newest update time handed over up to it (CardAt).
+func chain(cp Checkpoint, p *statuspage.Page, evs []Event) {
 	last := map[string]string{}
+	seq := map[string]int{}
+	cardAt := handedOverAt(cp, p)
 	for i := range evs {
 		e := &evs[i]
 		prev, ok := last[e.OrderKey]
 		if !ok {
 			if e.Kind == KindComponent {
-				prev = cp.Components[e.ComponentID].LastEvent
+				prev, seq[e.OrderKey] = cp.Components[e.ComponentID].LastEvent, cp.Components[e.ComponentID].Seq
 			} else {
-				prev = cp.Incidents[e.IncidentID].LastEvent
+				prev, seq[e.OrderKey] = cp.Incidents[e.IncidentID].LastEvent, cp.Incidents[e.IncidentID].Seq
 			}
 		}
+		if e.Kind != KindComponent {
+			at := e.At
+			if t, ok := cardAt[e.IncidentID]; ok && t.After(at) {
+				at = t
+			}
+			cardAt[e.IncidentID] = at
+			e.CardAt = &at
+		}
 		if e.Notify {
-			e.Predecessor = prev
+			seq[e.OrderKey]++
+			e.Predecessor, e.Seq = prev, seq[e.OrderKey]
 			last[e.OrderKey] = e.Key
 		}
 	}
+}
+
+// handedOverAt is, per incident, the newest time of the updates the
+// checkpoint says were handed over, as the page shows them.
+func handedOverAt(cp Checkpoint, p *statuspage.Page) map[string]time.Time {
+	out := map[string]time.Time{}
+	for _, i := range p.Incidents {
+		mark, ok := cp.Incidents[i.ID]
+		if !ok {
+			continue
+		}
+		for _, u := range i.Updates {
+			if _, told := mark.Updates[u.ID]; !told {
+				continue
+			}
+			at := UpdateAt(u)
+			if at.After(out[i.ID]) {
+				out[i.ID] = at
+			}
+		}
+	}
+	return out
+}
+
+// UpdateAt is when an update was published, as the page shows it.
+func UpdateAt(u statuspage.IncidentUpdate) time.Time {
+	if u.DisplayAt.IsZero() {
+		return u.CreatedAt
+	}
+	return u.DisplayAt
 }
 
 // Version identifies an update's content. updated_at is left out on
@@ -425,7 +477,9 @@ func (cp *Checkpoint) Apply(evs []Event) {
 			m := ComponentMark{Name: e.ComponentName, Group: e.ComponentGroup, Status: e.NewStatus, UpdatedAt: e.StatusSince,
 				LastEvent: cp.Components[e.ComponentID].LastEvent}
 			if e.Notify {
-				m.LastEvent = e.Key
+				m.LastEvent, m.Seq = e.Key, e.Seq
+			} else {
+				m.Seq = cp.Components[e.ComponentID].Seq
 			}
 			cp.Components[e.ComponentID] = m
 			continue
@@ -435,7 +489,7 @@ func (cp *Checkpoint) Apply(evs []Event) {
 			m.Updates = map[string]string{}
 		}
 		m.Updates[e.UpdateID] = e.Version
-		m.LastEvent = e.Key
+		m.LastEvent, m.Seq = e.Key, e.Seq
 		cp.Incidents[e.IncidentID] = m
 	}
 }
@@ -443,12 +497,22 @@ func (cp *Checkpoint) Apply(evs []Event) {
 // Accepts reports whether a subscriber with these kinds and component filter
 // wants the event. An empty kinds list means the defaults.
 func (e Event) Accepts(kinds []Kind, components []string) bool {
+	return e.AcceptsKind(kinds) && e.Concerns(components)
+}
+
+// AcceptsKind reports whether the event is of a kind the subscriber chose
+// (none chosen: the defaults).
+func (e Event) AcceptsKind(kinds []Kind) bool {
 	if len(kinds) == 0 {
 		kinds = DefaultKinds
 	}
-	if !slices.Contains(kinds, e.Kind) {
-		return false
-	}
+	return slices.Contains(kinds, e.Kind)
+}
+
+// Concerns reports whether the event is about a component of the filter
+// (an empty filter: every component). An incident that names no component
+// concerns everyone.
+func (e Event) Concerns(components []string) bool {
 	if len(components) == 0 {
 		return true
 	}
@@ -456,7 +520,6 @@ func (e Event) Accepts(kinds []Kind, components []string) bool {
 	case KindComponent:
 		return slices.Contains(components, e.ComponentID) || slices.Contains(components, e.ComponentName)
 	default:
-		// An incident that names no component concerns everyone.
 		if len(e.ComponentIDs) == 0 {
 			return true
 		}
@@ -467,6 +530,27 @@ func (e Event) Accepts(kinds []Kind, components []string) bool {
 		}
 		return false
 	}
+}
+
+// OpensEpisode reports whether the event starts a new story of its
+// OrderKey: a component leaving operational. An incident's story is the
+// incident itself: its first update opens it, whoever hears it first.
+func (e Event) OpensEpisode() bool {
+	return e.Kind == KindComponent && e.NewStatus != "operational" && (e.OldStatus == "" || e.OldStatus == "operational")
+}
+
+// EndsEpisode reports whether the event ends its story: a component back
+// to operational, an incident resolved (or its postmortem), a maintenance
+// completed.
+func (e Event) EndsEpisode() bool {
+	if e.Kind == KindComponent {
+		return e.NewStatus == "operational"
+	}
+	switch e.UpdateStatus {
+	case "resolved", "postmortem", "completed":
+		return true
+	}
+	return false
 }
 
 // DefaultKinds are what /start subscribes to.

@@ -112,7 +112,7 @@ func ReminderOf(u Upcoming, lead, until time.Duration) Event {
 	e.Key = fmt.Sprintf("reminder:%s:%d:%d", e.IncidentID, u.Start.Unix(), int64(lead/time.Minute))
 	e.At = u.Start.Add(-lead)
 	e.Notify = true
-	e.Predecessor = ""
+	e.Predecessor, e.Seq, e.CardAt = "", 0, nil
 	e.Reminder = &Reminder{Start: u.Start, Lead: lead, Until: until}
 	return e
 }

@@ -20,25 +20,47 @@ type Step struct {
 // latest ones, with a line saying how many were left out.
 const maxSteps = 30
 
-// Timeline is the status timeline of the incident up to and including the
-// event's update, from the page as last read: updates shown later than the
-// event are left out, the event's own update is always there.
+// Timeline is the status timeline of the incident up to the event's place
+// in the story, from the page as last read: the updates handed over up to
+// and including the event (up to its CardAt; events from before CardAt:
+// up to its own time). The event's own update is always there, as the
+// event has it.
 func Timeline(inc *statuspage.Incident, e event.Event) []Step {
+	steps, _ := story(inc, e)
+	return steps
+}
+
+// CardState is the incident as its card shows it at the event: the
+// newest update of the timeline (the event's own, as the event has it,
+// unless a later one was handed over before it: an edit of an old update
+// never moves the card back), with the event's incident-wide fields.
+func CardState(inc *statuspage.Incident, e event.Event) event.Event {
+	_, latest := story(inc, e)
+	return latest
+}
+
+func story(inc *statuspage.Incident, e event.Event) ([]Step, event.Event) {
+	cut := e.At
+	if e.CardAt != nil && e.CardAt.After(cut) {
+		cut = *e.CardAt
+	}
+	latest := e
 	var steps []Step
 	seen := false
 	if inc != nil {
 		for _, u := range inc.Updates {
-			at := u.DisplayAt
-			if at.IsZero() {
-				at = u.CreatedAt
-			}
+			at := event.UpdateAt(u)
 			if u.ID == e.UpdateID {
 				seen = true
 				steps = append(steps, Step{Status: e.UpdateStatus, At: e.At})
 				continue
 			}
-			if !at.After(e.At) {
-				steps = append(steps, Step{Status: u.Status, At: at})
+			if at.After(cut) {
+				continue
+			}
+			steps = append(steps, Step{Status: u.Status, At: at})
+			if at.After(latest.At) {
+				latest.UpdateStatus, latest.Body, latest.At = u.Status, u.Body, at
 			}
 		}
 	}
@@ -46,7 +68,7 @@ func Timeline(inc *statuspage.Incident, e event.Event) []Step {
 		steps = append(steps, Step{Status: e.UpdateStatus, At: e.At})
 	}
 	sort.SliceStable(steps, func(i, j int) bool { return steps[i].At.Before(steps[j].At) })
-	return steps
+	return steps, latest
 }
 
 // Final reports whether an incident update closes the incident.

@@ -98,17 +98,7 @@ func InQuietHours(s store.Settings, now time.Time) bool {
 	if s.QuietStart == "" || s.QuietEnd == "" {
 		return false
 	}
-	start, err1 := store.ParseClock(s.QuietStart)
-	end, err2 := store.ParseClock(s.QuietEnd)
-	if err1 != nil || err2 != nil || start == end {
-		return false
-	}
-	t := now.In(Zone(s))
-	m := t.Hour()*60 + t.Minute()
-	if start < end {
-		return m >= start && m < end
-	}
-	return m >= start || m < end
+	return (&Quiet{Start: s.QuietStart, End: s.QuietEnd, Zone: s.TimeZone}).Covers(now)
 }
 
 // Zone is the chat's time zone; UTC when unset or unknown.

@@ -99,14 +99,16 @@ func (s *Store) CommitEvents(ctx context.Context, evs []event.Event, prune []str
 					bson.E{Key: "components." + e.ComponentID + ".group", Value: e.ComponentGroup})
 			}
 			if e.Notify {
-				set = append(set, bson.E{Key: "components." + e.ComponentID + ".last_event", Value: e.Key})
+				set = append(set, bson.E{Key: "components." + e.ComponentID + ".last_event", Value: e.Key},
+					bson.E{Key: "components." + e.ComponentID + ".seq", Value: e.Seq})
 			}
 			hist = append(hist, newHistoryEntry(e.ComponentID, e.NewStatus, e.StatusSince))
 			continue
 		}
 		set = append(set,
 			bson.E{Key: "incidents." + e.IncidentID + ".updates." + e.UpdateID, Value: e.Version},
-			bson.E{Key: "incidents." + e.IncidentID + ".last_event", Value: e.Key})
+			bson.E{Key: "incidents." + e.IncidentID + ".last_event", Value: e.Key},
+			bson.E{Key: "incidents." + e.IncidentID + ".seq", Value: e.Seq})
 	}
 	for _, id := range prune {
 		unset = append(unset, bson.E{Key: "incidents." + id, Value: ""})

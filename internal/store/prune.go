@@ -20,6 +20,7 @@ var expiring = []struct {
 	{colMigrations, LedgerRetention},
 	{colCards, LedgerRetention}, // from the card's last update
 	{colHistory, HistoryRetention},
+	{colTold, ToldRetention}, // from the story's last step
 }
 
 // PruneBatch deletes at most batch expired documents of each collection

@@ -19,6 +19,9 @@ type Retry struct {
 	Event    string    `bson:"event"`
 	OrderKey string    `bson:"order_key"`
 	EventAt  time.Time `bson:"event_at"`
+	// Seq is the event's place in its order key (event.Event.Seq; 0 in
+	// retries from before it was kept).
+	Seq int `bson:"seq,omitempty"`
 	Sub      string    `bson:"sub"`
 	ChatID   int64     `bson:"chat_id"`
 	ThreadID int       `bson:"thread_id,omitempty"`
@@ -155,22 +158,31 @@ func (s *Store) SummarizeRetries(ctx context.Context, eventKey string, sample in
 }
 
 // EarlierRetries returns, among subs, the retries of other events of the
-// same order key that happened before eventAt: updates that must reach those
-// subscribers first.
-func (s *Store) EarlierRetries(ctx context.Context, orderKey, eventKey string, eventAt time.Time, subs []string) ([]Retry, error) {
+// same order key that come before the event: updates that must reach those
+// subscribers first. Events are ordered by Seq (an edited update comes
+// after the updates handed over before it, though it keeps its original
+// time); retries without one, from before Seq was kept, by time, where an
+// equal time counts as earlier for an event with a Seq (the original of an
+// edit). An event without a Seq orders by time alone, as it always did.
+func (s *Store) EarlierRetries(ctx context.Context, orderKey, eventKey string, seq int, eventAt time.Time, subs []string) ([]Retry, error) {
 	if len(subs) == 0 || orderKey == "" {
 		return nil, nil
 	}
-	out, err := findAll[Retry](ctx, s.retries(), "read earlier retries", bson.D{
+	filter := bson.D{
 		{Key: "order_key", Value: orderKey},
 		{Key: "sub", Value: bson.D{{Key: "$in", Value: subs}}},
 		{Key: "event", Value: bson.D{{Key: "$ne", Value: eventKey}}},
-		{Key: "event_at", Value: bson.D{{Key: "$lt", Value: eventAt}}},
-	}, options.Find().SetProjection(bson.D{{Key: "event", Value: 1}, {Key: "sub", Value: 1}}))
-	if err != nil {
-		return nil, err
 	}
-	return out, nil
+	if seq > 0 {
+		filter = append(filter, bson.E{Key: "$or", Value: bson.A{
+			bson.D{{Key: "seq", Value: bson.D{{Key: "$gt", Value: 0}, {Key: "$lt", Value: seq}}}},
+			bson.D{{Key: "seq", Value: bson.D{{Key: "$exists", Value: false}}}, {Key: "event_at", Value: bson.D{{Key: "$lte", Value: eventAt}}}},
+		}})
+	} else {
+		filter = append(filter, bson.E{Key: "event_at", Value: bson.D{{Key: "$lt", Value: eventAt}}})
+	}
+	return findAll[Retry](ctx, s.retries(), "read earlier retries", filter,
+		options.Find().SetProjection(bson.D{{Key: "event", Value: 1}, {Key: "sub", Value: 1}}))
 }
 
 // Retry returns the retry of a subscriber for an event, or nil.

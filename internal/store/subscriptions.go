@@ -183,6 +183,9 @@ func (s *Store) MigrateChatAt(ctx context.Context, oldChatID, newChatID int64, n
 				independent[n.Key] = true
 			}
 		}
+		if err := s.moveTold(ctx, o.Key, n.Key); err != nil {
+			return nil, err
+		}
 		m := Migration{OldKey: o.Key, NewKey: n.Key, At: now}
 		if _, err := s.db.Collection(colMigrations).ReplaceOne(ctx, bson.D{{Key: "_id", Value: o.Key}}, m, options.Replace().SetUpsert(true)); err != nil {
 			return nil, fmt.Errorf("mongodb: migrate chat: %w", err)

@@ -1,0 +1,117 @@
+package notice
+
+import (
+	"time"
+
+	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/internal/store"
+)
+
+// Why names what decided a chat's verdict on an event, for operators and
+// for chats that ask.
+type Why string
+
+const (
+	WhyJoined     Why = "joined"           // the first step it hears of the story
+	WhyStory      Why = "in-story"         // a later step of a story it was told of
+	WhyKinds      Why = "notice-types"     // not a kind the chat chose
+	WhyFilter     Why = "component-filter" // not about the chat's components
+	WhySeverity   Why = "severity"         // under the chat's threshold
+	WhyNeverTold  Why = "never-told"       // the end of a story the chat heard nothing of
+	WhyReminder   Why = "reminder"         // the chat's maintenance reminder
+	WhyNoReminder Why = "no-reminder"      // not the chat's reminder lead, or reminders off
+)
+
+// Verdict is what a chat gets of one event.
+type Verdict struct {
+	Send bool
+	// Silent: sent without sound by the chat's severity choice. Quiet
+	// hours are decided when the notice goes out (Quiet).
+	Silent bool
+	Why    Why
+}
+
+// Decide applies a chat's choices to one event, given whether the chat
+// was told of the event's story and it has not ended for the chat (told).
+//
+// The rule, as the README states it:
+//   - Notice types always apply: a chat that turned a kind off hears
+//     nothing more of it.
+//   - A chat joins a story (an incident, a maintenance, or a component's
+//     trip away from operational) with the first step that passes its
+//     component filter and severity threshold.
+//   - Once joined, it hears every later step and the end, whatever the
+//     filter or threshold say of that step alone; a later step under the
+//     threshold comes silently, the end with sound.
+//   - A chat told nothing of a story is not told its end.
+func Decide(sub store.Subscriber, e event.Event, told bool) Verdict {
+	s := sub.Settings
+	if e.Reminder != nil {
+		if e.Accepts(sub.Kinds, sub.Components) && Wants(s, e) {
+			return Verdict{Send: true, Why: WhyReminder}
+		}
+		return Verdict{Why: WhyNoReminder}
+	}
+	if !e.AcceptsKind(sub.Kinds) {
+		return Verdict{Why: WhyKinds}
+	}
+	if told && !e.OpensEpisode() {
+		return Verdict{Send: true, Silent: below(s, e) && !e.EndsEpisode(), Why: WhyStory}
+	}
+	if e.EndsEpisode() && e.Predecessor != "" {
+		// The story had earlier steps, none of which reached the chat.
+		return Verdict{Why: WhyNeverTold}
+	}
+	if !e.Concerns(sub.Components) {
+		return Verdict{Why: WhyFilter}
+	}
+	if !Wants(s, e) {
+		return Verdict{Why: WhySeverity}
+	}
+	return Verdict{Send: true, Silent: below(s, e), Why: WhyJoined}
+}
+
+// Quiet is a chat's quiet hours as a send reads them at the moment the
+// notice goes out: a retry hours later is judged at that later time.
+type Quiet struct {
+	Start string `json:"start"`
+	End   string `json:"end"`
+	Zone  string `json:"zone,omitempty"`
+}
+
+// QuietFor is the quiet window that silences e for the chat; nil when the
+// chat has none, or when e rings through it (an end, unless the chat
+// silences resolutions too).
+func QuietFor(s store.Settings, e event.Event) *Quiet {
+	if s.QuietStart == "" || s.QuietEnd == "" {
+		return nil
+	}
+	if _, res := Severity(e); (res || e.EndsEpisode()) && !s.QuietResolutions {
+		return nil
+	}
+	return &Quiet{Start: s.QuietStart, End: s.QuietEnd, Zone: s.TimeZone}
+}
+
+// Covers reports whether now falls in the window, read in its zone; a
+// window may cross midnight (22:00-07:00). The start is inside the window,
+// the end is not. A nil window covers nothing.
+func (q *Quiet) Covers(now time.Time) bool {
+	if q == nil {
+		return false
+	}
+	start, err1 := store.ParseClock(q.Start)
+	end, err2 := store.ParseClock(q.End)
+	if err1 != nil || err2 != nil || start == end {
+		return false
+	}
+	loc, err := store.LoadZone(q.Zone)
+	if err != nil {
+		loc = time.UTC
+	}
+	t := now.In(loc)
+	m := t.Hour()*60 + t.Minute()
+	if start < end {
+		return m >= start && m < end
+	}
+	return m >= start || m < end
+}

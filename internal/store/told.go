@@ -1,0 +1,106 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+// colTold holds, per chat and story (an incident, a maintenance, a
+// component's trip away from operational: the event's order key), what
+// the chat was told of it. One document per chat and order key, replaced
+// at every step, so a chat has at most one per component and one per
+// incident of the retention period.
+const colTold = "told"
+
+// ToldRetention is how long a story is remembered after its last step:
+// longer than the ledger, so that a component down for weeks still brings
+// its recovery to the chats that heard it go down.
+const ToldRetention = HistoryRetention
+
+// Told is what a chat was told of one story.
+type Told struct {
+	ID       string `bson:"_id"` // order_key|sub
+	OrderKey string `bson:"order_key"`
+	Sub      string `bson:"sub"`
+	// Open: the story goes on for the chat; false once it heard the end of
+	// a component's episode (the next trip is another story). Incidents
+	// stay open: their postmortem and corrections follow the resolution.
+	Open bool `bson:"open"`
+	// LastEvent and Seq are the last step the chat was told.
+	LastEvent string    `bson:"last_event"`
+	Seq       int       `bson:"seq,omitempty"`
+	At        time.Time `bson:"at"`
+}
+
+func toldID(orderKey, sub string) string { return orderKey + "|" + sub }
+
+func (s *Store) told() *mongo.Collection { return s.db.Collection(colTold) }
+
+// ToldOf returns the records of one story for some chats: one round trip
+// for a page (by order key and chat, an index: FerretDB is slow on long
+// _id lists).
+func (s *Store) ToldOf(ctx context.Context, orderKey string, subs []string) (map[string]Told, error) {
+	out := map[string]Told{}
+	if orderKey == "" || len(subs) == 0 {
+		return out, nil
+	}
+	rows, err := findAll[Told](ctx, s.told(), "read what chats were told",
+		bson.D{{Key: "order_key", Value: orderKey}, {Key: "sub", Value: bson.D{{Key: "$in", Value: subs}}}})
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range rows {
+		out[r.Sub] = r
+	}
+	return out, nil
+}
+
+// Step is one step of a story told to some chats.
+type Step struct {
+	OrderKey string
+	Event    string
+	Seq      int
+	// Ends: the step ends the story for the chats (a component back to
+	// operational).
+	Ends bool
+}
+
+// RecordTold records that the chats were told the step: one round trip.
+// Steps reach a chat in order, so the newest write is the newest step.
+func (s *Store) RecordTold(ctx context.Context, step Step, subs []string, at time.Time) error {
+	if step.OrderKey == "" || len(subs) == 0 {
+		return nil
+	}
+	models := make([]mongo.WriteModel, 0, len(subs))
+	for _, sub := range subs {
+		doc := Told{ID: toldID(step.OrderKey, sub), OrderKey: step.OrderKey, Sub: sub, Open: !step.Ends, LastEvent: step.Event, Seq: step.Seq, At: at}
+		models = append(models, mongo.NewReplaceOneModel().SetFilter(bson.D{{Key: "_id", Value: doc.ID}}).SetReplacement(doc).SetUpsert(true))
+	}
+	if _, err := s.told().BulkWrite(ctx, models, options.BulkWrite().SetOrdered(false)); err != nil && !onlyDuplicates(err) {
+		return fmt.Errorf("mongodb: record what chats were told: %w", err)
+	}
+	return nil
+}
+
+// moveTold copies a chat's stories to the key it moved to (a group that
+// became a supergroup keeps what it was told); the old ones expire.
+func (s *Store) moveTold(ctx context.Context, oldKey, newKey string) error {
+	rows, err := findAll[Told](ctx, s.told(), "read what a moving chat was told", bson.D{{Key: "sub", Value: oldKey}})
+	if err != nil || len(rows) == 0 {
+		return err
+	}
+	docs := make([]any, 0, len(rows))
+	for _, r := range rows {
+		r.Sub, r.ID = newKey, toldID(r.OrderKey, newKey)
+		docs = append(docs, r)
+	}
+	if _, err := s.told().InsertMany(ctx, docs, options.InsertMany().SetOrdered(false)); err != nil && !onlyDuplicates(err) {
+		return fmt.Errorf("mongodb: move what a chat was told: %w", err)
+	}
+	return nil
+}
