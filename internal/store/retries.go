@@ -21,11 +21,11 @@ type Retry struct {
 	EventAt  time.Time `bson:"event_at"`
 	// Seq is the event's place in its order key (event.Event.Seq; 0 in
 	// retries from before it was kept).
-	Seq int `bson:"seq,omitempty"`
-	Sub      string    `bson:"sub"`
-	ChatID   int64     `bson:"chat_id"`
-	ThreadID int       `bson:"thread_id,omitempty"`
-	Bursts   int       `bson:"bursts"`
+	Seq      int    `bson:"seq,omitempty"`
+	Sub      string `bson:"sub"`
+	ChatID   int64  `bson:"chat_id"`
+	ThreadID int    `bson:"thread_id,omitempty"`
+	Bursts   int    `bson:"bursts"`
 	// Blocked: an earlier update of the same order key has not reached it.
 	Blocked bool      `bson:"blocked,omitempty"`
 	NextAt  time.Time `bson:"next_at"`
