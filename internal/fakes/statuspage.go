@@ -269,3 +269,57 @@ func (s *Statuspage) ComponentIDs() []string {
 	}
 	return ids
 }
+
+// SetIncidentImpact changes an incident's impact, as Statuspage pages do
+// when an incident turns out smaller (or larger) than first announced.
+func (s *Statuspage) SetIncidentImpact(incidentID, impact string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, i := range s.incidents {
+		if i["id"] == incidentID {
+			i["impact"], i["updated_at"] = impact, s.tick()
+		}
+	}
+}
+
+// EditIncidentUpdate changes the text of an update already posted, as a
+// status page's editor does for a typo fix: the body and updated_at
+// change, display_at and created_at stay.
+func (s *Statuspage) EditIncidentUpdate(incidentID, updateID, body string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, i := range s.incidents {
+		if i["id"] != incidentID {
+			continue
+		}
+		for _, raw := range i["incident_updates"].([]any) {
+			if u := raw.(map[string]any); u["id"] == updateID {
+				u["body"], u["updated_at"] = body, s.tick()
+			}
+		}
+	}
+}
+
+// ListIncidentComponents replaces the components an incident lists (its
+// "components"), as when later updates name other components; their
+// statuses are left alone.
+func (s *Statuspage) ListIncidentComponents(incidentID string, componentIDs ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	byID := map[string]map[string]any{}
+	for _, c := range s.components {
+		byID[c["id"].(string)] = c
+	}
+	for _, i := range s.incidents {
+		if i["id"] != incidentID {
+			continue
+		}
+		list := []any{}
+		for _, id := range componentIDs {
+			if c, ok := byID[id]; ok {
+				list = append(list, map[string]any{"id": id, "name": c["name"], "status": c["status"]})
+			}
+		}
+		i["components"] = list
+	}
+}

@@ -127,6 +127,11 @@ func (s *Store) SetComponents(ctx context.Context, key string, ids []string) err
 	return s.updateSub(ctx, key, bson.D{{Key: "$set", Value: bson.D{{Key: "components", Value: ids}}}})
 }
 
+// ReplaceSettings replaces a subscription's settings whole.
+func (s *Store) ReplaceSettings(ctx context.Context, key string, settings Settings) error {
+	return s.updateSub(ctx, key, bson.D{{Key: "$set", Value: bson.D{{Key: "settings", Value: settings}}}})
+}
+
 func (s *Store) updateSub(ctx context.Context, key string, upd bson.D) error {
 	res, err := s.subs().UpdateOne(ctx, bson.D{{Key: "_id", Value: key}}, upd)
 	if err != nil {
