@@ -161,3 +161,41 @@ func TestCardIn(t *testing.T) {
 	e := incidentEvent("identified", "u2", "x", t0)
 	require.Equal(t, message.Card(e, manySteps(3)), message.CardIn(e, manySteps(3), time.UTC))
 }
+
+// A card always shows the incident as of the event's place in the story:
+// an edit of the first update after the resolution keeps it resolved, with
+// the edited status in its timeline and the resolution's text as latest.
+func TestCardStateAfterAnEditOfAnOldUpdate(t *testing.T) {
+	at := func(m int) time.Time { return time.Date(2026, 3, 8, 9, m, 0, 0, time.UTC) }
+	inc := &statuspage.Incident{ID: "i", Updates: []statuspage.IncidentUpdate{
+		{ID: "u3", Status: "resolved", Body: "All good.", DisplayAt: at(9)},
+		{ID: "u2", Status: "identified", Body: "Found it.", DisplayAt: at(5)},
+		{ID: "u1", Status: "investigating", Body: "We are investigating.", DisplayAt: at(1)},
+	}}
+	cardAt := at(9)
+	edit := event.Event{Kind: event.KindIncident, IncidentID: "i", IncidentName: "Errors", Impact: "minor", UpdateID: "u1",
+		UpdateStatus: "investigating", Body: "We are investigating.", At: at(1), CardAt: &cardAt}
+	state := message.CardState(inc, edit)
+	if state.UpdateStatus != "resolved" || state.Body != "All good." || !state.At.Equal(at(9)) {
+		t.Fatalf("card state: %+v", state)
+	}
+	card := message.Card(state, message.Timeline(inc, edit))
+	for _, want := range []string{"Incident resolved", "Status: Resolved", "Mar 8 09:01 Investigating", "Mar 8 09:05 Identified", "Mar 8 09:09 Resolved", "All good."} {
+		if !strings.Contains(card, want) {
+			t.Errorf("card lacks %q:\n%s", want, card)
+		}
+	}
+
+	// Without CardAt (events from before it): the update's own time, as before.
+	old := edit
+	old.CardAt = nil
+	if s := message.CardState(inc, old); s.UpdateStatus != "investigating" {
+		t.Fatalf("legacy event: %+v", s)
+	}
+	// A step handed over before a later one shows only what came before it.
+	twoAt := at(5)
+	second := event.Event{Kind: event.KindIncident, UpdateID: "u2", UpdateStatus: "identified", Body: "Found it.", At: at(5), CardAt: &twoAt}
+	if s := message.CardState(inc, second); s.UpdateStatus != "identified" || len(message.Timeline(inc, second)) != 2 {
+		t.Fatalf("second step: %+v %v", s, message.Timeline(inc, second))
+	}
+}
