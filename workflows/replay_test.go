@@ -20,7 +20,11 @@ func TestReplayRecordedHistories(t *testing.T) {
 		"delivery_429_then_success_before_bounded_state.json", "delivery_403_removed_before_bounded_state.json",
 		"reminder_cancelled.json", "reminder_sent_then_cancelled.json", "reminder_moved_sent_then_cancelled.json",
 		// Recorded before the clock was read after the plan (reminder-clock-after-plan).
-		"reminder_sent_then_cancelled_before_clock_after_plan.json", "reminder_moved_sent_then_cancelled_before_clock_after_plan.json"} {
+		"reminder_sent_then_cancelled_before_clock_after_plan.json", "reminder_moved_sent_then_cancelled_before_clock_after_plan.json",
+		// Recorded before the story records (Seq, CardAt, RecordInput.Step):
+		// the commands did not change, the inputs grew.
+		"delivery_429_then_success_before_story_records.json", "delivery_403_removed_before_story_records.json",
+		"poll_with_events_before_story_records.json"} {
 		require.Contains(t, files, filepath.Join("testdata", want))
 	}
 	for _, f := range files {
