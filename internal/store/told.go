@@ -62,12 +62,12 @@ func (s *Store) ToldOf(ctx context.Context, orderKey string, subs []string) (map
 
 // Step is one step of a story told to some chats.
 type Step struct {
-	OrderKey string
-	Event    string
-	Seq      int
+	OrderKey string `json:"order_key"`
+	Event    string `json:"event"`
+	Seq      int    `json:"seq,omitempty"`
 	// Ends: the step ends the story for the chats (a component back to
 	// operational).
-	Ends bool
+	Ends bool `json:"ends,omitempty"`
 }
 
 // RecordTold records that the chats were told the step: one round trip.
