@@ -227,3 +227,36 @@ func TestCardSentButNotRecordedIsRecordedWithTheLedger(t *testing.T) {
 	require.Contains(t, msgs[0].Text, "Identified", "the first card was edited")
 	require.True(t, tg.Pinned(msgs[0].ID), "the one card is the pinned one")
 }
+
+// A story whose previous step was handed over before the records were
+// kept (this step is numbered 1 at most): the ledger says who heard it.
+// An "outages only" chat that got the outage hears the degraded step and
+// the recovery; one that did not is not told the recovery.
+func TestStoriesFromBeforeTheRecordsFollowTheLedger(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	for _, chat := range []int64{41, 42} {
+		_, err := w.st.Subscribe(ctx, chat, 0, time.Now())
+		require.NoError(t, err)
+		require.NoError(t, w.st.ReplaceSettings(ctx, store.SubscriberKey(chat, 0), store.Settings{Mode: store.ModeMessages, MinSeverity: store.SeverityOutage}))
+	}
+	outage := "component:c4:major_outage:t0" // delivered by the version before
+	require.NoError(t, w.st.RecordDelivered(ctx, outage, []string{"41"}, time.Now()))
+	degraded := event.Event{Key: "component:c4:degraded_performance:t1", OrderKey: "component:c4", Seq: 1, Predecessor: outage,
+		Kind: event.KindComponent, Notify: true, ComponentID: "c4", OldStatus: "major_outage", NewStatus: "degraded_performance"}
+	page := recipients(t, w, activities.PageInput{Event: degraded, Limit: 10, Since: time.Now()})
+	require.Equal(t, []string{"41"}, keysOf(page.Recipients))
+	require.True(t, page.Recipients[0].Silent, "a step under the threshold of a story it is in comes silently")
+
+	// With the degraded step recorded, the recovery (Seq 2) reads the record.
+	require.NoError(t, w.st.RecordTold(ctx, *activities.StepOf(degraded), []string{"41"}, time.Now()))
+	up := degraded
+	up.Key, up.Seq, up.Predecessor, up.OldStatus, up.NewStatus = "component:c4:operational:t2", 2, degraded.Key, "degraded_performance", "operational"
+	page = recipients(t, w, activities.PageInput{Event: up, Limit: 10, Since: time.Now()})
+	require.Equal(t, []string{"41"}, keysOf(page.Recipients))
+	require.False(t, page.Recipients[0].Silent, "the end rings")
+	require.NoError(t, w.st.RecordTold(ctx, *activities.StepOf(up), []string{"41"}, time.Now()))
+	told, err := w.st.ToldOf(ctx, "component:c4", []string{"41"})
+	require.NoError(t, err)
+	require.False(t, told["41"].Open, "the episode ended for the chat: the next trip is a new story")
+}

@@ -1,7 +1,8 @@
-// Package notice applies a chat's settings (store.Settings) to one event:
-// whether the chat gets it, whether it goes out silently, and how times
-// read in the chat's zone. Everything here is pure: the caller passes the
-// clock.
+// Package notice holds the rules of what a chat hears: its settings
+// (store.Settings) and what it was told of a story applied to one event
+// (Decide), quiet hours judged when a notice goes out (Quiet), and how
+// times read in the chat's zone. Everything here is pure: the caller
+// passes the clock and the records.
 package notice
 
 import (
@@ -73,22 +74,6 @@ func Wants(s store.Settings, e event.Event) bool {
 		return lead > 0 && e.Reminder.Matches(lead)
 	}
 	return !below(s, e) || s.BelowSilent
-}
-
-// Silent reports whether the event goes out with disable_notification at
-// now: below the threshold (sent silently by choice), or in the chat's
-// quiet hours, where resolutions stay audible unless QuietResolutions.
-func Silent(s store.Settings, e event.Event, now time.Time) bool {
-	if below(s, e) {
-		return true
-	}
-	if !InQuietHours(s, now) {
-		return false
-	}
-	if _, res := Severity(e); res {
-		return s.QuietResolutions
-	}
-	return true
 }
 
 // InQuietHours reports whether now falls in the chat's quiet window, read

@@ -142,3 +142,37 @@ func TestNoticeKeepsItsEvent(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, store.StoredNotice{Text: "old text"}, got)
 }
+
+// What a chat was told follows it to its supergroup and expires with the
+// retention of stories, not of the ledger.
+func TestToldFollowsAMoveAndExpires(t *testing.T) {
+	s := testenv.Store(t)
+	ctx := context.Background()
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	_, err := s.Subscribe(ctx, -7, 0, at)
+	require.NoError(t, err)
+	require.NoError(t, s.RecordTold(ctx, store.Step{OrderKey: "incident:a", Event: "incident:a:u1:v1", Seq: 1}, []string{"-7", "8"}, at))
+	require.NoError(t, s.RecordTold(ctx, store.Step{OrderKey: "component:c", Event: "component:c:operational:t", Seq: 4, Ends: true}, []string{"-7"}, at))
+	_, err = s.MigrateChatAt(ctx, -7, -1007, at)
+	require.NoError(t, err)
+	inc, err := s.ToldOf(ctx, "incident:a", []string{"-1007", "8"})
+	require.NoError(t, err)
+	require.True(t, inc["-1007"].Open)
+	require.Equal(t, "incident:a:u1:v1", inc["-1007"].LastEvent)
+	require.True(t, inc["8"].Open)
+	comp, err := s.ToldOf(ctx, "component:c", []string{"-1007"})
+	require.NoError(t, err)
+	require.False(t, comp["-1007"].Open)
+	require.Equal(t, 4, comp["-1007"].Seq)
+
+	_, _, err = s.PruneBatch(ctx, at.Add(store.LedgerRetention+time.Hour), 100)
+	require.NoError(t, err)
+	inc, err = s.ToldOf(ctx, "incident:a", []string{"8"})
+	require.NoError(t, err)
+	require.Len(t, inc, 1, "kept past the ledger's retention")
+	_, _, err = s.PruneBatch(ctx, at.Add(store.ToldRetention+time.Hour), 100)
+	require.NoError(t, err)
+	inc, err = s.ToldOf(ctx, "incident:a", []string{"8", "-1007"})
+	require.NoError(t, err)
+	require.Empty(t, inc, "pruned after the stories' retention")
+}
