@@ -32,36 +32,83 @@ type RetryPage struct {
 }
 
 // Retries reads a page of the event's retries due by DueBy, drops those
-// whose subscription is gone or no longer wants the event, follows groups
-// that moved to a supergroup, and puts off those an earlier update has not
-// reached yet.
+// whose subscription is gone or that no longer get the event, follows
+// groups that moved to a supergroup, and puts off those an earlier update
+// has not reached yet.
 func (a *Activities) Retries(ctx context.Context, in RetryPageInput) (*RetryPage, error) {
 	due, next, err := a.Store.DueRetries(ctx, in.Event.Key, in.Cursor, in.DueBy, in.Limit)
 	if err != nil {
 		return nil, err
 	}
-	out := &RetryPage{Next: next}
+	live, gone, err := a.liveRetries(ctx, in.Event, due)
+	if err != nil {
+		return nil, err
+	}
+	blocked, err := a.blockers(ctx, in.Event, retryKeys(live))
+	if err != nil {
+		return nil, err
+	}
+	var held []string
+	var ready []liveRetry
+	for _, r := range live {
+		if blocked[r.retry.Sub] {
+			held = append(held, r.retry.Sub)
+		} else {
+			ready = append(ready, r)
+		}
+	}
+	out := &RetryPage{Next: next, Blocked: len(held)}
+	sends, dropped, err := a.retrySends(ctx, in.Event, ready)
+	if err != nil {
+		return nil, err
+	}
+	out.Retries, gone = sends, append(gone, dropped...)
+	if _, err := a.Store.DeleteRetries(ctx, in.Event.Key, gone); err != nil {
+		return nil, err
+	}
+	out.Unsubscribed = len(gone)
+	if err := a.Store.PutOffRetries(ctx, in.Event.Key, held, a.now().Add(in.Recheck)); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// liveRetry is a due retry with the subscription it goes to.
+type liveRetry struct {
+	retry store.Retry
+	sub   store.Subscriber
+}
+
+func retryKeys(rs []liveRetry) []string {
+	keys := make([]string, len(rs))
+	for i, r := range rs {
+		keys[i] = r.retry.Sub
+	}
+	return keys
+}
+
+// liveRetries pairs each due retry with its subscription (following a
+// group to its supergroup); retries of chats that left, or no longer take
+// the event's kind, are gone.
+func (a *Activities) liveRetries(ctx context.Context, e event.Event, due []store.Retry) (live []liveRetry, gone []string, err error) {
 	keys := make([]string, len(due))
 	for i, r := range due {
 		keys[i] = r.Sub
 	}
 	subs, err := a.Store.Subscriptions(ctx, keys)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	have := map[string]store.Subscriber{}
 	for _, s := range subs {
 		have[s.Key] = s
 	}
-	var gone []string
-	var live []store.Retry
-	liveSub := map[string]store.Subscriber{}
 	for _, r := range due {
 		s, ok := have[r.Sub]
 		if !ok {
-			moved, err := a.follow(ctx, in.Event, r)
+			moved, err := a.follow(ctx, e, r)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			if moved == nil {
 				gone = append(gone, r.Sub)
@@ -69,71 +116,45 @@ func (a *Activities) Retries(ctx context.Context, in RetryPageInput) (*RetryPage
 			}
 			r, s = moved.retry, moved.sub
 		}
-		if !in.Event.AcceptsKind(s.Kinds) {
+		if !e.AcceptsKind(s.Kinds) {
 			gone = append(gone, r.Sub)
 			continue
 		}
-		live = append(live, r)
-		liveSub[r.Sub] = s
+		live = append(live, liveRetry{retry: r, sub: s})
 	}
-	liveKeys := make([]string, len(live))
-	for i, r := range live {
-		liveKeys[i] = r.Sub
-	}
-	blocked, err := a.blockers(ctx, in.Event, liveKeys)
-	if err != nil {
-		return nil, err
-	}
-	var held []string
-	var ready []store.Subscriber
-	for _, r := range live {
-		if blocked[r.Sub] {
-			held = append(held, r.Sub)
-		} else {
-			ready = append(ready, liveSub[r.Sub])
-		}
-	}
-	// Decided now, not when the retry was saved: the earlier step it
-	// waited for may have brought the chat into the story meanwhile.
-	verdicts, err := a.verdicts(ctx, in.Event, ready)
-	if err != nil {
-		return nil, err
-	}
-	for _, r := range live {
-		if blocked[r.Sub] {
-			continue
-		}
-		v := verdicts[r.Sub]
-		if !v.Send {
-			gone = append(gone, r.Sub)
-			continue
-		}
-		s := liveSub[r.Sub]
-		// The send needs the recipient and the burst count: the error text
-		// stays in MongoDB (a page of them would be 100+ KB of history).
-		out.Retries = append(out.Retries, Retry{Recipient: Recipient{Key: r.Sub, ChatID: r.ChatID, ThreadID: r.ThreadID,
-			Silent: v.Silent, Quiet: notice.QuietFor(s.Settings, in.Event), Zone: notice.TextZone(s.Settings, in.Event)}, Bursts: r.Bursts})
-	}
-	if _, err := a.Store.DeleteRetries(ctx, in.Event.Key, gone); err != nil {
-		return nil, err
-	}
-	out.Unsubscribed = len(gone)
-	out.Blocked = len(held)
-	if err := a.Store.PutOffRetries(ctx, in.Event.Key, held, a.now().Add(in.Recheck)); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return live, gone, nil
 }
 
-type movedRetry struct {
-	retry store.Retry
-	sub   store.Subscriber
+// retrySends decides each ready retry now, not when it was saved (the
+// earlier step it waited for may have brought the chat into the story
+// meanwhile), and returns the sends and the chats that no longer get it.
+func (a *Activities) retrySends(ctx context.Context, e event.Event, ready []liveRetry) (sends []Retry, dropped []string, err error) {
+	subs := make([]store.Subscriber, len(ready))
+	for i, r := range ready {
+		subs[i] = r.sub
+	}
+	verdicts, err := a.verdicts(ctx, e, subs)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, r := range ready {
+		v := verdicts[r.retry.Sub]
+		if !v.Send {
+			dropped = append(dropped, r.retry.Sub)
+			continue
+		}
+		// The send needs the recipient and the burst count: the error text
+		// stays in MongoDB (a page of them would be 100+ KB of history).
+		sends = append(sends, Retry{Recipient: Recipient{Key: r.retry.Sub, ChatID: r.retry.ChatID, ThreadID: r.retry.ThreadID,
+			Silent: v.Silent, Quiet: notice.QuietFor(r.sub.Settings, e), Zone: notice.TextZone(r.sub.Settings, e)}, Bursts: r.retry.Bursts})
+	}
+	return sends, dropped, nil
 }
 
 // follow re-keys the retry of a group that became a supergroup since its
 // last try (the retry moves to the new key); nil when there is nothing to
 // follow or the new key has a retry of its own already.
-func (a *Activities) follow(ctx context.Context, e event.Event, r store.Retry) (*movedRetry, error) {
+func (a *Activities) follow(ctx context.Context, e event.Event, r store.Retry) (*liveRetry, error) {
 	m, err := a.Store.MigrationOf(ctx, r.Sub)
 	if err != nil || m == nil {
 		return nil, err
@@ -160,7 +181,7 @@ func (a *Activities) follow(ctx context.Context, e event.Event, r store.Retry) (
 	if _, err := a.Store.DeleteRetries(ctx, e.Key, []string{r.Sub}); err != nil {
 		return nil, err
 	}
-	return &movedRetry{retry: n, sub: *sub}, nil
+	return &liveRetry{retry: n, sub: *sub}, nil
 }
 
 // PendingSummary is what a delivery shows of its pending subscribers.
