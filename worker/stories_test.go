@@ -175,6 +175,8 @@ func TestStories(t *testing.T) {
 		require.Contains(t, text, "Incident resolved", "the card stays resolved")
 		require.Contains(t, text, "Status: Resolved")
 		require.Contains(t, text, "All good again.", "its latest text is still the resolution's")
+		require.Contains(t, text, "Investigating — We are investigating.", "the timeline shows the fixed text")
+		require.NotContains(t, text, "investigatign")
 		require.False(t, s.Telegram.Pinned(card.ID))
 		time.Sleep(3 * interval)
 		require.Len(t, box.messages(), 4, "one reply for the fix, nothing else")

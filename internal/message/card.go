@@ -14,6 +14,10 @@ import (
 type Step struct {
 	Status string    `json:"status"`
 	At     time.Time `json:"at"`
+	// Text is the update's text as the page has it now (an edit shows
+	// here); the card shows the start of it for every step but the latest,
+	// whose whole text is the card's "Latest".
+	Text string `json:"text,omitempty"`
 }
 
 // maxSteps bounds the timeline a card shows: the first update and the
@@ -52,20 +56,20 @@ func story(inc *statuspage.Incident, e event.Event) ([]Step, event.Event) {
 			at := event.UpdateAt(u)
 			if u.ID == e.UpdateID {
 				seen = true
-				steps = append(steps, Step{Status: e.UpdateStatus, At: e.At})
+				steps = append(steps, Step{Status: e.UpdateStatus, At: e.At, Text: e.Body})
 				continue
 			}
 			if at.After(cut) {
 				continue
 			}
-			steps = append(steps, Step{Status: u.Status, At: at})
+			steps = append(steps, Step{Status: u.Status, At: at, Text: u.Body})
 			if at.After(latest.At) {
 				latest.UpdateStatus, latest.Body, latest.At = u.Status, u.Body, at
 			}
 		}
 	}
 	if !seen {
-		steps = append(steps, Step{Status: e.UpdateStatus, At: e.At})
+		steps = append(steps, Step{Status: e.UpdateStatus, At: e.At, Text: e.Body})
 	}
 	sort.SliceStable(steps, func(i, j int) bool { return steps[i].At.Before(steps[j].At) })
 	return steps, latest
@@ -115,20 +119,46 @@ func CardIn(e event.Event, steps []Step, loc *time.Location) string {
 	return assemble(segs)
 }
 
-// timelineHTML renders at most maxSteps steps: the first and the latest.
+// timelineHTML renders at most maxSteps steps: the first and the latest,
+// each but the newest with the start of its text (shorter the more steps
+// there are, so the timeline stays a fraction of a message).
 func timelineHTML(steps []Step, loc *time.Location) string {
+	excerpt := min(maxExcerpt, max(minExcerpt, timelineBudget/max(1, min(len(steps), maxSteps))))
+	newest := len(steps) - 1
 	var lines []string
-	line := func(s Step) string {
-		return "• " + s.At.In(loc).Format("Jan 2 15:04") + " " + Escape(truncateRunes(statuspage.Label(s.Status), maxLabelLen))
+	line := func(i int) string {
+		s := steps[i]
+		l := "• " + s.At.In(loc).Format("Jan 2 15:04") + " " + Escape(truncateRunes(statuspage.Label(s.Status), maxLabelLen))
+		if text := firstLine(s.Text); text != "" && i != newest {
+			l += " — " + Escape(truncateRunes(text, excerpt))
+		}
+		return l
 	}
+	first := 0
 	if len(steps) > maxSteps {
-		lines = append(lines, line(steps[0]), fmt.Sprintf("<i>… %d more</i>", len(steps)-maxSteps))
-		steps = steps[len(steps)-maxSteps+1:]
+		lines = append(lines, line(0), fmt.Sprintf("<i>… %d more</i>", len(steps)-maxSteps))
+		first = len(steps) - maxSteps + 1
 	}
-	for _, s := range steps {
-		lines = append(lines, line(s))
+	for i := first; i < len(steps); i++ {
+		lines = append(lines, line(i))
 	}
 	return strings.Join(lines, "\n")
+}
+
+// Excerpts of the timeline, in runes.
+const (
+	minExcerpt     = 40
+	maxExcerpt     = 100
+	timelineBudget = 1500
+)
+
+// firstLine is a text's first paragraph on one line.
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.Index(s, "\n\n"); i >= 0 {
+		s = s[:i]
+	}
+	return strings.Join(strings.Fields(s), " ")
 }
 
 func truncateRunes(s string, n int) string {

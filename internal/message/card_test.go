@@ -180,7 +180,7 @@ func TestCardStateAfterAnEditOfAnOldUpdate(t *testing.T) {
 		t.Fatalf("card state: %+v", state)
 	}
 	card := message.Card(state, message.Timeline(inc, edit))
-	for _, want := range []string{"Incident resolved", "Status: Resolved", "Mar 8 09:01 Investigating", "Mar 8 09:05 Identified", "Mar 8 09:09 Resolved", "All good."} {
+	for _, want := range []string{"Incident resolved", "Status: Resolved", "Mar 8 09:01 Investigating — We are investigating.", "Mar 8 09:05 Identified — Found it.", "Mar 8 09:09 Resolved\n", "All good."} {
 		if !strings.Contains(card, want) {
 			t.Errorf("card lacks %q:\n%s", want, card)
 		}
