@@ -192,3 +192,28 @@ func currentText(s *testenv.Stack, m fakes.Message) string {
 	}
 	return ""
 }
+
+// Item 1 on the incident.io provider (as status.openai.com is read): a
+// component's full outage, its degraded step and its recovery reach the
+// "outages only" chat, the middle step silently.
+func TestStoriesOnIncidentIO(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration test")
+	}
+	s := testenv.NewStackWith(t, time.Second, testenv.StackOptions{Provider: "incidentio"})
+	components := []event.Kind{event.KindComponent}
+	outage := storyChat{id: 511, kinds: components, settings: store.Settings{Mode: store.ModeMessages, MinSeverity: store.SeverityOutage}}
+	all := storyChat{id: 512, kinds: components, settings: store.Settings{Mode: store.ModeMessages}}
+	subscribeStoryChats(t, s, outage, all)
+	s.StartWorker(t)
+	s.WaitForBaseline(t)
+	id := s.IO.ComponentIDs()[0]
+	everyone, outages := newInbox(s, all.id), newInbox(s, outage.id)
+	for i, status := range []string{"full_outage", "degraded_performance", "operational"} {
+		s.IO.SetComponent(id, "", status)
+		everyone.wait(t, i+1, status)
+	}
+	got := outages.wait(t, 3, "the outage, the degraded step and the recovery")
+	require.Equal(t, []bool{false, true, false}, []bool{got[0].Silent, got[1].Silent, got[2].Silent})
+	require.Contains(t, got[2].Text, "Operational")
+}
