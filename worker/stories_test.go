@@ -167,6 +167,9 @@ func TestStories(t *testing.T) {
 		}
 		card := box.messages()[0]
 		require.Contains(t, currentText(s, card), "Incident resolved")
+		latecomer := storyChat{id: 802, kinds: incidents, settings: store.Settings{Mode: store.ModeCards}}
+		subscribeStoryChats(t, s, latecomer)
+		late := newInbox(s, latecomer.id)
 		s.Page.EditIncidentUpdate("inc00004", "upd0000401", "We are investigating.")
 		msgs := box.wait(t, 4, "the edit's reply")
 		require.Contains(t, msgs[3].Text, "Update edited")
@@ -180,6 +183,7 @@ func TestStories(t *testing.T) {
 		require.False(t, s.Telegram.Pinned(card.ID))
 		time.Sleep(3 * interval)
 		require.Len(t, box.messages(), 4, "one reply for the fix, nothing else")
+		require.Empty(t, late.messages(), "a chat subscribed after the resolution is not told of a correction")
 	})
 }
 

@@ -64,6 +64,8 @@ type Event struct {
 	Body         string   `json:"body,omitempty"`
 	URL          string   `json:"url,omitempty"`
 	Version      string   `json:"version,omitempty"`
+	// Edit: the page changed the text of an update handed over before.
+	Edit bool `json:"edit,omitempty"`
 	ComponentIDs []string `json:"component_ids,omitempty"`
 	// ComponentNames are the affected components as users read them.
 	ComponentNames []string `json:"component_names,omitempty"`
@@ -350,6 +352,7 @@ func incidentEvents(cp Checkpoint, p *statuspage.Page) []Event {
 			e.Key = "incident:" + i.ID + ":" + u.ID + ":" + v
 			e.At, e.Notify = at, true
 			e.UpdateID, e.UpdateStatus, e.Body, e.Version = u.ID, u.Status, u.Body, v
+			e.Edit = mark.Updates[u.ID] != ""
 			evs = append(evs, e)
 		}
 	}

@@ -36,6 +36,9 @@ func TestDiffNumbersStepsAndEditsComeAfterTheirOriginal(t *testing.T) {
 	if e.Seq != 3 || e.Predecessor != first[1].Key || !e.At.Equal(first[0].At) {
 		t.Fatalf("the edit comes third, after u2, at u1's time: seq %d, predecessor %s, at %v", e.Seq, e.Predecessor, e.At)
 	}
+	if !e.Edit || first[0].Edit || first[1].Edit {
+		t.Fatalf("only the correction is an edit: %v %v %v", e.Edit, first[0].Edit, first[1].Edit)
+	}
 	if !e.CardAt.Equal(ts("2026-03-08T10:05:00Z")) {
 		t.Fatalf("the edit's card is as of u2: %v", e.CardAt)
 	}

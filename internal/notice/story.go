@@ -43,7 +43,8 @@ type Verdict struct {
 //   - Once joined, it hears every later step and the end, whatever the
 //     filter or threshold say of that step alone; a later step under the
 //     threshold comes silently, the end with sound.
-//   - A chat told nothing of a story is not told its end.
+//   - A chat told nothing of a story is not told its end, nor the
+//     correction of an update it never got.
 func Decide(sub store.Subscriber, e event.Event, told bool) Verdict {
 	s := sub.Settings
 	if e.Reminder != nil {
@@ -58,8 +59,9 @@ func Decide(sub store.Subscriber, e event.Event, told bool) Verdict {
 	if told && !e.OpensEpisode() {
 		return Verdict{Send: true, Silent: below(s, e) && !e.EndsEpisode(), Why: WhyStory}
 	}
-	if e.EndsEpisode() && e.Predecessor != "" {
-		// The story had earlier steps, none of which reached the chat.
+	if (e.EndsEpisode() && e.Predecessor != "") || e.Edit {
+		// The story had earlier steps, none of which reached the chat (a
+		// correction is of a step the chat was not told).
 		return Verdict{Why: WhyNeverTold}
 	}
 	if !e.Concerns(sub.Components) {

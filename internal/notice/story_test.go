@@ -18,6 +18,8 @@ func storyInc(status, impact, predecessor string, components ...string) event.Ev
 		UpdateStatus: status, Impact: impact, Predecessor: predecessor, ComponentIDs: components}
 }
 
+func edited(e event.Event) event.Event { e.Edit = true; return e }
+
 func TestDecide(t *testing.T) {
 	outages := store.Subscriber{Settings: store.Settings{MinSeverity: store.SeverityOutage}}
 	outagesSilent := store.Subscriber{Settings: store.Settings{MinSeverity: store.SeverityOutage, BelowSilent: true}}
@@ -58,6 +60,9 @@ func TestDecide(t *testing.T) {
 		{"other filter not yet", files, storyInc("investigating", "minor", "", "emb"), false, Verdict{Why: WhyFilter}},
 		{"other filter joins when its component is added", files, storyInc("identified", "minor", "p", "emb", "files"), false, Verdict{Send: true, Why: WhyJoined}},
 		{"incident naming no component concerns everyone", files, storyInc("investigating", "minor", ""), false, Verdict{Send: true, Why: WhyJoined}},
+		// Corrections reach the chats in the story only.
+		{"correction in the story", all, edited(storyInc("investigating", "minor", "p")), true, Verdict{Send: true, Why: WhyStory}},
+		{"correction of an update never told", all, edited(storyInc("investigating", "minor", "p")), false, Verdict{Why: WhyNeverTold}},
 		// Notice types always apply.
 		{"kind turned off mid-story", noComponents, storyComp("major_outage", "operational", "p"), true, Verdict{Why: WhyKinds}},
 	} {
