@@ -76,7 +76,7 @@ test-faults: tools ## fault tests: worker kill, server restarts, page and Telegr
 	go test -count=1 -timeout 30m -run 'Fault|Killed' -v ./worker/
 
 fuzz: ## run every fuzz target for 20s
-	@for spec in "FuzzNotification ./internal/message" "FuzzTruncate ./internal/message" "FuzzDiff ./internal/event" \
+	@for spec in "FuzzNotification ./internal/message" "FuzzTruncate ./internal/message" "FuzzDiff ./internal/event" "FuzzDecideNeverLeavesAJoinedStoryWithoutItsEnd ./internal/notice" \
 		"FuzzParseCommand ./internal/bot" "FuzzReplies ./internal/bot" "FuzzDecodeUpdates ./internal/bot"; do \
 		set -- $$spec; go test -run '^$$' -fuzz "^$$1$$" -fuzztime 20s -fuzzminimizetime 1s $$2 || exit 1; done
 
