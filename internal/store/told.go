@@ -79,7 +79,11 @@ func (s *Store) RecordTold(ctx context.Context, step Step, subs []string, at tim
 	models := make([]mongo.WriteModel, 0, len(subs))
 	for _, sub := range subs {
 		doc := Told{ID: toldID(step.OrderKey, sub), OrderKey: step.OrderKey, Sub: sub, Open: !step.Ends, LastEvent: step.Event, Seq: step.Seq, At: at}
-		models = append(models, mongo.NewReplaceOneModel().SetFilter(bson.D{{Key: "_id", Value: doc.ID}}).SetReplacement(doc).SetUpsert(true))
+		// By the (order_key, sub) index, not by _id: FerretDB is slow on
+		// _id finds in a big collection, and this one holds a document per
+		// chat and story.
+		models = append(models, mongo.NewReplaceOneModel().
+			SetFilter(bson.D{{Key: "order_key", Value: step.OrderKey}, {Key: "sub", Value: sub}}).SetReplacement(doc).SetUpsert(true))
 	}
 	if _, err := s.told().BulkWrite(ctx, models, options.BulkWrite().SetOrdered(false)); err != nil && !onlyDuplicates(err) {
 		return fmt.Errorf("mongodb: record what chats were told: %w", err)
