@@ -58,7 +58,7 @@ type RecipientPage struct {
 // Recipients pages subscribers: a few round trips per page (subscribers,
 // moved groups, ledger, earlier updates' retries), however large the page.
 func (a *Activities) Recipients(ctx context.Context, in PageInput) (*RecipientPage, error) {
-	subs, next, err := a.Store.ListSubscribers(ctx, in.Cursor, in.Limit)
+	subs, next, err := a.subscribersFor(ctx, in) // reminders.go
 	if err != nil {
 		return nil, err
 	}
