@@ -36,7 +36,8 @@ type Detection struct {
 
 // DetectEvents fetches the page, stores it as the latest snapshot, and
 // diffs it against the checkpoint. An idle poll costs two MongoDB round
-// trips (snapshot write, checkpoint read).
+// trips (snapshot write, checkpoint read); one whose summary failed, three
+// (the snapshot keeps the earlier summary's part).
 func (a *Activities) DetectEvents(ctx context.Context) (*Detection, error) {
 	page, n, err := a.Page.Fetch(ctx)
 	if err != nil {
@@ -56,10 +57,10 @@ func (a *Activities) DetectEvents(ctx context.Context) (*Detection, error) {
 	if d.Renamed, err = a.followRenames(ctx, &cp, page); err != nil {
 		return nil, err
 	}
-	if page.ComponentsErr == "" {
-		if err := a.Store.SaveSnapshot(ctx, page, a.now()); err != nil {
-			return nil, err
-		}
+	// Saved part by part, before the reminders are told: a maintenance first
+	// seen while the summary fails is in the snapshot they read.
+	if err := a.Store.SaveSnapshot(ctx, page, a.now()); err != nil {
+		return nil, err
 	}
 	if a.Cadence != nil && page.IncidentsErr == "" {
 		if err := a.Cadence(ctx, page.Open()); err != nil {

@@ -61,7 +61,7 @@ type RecipientPage struct {
 // moved groups, ledger, earlier updates' retries, what the chats were told
 // of the story, cards), however large the page.
 func (a *Activities) Recipients(ctx context.Context, in PageInput) (*RecipientPage, error) {
-	subs, next, err := a.Store.ListSubscribers(ctx, in.Cursor, in.Limit)
+	subs, next, err := a.subscribersFor(ctx, in) // reminders.go
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/internal/store"
 )
 
 // ReminderPlanInput asks what a maintenance's reminders look like now.
@@ -14,6 +15,10 @@ type ReminderPlanInput struct {
 	// Boundary: reminders due at or before it were sent (or were due
 	// before the bot knew of the window): only later ones are planned.
 	Boundary time.Time `json:"boundary"`
+	// Components of the maintenance as the workflow knows it: the chats
+	// whose filter they pass are those reminded (the page's, when read,
+	// take their place). Absent from plans asked before it existed.
+	Components []string `json:"components,omitempty"`
 }
 
 // ReminderPlan is the next reminder of a maintenance.
@@ -29,7 +34,8 @@ type ReminderPlan struct {
 }
 
 // PlanReminder reads the maintenance from the latest page the poll saw
-// and the longest reminder lead chats chose that is still ahead: a
+// and the longest reminder lead still ahead among the chats that would get
+// its reminder (notice types, component filter): a
 // reminder is due at Start − Lead, for the chats whose lead lies between
 // this one and the previous reminder's. Checked right before every
 // reminder, so one for a window that was cancelled or moved never goes out
@@ -40,14 +46,14 @@ func (a *Activities) PlanReminder(ctx context.Context, in ReminderPlanInput) (*R
 		return nil, err
 	}
 	plan := &ReminderPlan{}
-	start := in.Start
+	start, components := in.Start, in.Components
 	if snap != nil {
 		state, up := event.MaintenanceNow(&snap.Page, in.MaintenanceID)
 		switch state {
 		case event.NoLongerScheduled:
 			return &ReminderPlan{Gone: true}, nil
 		case event.StillScheduled:
-			plan.Window = up
+			plan.Window, components = up, up.Template.ComponentIDs
 			if !up.Start.Equal(in.Start) {
 				return plan, nil // moved: the workflow plans afresh from now
 			}
@@ -56,6 +62,17 @@ func (a *Activities) PlanReminder(ctx context.Context, in ReminderPlanInput) (*R
 	if !start.After(in.Boundary) {
 		return plan, nil
 	}
-	plan.Lead, err = a.Store.NextReminderLead(ctx, start.Sub(in.Boundary))
+	plan.Lead, err = a.Store.NextReminderLead(ctx, start.Sub(in.Boundary), components)
 	return plan, err
+}
+
+// subscribersFor pages the subscribers an event may be for: a reminder's
+// from the chats whose lead it is and whose filter the maintenance passes
+// (indexed: a reminder costs what the chats that want it cost), any other
+// event's from every subscriber.
+func (a *Activities) subscribersFor(ctx context.Context, in PageInput) ([]store.Subscriber, string, error) {
+	if r := in.Event.Reminder; r != nil {
+		return a.Store.ListReminderSubscribers(ctx, *r, in.Event.ComponentIDs, in.Cursor, in.Limit)
+	}
+	return a.Store.ListSubscribers(ctx, in.Cursor, in.Limit)
 }

@@ -27,6 +27,7 @@ func setSettings(t *testing.T, s *testenv.Stack, key string, settings store.Sett
 	_, err = cl.Database(s.Config.MongoDBDatabase).Collection("subscriptions").UpdateOne(ctx,
 		bson.D{{Key: "_id", Value: key}}, bson.D{{Key: "$set", Value: bson.D{{Key: "settings", Value: settings}}}})
 	require.NoError(t, err)
+	require.NoError(t, s.Store.SyncReminderLead(ctx, key), "written around the store: its reminder lead follows")
 }
 
 type chat struct {

@@ -126,3 +126,89 @@ func reminders(msgs []fakes.Message) []fakes.Message {
 	}
 	return out
 }
+
+// reminderChat subscribes one chat reminded five minutes ahead and starts
+// the worker on a Statuspage page.
+func reminderChat(t *testing.T, chat int64) *testenv.Stack {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("integration test")
+	}
+	s := testenv.NewStack(t, time.Second)
+	_, err := s.Store.Subscribe(context.Background(), chat, 0, time.Now())
+	require.NoError(t, err)
+	setSettings(t, s, store.SubscriberKey(chat, 0), store.Settings{Mode: store.ModeMessages, ReminderMinutes: 5})
+	s.StartWorker(t)
+	s.WaitForBaseline(t)
+	return s
+}
+
+// announce schedules a maintenance on the fake page starting in five
+// minutes and lead, and returns when its five-minute reminder is due.
+func announce(s *testenv.Stack, id, name string, lead time.Duration) (due time.Time) {
+	start := time.Now().Add(5*time.Minute + lead).Truncate(time.Second)
+	s.Page.SetMaintenanceWindow(id, start, start.Add(time.Hour))
+	s.Page.AddMaintenanceUpdate(id, name, "scheduled", id+"-u1", "We will upgrade "+name+".")
+	return start.Add(-5 * time.Minute)
+}
+
+// oneReminder waits for the chat's reminder of the maintenance and checks
+// it is the only one and not early.
+func oneReminder(t *testing.T, s *testenv.Stack, chat int64, name string, due time.Time) {
+	t.Helper()
+	testenv.WaitFor(t, time.Until(due)+time.Minute, "the reminder of "+name, func() bool {
+		return len(reminders(s.Telegram.MessagesTo(chat, 0))) >= 1
+	})
+	time.Sleep(3 * time.Second) // a few polls on: nothing more
+	got := reminders(s.Telegram.MessagesTo(chat, 0))
+	require.Len(t, got, 1)
+	require.Contains(t, got[0].Text, "Maintenance starts in 5 minutes")
+	require.Contains(t, got[0].Text, name)
+	require.False(t, got[0].At.Before(due), "sent at %s, before its time %s", got[0].At, due)
+}
+
+// A maintenance first announced while the page's summary fails still gets
+// its reminder (Statuspage: summary.json carries the components, the
+// maintenances come from scheduled-maintenances.json).
+func TestMaintenanceFirstSeenWhileTheSummaryFailsGetsItsReminder(t *testing.T) {
+	const chat = 777
+	s := reminderChat(t, chat)
+	s.Page.Fault("summary.json", fakes.ServerError)
+	due := announce(s, "mnt0001", "Database upgrade", 30*time.Second)
+	testenv.WaitFor(t, 20*time.Second, "the announcement, read while the summary fails", func() bool {
+		return len(s.Telegram.MessagesTo(chat, 0)) >= 1
+	})
+	req0 := s.Page.Requests(summaryPath)
+	testenv.WaitFor(t, 20*time.Second, "two more polls against the failing summary", func() bool {
+		return s.Page.Requests(summaryPath)-req0 >= 2
+	})
+	s.Page.Fault("summary.json", nil)
+	oneReminder(t, s, chat, "Database upgrade", due)
+}
+
+// A poll that cannot read the maintenance list (the summary failing on a
+// page that serves no list of its own) does not make a window look
+// cancelled: its reminder goes out on time though the list is still
+// unreadable then.
+func TestMaintenanceReminderKeptWhileTheMaintenanceListCannotBeRead(t *testing.T) {
+	const chat = 778
+	const maintenancesPath = "/api/v2/scheduled-maintenances.json"
+	s := reminderChat(t, chat)
+	due := announce(s, "mnt0002", "Cache upgrade", 25*time.Second)
+	testenv.WaitFor(t, 20*time.Second, "the announcement", func() bool {
+		return len(s.Telegram.MessagesTo(chat, 0)) >= 1
+	})
+	s.Page.Fault("summary.json", fakes.ServerError)
+	s.Page.Fault("scheduled-maintenances", fakes.NotServed)
+	req0 := s.Page.Requests(maintenancesPath)
+	testenv.WaitFor(t, 20*time.Second, "three polls without a maintenance list", func() bool {
+		return s.Page.Requests(maintenancesPath)-req0 >= 3
+	})
+	require.True(t, time.Now().Before(due), "the test machine is too slow: the reminder was due before the list failed")
+	testenv.WaitFor(t, time.Until(due)+time.Minute, "the reminder, while the list is unreadable", func() bool {
+		return len(reminders(s.Telegram.MessagesTo(chat, 0))) >= 1
+	})
+	s.Page.Fault("scheduled-maintenances", nil)
+	s.Page.Fault("summary.json", nil)
+	oneReminder(t, s, chat, "Cache upgrade", due)
+}

@@ -186,6 +186,12 @@ func ServerError(w http.ResponseWriter, _ *http.Request) bool {
 	return true
 }
 
+// NotServed answers 404, as a page that does not serve an endpoint at all.
+func NotServed(w http.ResponseWriter, r *http.Request) bool {
+	http.NotFound(w, r)
+	return true
+}
+
 // MalformedJSON answers 200 with broken JSON.
 func MalformedJSON(w http.ResponseWriter, _ *http.Request) bool {
 	w.Header().Set("Content-Type", "application/json")

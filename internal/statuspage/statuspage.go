@@ -68,7 +68,8 @@ func NewClient(baseURL string, timeout time.Duration) *Client {
 // Fetch reads summary.json, incidents.json and scheduled-maintenances.json.
 // It fails only when summary and incidents both fail; a part that failed is
 // reported in ComponentsErr, IncidentsErr or MaintenancesErr. A maintenance
-// list the page does not serve (404) is no error: there is nothing to read.
+// list the page does not serve (404) is no error while the summary, which
+// lists the upcoming ones too, answers.
 func (c *Client) Fetch(ctx context.Context) (*Page, int64, error) {
 	p := Page{Provider: ProviderStatuspage}
 	var s summaryJSON
@@ -79,8 +80,14 @@ func (c *Client) Fetch(ctx context.Context) (*Page, int64, error) {
 	var sm maintenancesJSON
 	n3, errM := c.get(ctx, "/api/v2/scheduled-maintenances.json", &sm)
 	n2 += n3
-	if errM != nil && !errors.Is(errM, errNotServed) {
+	switch {
+	case errM == nil:
+	case !errors.Is(errM, errNotServed):
 		p.MaintenancesErr = errM.Error()
+	case errS != nil:
+		// Then the summary is the page's only list of maintenances, and it
+		// failed: a window missing now may still be scheduled.
+		p.MaintenancesErr = fmt.Sprintf("%v; the summary, the only other list, failed", errM)
 	}
 	if errS != nil && errI != nil {
 		// %w keeps both causes for errors.Is (ErrTooLarge, timeouts).

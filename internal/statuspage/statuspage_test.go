@@ -331,6 +331,36 @@ func TestFetchHalfFailed(t *testing.T) {
 	}
 }
 
+// A page that serves no maintenance list (404) lists its upcoming
+// maintenances in the summary alone: while that fails, the maintenances
+// are unknown, not absent.
+func TestFetchMaintenancesUnknownWithoutSummaryOrList(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		summary http.HandlerFunc
+		unknown bool
+	}{
+		{"summary answers", serve(summaryJSON), false},
+		{"summary fails", status(500, "oops"), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mux := http.NewServeMux()
+			mux.HandleFunc("/api/v2/summary.json", tc.summary)
+			mux.HandleFunc("/api/v2/incidents.json", serve(incidentsJSON))
+			mux.HandleFunc("/api/v2/scheduled-maintenances.json", http.NotFound)
+			srv := httptest.NewServer(mux)
+			defer srv.Close()
+			p, _, err := statuspage.NewClient(srv.URL, 5*time.Second).Fetch(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (p.MaintenancesErr != "") != tc.unknown {
+				t.Errorf("MaintenancesErr = %q, want set: %v", p.MaintenancesErr, tc.unknown)
+			}
+		})
+	}
+}
+
 func TestFetchBothFailed(t *testing.T) {
 	tests := []struct {
 		name               string

@@ -18,8 +18,12 @@ import (
 // Snapshot is the latest page the poll workflow fetched; commands answer
 // from it instead of fetching the page themselves.
 type Snapshot struct {
-	Page      statuspage.Page `bson:"page"`
-	FetchedAt time.Time       `bson:"fetched_at"`
+	Page statuspage.Page `bson:"page"`
+	// FetchedAt is when the oldest part the snapshot holds was read.
+	FetchedAt time.Time `bson:"fetched_at"`
+	// Stale names the parts kept from an earlier poll because this one
+	// could not read them (see withStaleParts).
+	Stale []string `bson:"stale,omitempty"`
 }
 
 // LoadCheckpoint reads the checkpoint: one round trip.
@@ -59,10 +63,15 @@ func (s *Store) SaveBaseline(ctx context.Context, cp *event.Checkpoint) error {
 	return nil
 }
 
-// SaveSnapshot stores the page as the latest one: one round trip.
+// SaveSnapshot stores the page as the latest one, part by part (see
+// withStaleParts): one round trip, two when the summary failed.
 func (s *Store) SaveSnapshot(ctx context.Context, p *statuspage.Page, at time.Time) error {
-	_, err := s.db.Collection(colSnapshots).ReplaceOne(ctx, bson.D{{Key: "_id", Value: snapshotID}},
-		Snapshot{Page: *p, FetchedAt: at}, options.Replace().SetUpsert(true))
+	snap, err := s.snapshotOf(ctx, p, at)
+	if err != nil {
+		return err
+	}
+	_, err = s.db.Collection(colSnapshots).ReplaceOne(ctx, bson.D{{Key: "_id", Value: snapshotID}},
+		snap, options.Replace().SetUpsert(true))
 	if err != nil {
 		return fmt.Errorf("mongodb: save snapshot: %w", err)
 	}

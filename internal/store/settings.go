@@ -115,6 +115,8 @@ var ErrBadSetting = errors.New("invalid setting")
 // which validate.
 type SettingChange struct {
 	fields bson.D
+	// lead: the change may move the reminder lead (reminders.go).
+	lead bool
 }
 
 func change(kv ...any) SettingChange {
@@ -191,15 +193,15 @@ func SetTimeZone(name string) (SettingChange, error) {
 // current value) or off.
 func SetReminders(on bool, minutes int) (SettingChange, error) {
 	if !on {
-		return change("no_reminders", true), nil
+		return leadChange("no_reminders", true), nil
 	}
 	if minutes == 0 {
-		return change("no_reminders", false), nil
+		return leadChange("no_reminders", false), nil
 	}
 	if minutes < MinReminderMinutes || minutes > MaxReminderMinutes {
 		return SettingChange{}, bad("reminders go %d to %d minutes ahead, not %d", MinReminderMinutes, MaxReminderMinutes, minutes)
 	}
-	return change("no_reminders", false, "reminder_minutes", minutes), nil
+	return leadChange("no_reminders", false, "reminder_minutes", minutes), nil
 }
 
 // ChangeSettings applies one choice with a single $set (atomic: a choice
@@ -209,8 +211,7 @@ func (s *Store) ChangeSettings(ctx context.Context, key string, c SettingChange)
 		return nil, bad("no setting")
 	}
 	var sub Subscriber
-	err := s.subs().FindOneAndUpdate(ctx, bson.D{{Key: "_id", Value: key}},
-		bson.D{{Key: "$set", Value: c.fields}},
+	err := s.subs().FindOneAndUpdate(ctx, bson.D{{Key: "_id", Value: key}}, c.updateOf(),
 		options.FindOneAndUpdate().SetReturnDocument(options.After)).Decode(&sub)
 	if errors.Is(err, mongo.ErrNoDocuments) {
 		return nil, ErrNotSubscribed
@@ -218,40 +219,10 @@ func (s *Store) ChangeSettings(ctx context.Context, key string, c SettingChange)
 	if err != nil {
 		return nil, fmt.Errorf("mongodb: change settings: %w", err)
 	}
+	if c.lead {
+		if err := s.keepReminderLead(ctx, &sub); err != nil {
+			return nil, err
+		}
+	}
 	return &sub, nil
-}
-
-// NextReminderLead is the longest reminder lead shorter than below among
-// the chats with reminders on (0: none): the next reminder of a
-// maintenance that starts below from now is due lead before its start.
-// Two indexed-or-scanned reads, once per reminder, not per message.
-func (s *Store) NextReminderLead(ctx context.Context, below time.Duration) (time.Duration, error) {
-	on := bson.E{Key: "settings.no_reminders", Value: bson.D{{Key: "$ne", Value: true}}}
-	var best time.Duration
-	var doc struct {
-		Settings Settings `bson:"settings"`
-	}
-	err := s.subs().FindOne(ctx, bson.D{on, {Key: "settings.reminder_minutes", Value: bson.D{{Key: "$gt", Value: 0}, {Key: "$lt", Value: below.Minutes()}}}},
-		options.FindOne().SetSort(bson.D{{Key: "settings.reminder_minutes", Value: -1}}).SetProjection(bson.D{{Key: "settings.reminder_minutes", Value: 1}})).Decode(&doc)
-	switch {
-	case err == nil:
-		best = doc.Settings.ReminderLead()
-	case !errors.Is(err, mongo.ErrNoDocuments):
-		return 0, fmt.Errorf("mongodb: next reminder lead: %w", err)
-	}
-	def := DefaultReminderMinutes * time.Minute
-	if def <= best || def >= below {
-		return best, nil
-	}
-	err = s.subs().FindOne(ctx, bson.D{on, {Key: "$or", Value: bson.A{
-		bson.D{{Key: "settings.reminder_minutes", Value: bson.D{{Key: "$exists", Value: false}}}},
-		bson.D{{Key: "settings.reminder_minutes", Value: 0}},
-	}}}, options.FindOne().SetProjection(bson.D{{Key: "_id", Value: 1}})).Err()
-	switch {
-	case err == nil:
-		return def, nil
-	case errors.Is(err, mongo.ErrNoDocuments):
-		return best, nil
-	}
-	return 0, fmt.Errorf("mongodb: next reminder lead: %w", err)
 }

@@ -67,6 +67,10 @@ func Open(ctx context.Context, uri, database string) (*Store, error) {
 		_ = client.Disconnect(context.Background())
 		return nil, fmt.Errorf("mongodb: create indexes: %w", err)
 	}
+	if err := s.fillReminderLeads(ctx); err != nil {
+		_ = client.Disconnect(context.Background())
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -102,6 +106,8 @@ func (s *Store) ensureIndexes(ctx context.Context) error {
 		colSubscriptions: {
 			{Keys: bson.D{{Key: "chat_id", Value: 1}}},
 			{Keys: bson.D{{Key: "migrated_from", Value: 1}}},
+			// Reminders read only the chats whose lead they are for.
+			{Keys: bson.D{{Key: "reminder_lead", Value: 1}, {Key: "_id", Value: 1}}},
 		},
 		colRetries: {
 			{Keys: bson.D{{Key: "event", Value: 1}, {Key: "next_at", Value: 1}}},

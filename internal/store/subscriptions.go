@@ -22,6 +22,9 @@ type Subscriber struct {
 	Components []string     `bson:"components" json:"components"`
 	CreatedAt  time.Time    `bson:"created_at" json:"created_at"`
 	Settings   Settings     `bson:"settings,omitempty" json:"settings,omitempty"`
+	// LeadMinutes is the effective reminder lead (ReminderLeadOf), kept by
+	// the store for the reminder queries (reminders.go).
+	LeadMinutes int `bson:"reminder_lead" json:"reminder_lead,omitempty"`
 	// MigratedFrom is the key this subscription had before its group became
 	// a supergroup, at MigratedAt.
 	MigratedFrom string    `bson:"migrated_from,omitempty" json:"migrated_from,omitempty"`
@@ -60,6 +63,7 @@ func (s *Store) Subscribe(ctx context.Context, chatID int64, threadID int, now t
 			{Key: "chat_id", Value: chatID}, {Key: "thread_id", Value: threadID},
 			{Key: "kinds", Value: event.DefaultKinds}, {Key: "components", Value: []string{}},
 			{Key: "created_at", Value: now}, {Key: "settings", Value: Settings{Mode: ModeCards}},
+			{Key: fieldReminderLead, Value: ReminderLeadOf(event.DefaultKinds, Settings{Mode: ModeCards})},
 		}}}, options.UpdateOne().SetUpsert(true))
 	if err != nil {
 		return false, fmt.Errorf("mongodb: subscribe: %w", err)
@@ -113,9 +117,9 @@ func (s *Store) Subscriptions(ctx context.Context, keys []string) ([]Subscriber,
 	return out, nil
 }
 
-// SetKinds replaces the subscription's kinds.
+// SetKinds replaces the subscription's kinds (and so its reminder lead).
 func (s *Store) SetKinds(ctx context.Context, key string, kinds []event.Kind) error {
-	return s.updateSub(ctx, key, bson.D{{Key: "$set", Value: bson.D{{Key: "kinds", Value: kinds}}}})
+	return s.changeLeadInputs(ctx, key, bson.D{{Key: "$set", Value: bson.D{{Key: "kinds", Value: kinds}}}})
 }
 
 // SetComponents replaces the component filter (empty: every component).
@@ -173,6 +177,7 @@ func (s *Store) MigrateChatAt(ctx context.Context, oldChatID, newChatID int64, n
 		n.ChatID = newChatID
 		n.Key = SubscriberKey(newChatID, o.ThreadID)
 		n.MigratedFrom, n.MigratedAt = o.Key, now
+		n.LeadMinutes = ReminderLeadOf(n.Kinds, n.Settings)
 		// Insert first, then record the move, then delete: a crash in
 		// between leaves a duplicate subscription at most, never a lost one
 		// (deliveries skip the old one once the new one exists).
