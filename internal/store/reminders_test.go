@@ -247,3 +247,19 @@ func TestReminderQueriesUseTheirIndex(t *testing.T) {
 	require.Contains(t, plan, `"reminder_lead_1__id_1"`)
 	require.NotContains(t, plan, `"stage":"SORT"`, "leads as points: merged in key order (SORT_MERGE), not sorted")
 }
+
+// ReplaceSettings keeps the reminder lead the new settings make.
+func TestReplaceSettingsKeepsTheReminderLead(t *testing.T) {
+	s := testenv.Store(t)
+	ctx := context.Background()
+	_, err := s.Subscribe(ctx, 77, 0, time.Now())
+	require.NoError(t, err)
+	require.NoError(t, s.ReplaceSettings(ctx, "77", store.Settings{ReminderMinutes: 15}))
+	sub, err := s.Subscription(ctx, "77")
+	require.NoError(t, err)
+	require.Equal(t, 15, sub.LeadMinutes)
+	require.NoError(t, s.ReplaceSettings(ctx, "77", store.Settings{NoReminders: true}))
+	sub, err = s.Subscription(ctx, "77")
+	require.NoError(t, err)
+	require.Zero(t, sub.LeadMinutes)
+}

@@ -131,9 +131,10 @@ func (s *Store) SetComponents(ctx context.Context, key string, ids []string) err
 	return s.updateSub(ctx, key, bson.D{{Key: "$set", Value: bson.D{{Key: "components", Value: ids}}}})
 }
 
-// ReplaceSettings replaces a subscription's settings whole.
+// ReplaceSettings replaces a subscription's settings whole (and so its
+// reminder lead).
 func (s *Store) ReplaceSettings(ctx context.Context, key string, settings Settings) error {
-	return s.updateSub(ctx, key, bson.D{{Key: "$set", Value: bson.D{{Key: "settings", Value: settings}}}})
+	return s.changeLeadInputs(ctx, key, bson.D{{Key: "$set", Value: bson.D{{Key: "settings", Value: settings}}}})
 }
 
 func (s *Store) updateSub(ctx context.Context, key string, upd bson.D) error {
