@@ -83,8 +83,7 @@ type tuning struct {
 	retryMin        time.Duration // start-up and poll error backoff
 	retryMax        time.Duration
 	maxReplyWait    time.Duration // longest 429 wait before a reply
-	maxPerChat      int           // a chat's updates queued or being handled before a flood
-	floodQuiet      time.Duration // a flooding chat's quiet time before it is heard again
+	flood           floodRule     // what one sender in one chat may ask
 	stallAfter      time.Duration // updates unhandled this long make health fail
 	now             func() time.Time
 }
@@ -95,9 +94,9 @@ type tuning struct {
 // by up to 4 in a second (internal/bot TestCommandBurstDuringFanOutCausesNo429).
 const tokenBudget = 24
 
-// maxPerChatDefault lets a user send a few commands in a row; more before
-// the first is answered is a flood.
-const maxPerChatDefault = 3
+// defaultFlood lets a sender send a few commands in a row, then one every
+// two seconds; more is a flood, dropped and noted once a minute.
+var defaultFlood = floodRule{burst: 3, refill: 2 * time.Second, maxLoad: 3, noteEvery: time.Minute}
 
 func defaultTuning(cfg *config.Config) tuning {
 	return tuning{
@@ -109,8 +108,7 @@ func defaultTuning(cfg *config.Config) tuning {
 		retryMin:        time.Second,
 		retryMax:        30 * time.Second,
 		maxReplyWait:    10 * time.Second,
-		maxPerChat:      maxPerChatDefault,
-		floodQuiet:      5 * time.Second,
+		flood:           defaultFlood,
 		stallAfter:      time.Minute,
 		now:             time.Now,
 	}
@@ -225,7 +223,7 @@ func run(ctx context.Context, cfg *config.Config, st *store.Store, hs *health.Se
 		},
 	}
 	p.tracker = newTracker(last)
-	p.disp = newDispatcher(tn.maxPending, tn.maxRunning, tn.maxPerChat, tn.floodQuiet, tn.now)
+	p.disp = newDispatcher(tn.maxPending, tn.maxRunning, tn.flood, tn.now)
 	p.log = log
 	per := &persister{st: st, tr: p.tracker, log: log, saved: last, now: tn.now, sig: make(chan struct{}, 1)}
 
@@ -253,6 +251,15 @@ func run(ctx context.Context, cfg *config.Config, st *store.Store, hs *health.Se
 			uctx, cancel := context.WithTimeout(hctx, tn.handlerTimeout)
 			defer cancel()
 			h.floodNote(uctx, upd)
+		})
+	}
+	p.dropTap = func(q *models.CallbackQuery) {
+		// Not queued behind anything: a tap is answered within seconds
+		// or the client spins ("query is too old" after that).
+		go safely(log, redact, 0, func() {
+			actx, cancel := context.WithTimeout(hctx, tapAnswerTimeout)
+			defer cancel()
+			h.answerTap(actx, &tap{q: q, answer: ansTooManyTaps})
 		})
 	}
 	p.saveSoon = per.signal
@@ -524,7 +531,8 @@ type poller struct {
 	tracker  *tracker
 	disp     *dispatcher
 	handle   func(upd *models.Update, gen int)
-	flood    func(*models.Update) // answers a flooding chat once
+	flood    func(*models.Update) // answers a flooding sender once
+	dropTap  func(*models.CallbackQuery)
 	saveSoon func()               // asks for the watermark to be saved
 
 	lastRound atomic.Int64 // UnixNano of the last successful getUpdates
@@ -657,17 +665,22 @@ func (p *poller) dispatch(ctx context.Context, upds []polled) (fresh int, ok boo
 		upd, id := u.upd, u.ID
 		j := job{run: func() { p.handle(upd, gen) }}
 		if droppable(upd) {
-			j.drop = func() { p.finished(id, gen) }
+			j.drop = func() {
+				if upd.CallbackQuery != nil && p.dropTap != nil {
+					p.dropTap(upd.CallbackQuery)
+				}
+				p.finished(id, gen)
+			}
 		}
-		chat := chatOf(upd)
-		a, ok := p.disp.submit(ctx, chat, j)
+		from := laneOf(upd)
+		a, ok := p.disp.submit(ctx, from, j)
 		if !ok {
 			p.tracker.abort(u.ID, gen)
 			return fresh, false
 		}
 		if a == floodStarted {
-			p.log.Warn("a chat is flooding the bot: its waiting and further commands are dropped until it is quiet", "chat_id", chat)
-			if _, ok := p.disp.submit(ctx, chat, job{run: func() { p.flood(upd) }}); !ok {
+			p.log.Warn("a sender is flooding the bot: their commands are dropped beyond their budget", "chat_id", from.chat)
+			if _, ok := p.disp.submit(ctx, from, job{run: func() { p.flood(upd) }}); !ok {
 				return fresh, false
 			}
 		}

@@ -13,6 +13,10 @@ import (
 	"github.com/openai-status-bot/statusbot/internal/store"
 )
 
+// tapAnswerTimeout bounds answering a tap: Telegram drops the spinner
+// (and refuses the answer) after about 15 seconds anyway.
+const tapAnswerTimeout = 5 * time.Second
+
 // keyboardMaxAge: taps on a keyboard older than this are refused (the
 // client keeps old messages; Telegram may not let the bot edit them).
 const keyboardMaxAge = 48 * time.Hour
@@ -28,6 +32,7 @@ const (
 	ansKeepOneKind   = "Keep at least one notice type; /stop unsubscribes."
 	ansFilterFull    = "At most 50 components can be chosen."
 	ansNotSubscribed = "This chat is not subscribed any more. Use /start first."
+	ansTooManyTaps   = "Too many taps at once. Wait a moment, then tap again."
 )
 
 // errRefused is a change not made, with the answer saying why.

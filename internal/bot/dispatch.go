@@ -97,30 +97,30 @@ func (t *tracker) watermark() int64 {
 	return w
 }
 
-// dispatcher runs jobs concurrently, each key's (chat's) jobs one at a time
-// in the order submitted. At most maxPending jobs are queued or running
-// (submit blocks beyond that) and at most maxRunning run at once, so a slow
-// chat holds one worker, never the others.
+// dispatcher runs jobs concurrently, each lane's (a sender in a chat)
+// jobs one at a time in the order submitted. At most maxPending jobs are
+// queued or running (submit blocks beyond that) and at most maxRunning run
+// at once, so a slow chat holds one worker, never the others.
 //
-// A chat's load is bounded too: Telegram returns at most 100 updates after
-// the oldest unfinished one, so a chat with a long queue would keep every
-// other chat's updates unfetched. A droppable job submitted while its chat
-// already has perKey jobs starts a flood: it is dropped, and so are the
-// chat's droppable jobs still waiting and every droppable job of the chat
-// until it has been quiet for floodQuiet. Only the running job then holds
-// the chat's place.
+// A lane's load is bounded by its floodRule: a droppable job beyond its
+// budget is dropped (its drop called instead of run), and the first drop
+// of a flood drops the lane's droppable jobs still waiting too, since
+// Telegram returns at most 100 updates after the oldest unfinished one and
+// a long queue would keep every other chat's updates unfetched. Budgets
+// are per sender: a member flooding a group never holds an admin's
+// command, and dropped updates cost nothing, so the flooder is heard
+// again at the rule's refill rate however fast they send.
 type dispatcher struct {
-	slots      chan struct{}
-	running    chan struct{}
-	perKey     int
-	floodQuiet time.Duration
-	now        func() time.Time
+	slots   chan struct{}
+	running chan struct{}
+	rule    floodRule
+	now     func() time.Time
 
-	mu     sync.Mutex
-	queues map[int64][]job
-	load   map[int64]int       // queued or running, per key
-	floods map[int64]time.Time // last drop, per flooding key
-	wg     sync.WaitGroup
+	mu      sync.Mutex
+	queues  map[lane][]job
+	load    map[lane]int // queued or running, per lane
+	budgets map[lane]laneBudget
+	wg      sync.WaitGroup
 }
 
 // job is one unit of work. drop, when set, makes it droppable: it is
@@ -139,22 +139,21 @@ const (
 	floodStarted           // dropped, and the first of a flood: answer it once
 )
 
-func newDispatcher(maxPending, maxRunning, perKey int, floodQuiet time.Duration, now func() time.Time) *dispatcher {
+func newDispatcher(maxPending, maxRunning int, rule floodRule, now func() time.Time) *dispatcher {
 	return &dispatcher{
-		slots:      make(chan struct{}, maxPending),
-		running:    make(chan struct{}, maxRunning),
-		perKey:     perKey,
-		floodQuiet: floodQuiet,
-		now:        now,
-		queues:     map[int64][]job{},
-		load:       map[int64]int{},
-		floods:     map[int64]time.Time{},
+		slots:   make(chan struct{}, maxPending),
+		running: make(chan struct{}, maxRunning),
+		rule:    rule,
+		now:     now,
+		queues:  map[lane][]job{},
+		load:    map[lane]int{},
+		budgets: map[lane]laneBudget{},
 	}
 }
 
-// submit queues j behind the key's earlier jobs, or drops it (j.drop is
-// called) when the key floods. ok is false if ctx ended first.
-func (d *dispatcher) submit(ctx context.Context, key int64, j job) (a admission, ok bool) {
+// submit queues j behind the lane's earlier jobs, or drops it (j.drop is
+// called) when the lane floods. ok is false if ctx ended first.
+func (d *dispatcher) submit(ctx context.Context, key lane, j job) (a admission, ok bool) {
 	if j.drop != nil {
 		if a := d.admit(key); a != queued {
 			j.drop()
@@ -178,34 +177,31 @@ func (d *dispatcher) submit(ctx context.Context, key int64, j job) (a admission,
 	return queued, true
 }
 
-// admit decides whether a droppable job of key may be queued; starting a
-// flood drops the key's waiting droppable jobs.
-func (d *dispatcher) admit(key int64) admission {
+// admit decides whether a droppable job of the lane may be queued;
+// starting a flood drops the lane's waiting droppable jobs.
+func (d *dispatcher) admit(key lane) admission {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	now := d.now()
-	if last, ok := d.floods[key]; ok {
-		if now.Sub(last) < d.floodQuiet {
-			d.floods[key] = now
-			return dropped
-		}
-		delete(d.floods, key)
-	}
-	if d.perKey <= 0 || d.load[key] < d.perKey {
-		return queued
-	}
-	d.floods[key] = now
-	if len(d.floods) > 1000 {
-		for k, t := range d.floods {
-			if now.Sub(t) >= d.floodQuiet {
-				delete(d.floods, k)
+	b, a := d.rule.admit(d.budgets[key], d.load[key], now)
+	d.budgets[key] = b
+	if len(d.budgets) > 1000 {
+		for k, b := range d.budgets {
+			if d.load[k] == 0 && d.rule.idle(b, now) {
+				delete(d.budgets, k)
 			}
 		}
 	}
-	// Drop every waiting one: kept, they would hold the chat's place
+	if a != floodStarted {
+		return a
+	}
+	// Drop every waiting one: kept, they would hold the lane's place
 	// (and every later chat's updates) for as long as their replies take.
+	q, active := d.queues[key]
+	if !active {
+		return floodStarted
+	}
 	var drops []func()
-	q := d.queues[key]
 	kept := q[:0]
 	for _, w := range q {
 		if w.drop != nil {
@@ -224,7 +220,7 @@ func (d *dispatcher) admit(key int64) admission {
 	return floodStarted
 }
 
-func (d *dispatcher) drain(key int64) {
+func (d *dispatcher) drain(key lane) {
 	defer d.wg.Done()
 	for {
 		d.mu.Lock()

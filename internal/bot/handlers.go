@@ -104,7 +104,7 @@ func (h *handler) onMessage(ctx context.Context, m *models.Message, channelPost 
 
 // replyFlood answers, once, a chat that sent more commands than the bot
 // queues for one chat.
-const replyFlood = "Too many commands at once: some were not answered. Please send one command at a time."
+const replyFlood = "Too many commands at once: some of yours were not answered. Please wait a few seconds between commands."
 
 // floodNote tells a flooding chat, once, that its commands were dropped,
 // when the dropped update was a command for this bot.

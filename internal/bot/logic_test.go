@@ -223,7 +223,7 @@ func TestTrackerWatermark(t *testing.T) {
 }
 
 func TestDispatcherOrderAndBound(t *testing.T) {
-	d := newDispatcher(8, 2, 0, 0, time.Now)
+	d := newDispatcher(8, 2, floodRule{}, time.Now)
 	var mu sync.Mutex
 	order := map[int64][]int{}
 	running, peak := 0, 0
@@ -231,7 +231,7 @@ func TestDispatcherOrderAndBound(t *testing.T) {
 	for i := 0; i < 40; i++ {
 		key := int64(i % 4)
 		i := i
-		if _, ok := d.submit(ctx, key, job{run: func() {
+		if _, ok := d.submit(ctx, lane{chat: key}, job{run: func() {
 			mu.Lock()
 			running++
 			peak = max(peak, running)
@@ -262,34 +262,36 @@ func TestDispatcherOrderAndBound(t *testing.T) {
 		}
 	}
 	// A full dispatcher blocks submit until ctx ends.
-	full := newDispatcher(1, 1, 0, 0, time.Now)
+	full := newDispatcher(1, 1, floodRule{}, time.Now)
 	block := make(chan struct{})
-	full.submit(ctx, 1, job{run: func() { <-block }})
+	full.submit(ctx, lane{chat: 1}, job{run: func() { <-block }})
 	cctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
 	defer cancel()
-	if _, ok := full.submit(cctx, 2, job{run: func() {}}); ok {
+	if _, ok := full.submit(cctx, lane{chat: 2}, job{run: func() {}}); ok {
 		t.Fatal("submit beyond the bound succeeded")
 	}
 	close(block)
 	full.wait(ctx)
 }
 
-// A chat with more than perKey jobs floods: the job that overflows, the
-// chat's waiting droppable jobs and its later ones are dropped until it
-// is quiet; jobs that must run (not droppable) always run; other chats
-// are untouched.
+// A sender beyond their budget floods: the job that overflows, their
+// waiting droppable jobs and their later ones are dropped until the
+// budget refills; jobs that must run (not droppable) always run; another
+// sender in the same chat, and other chats, are untouched.
 func TestDispatcherDropsAFlood(t *testing.T) {
 	now := time.Unix(1000, 0)
 	var mu sync.Mutex
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	d := newDispatcher(100, 4, 3, 5*time.Second, clock)
+	rule := floodRule{burst: 3, refill: 2 * time.Second, maxLoad: 3, noteEvery: time.Minute}
+	d := newDispatcher(100, 4, rule, clock)
 	ctx := context.Background()
 	block := make(chan struct{})
 	var ran, droppedJobs []string
 	rec := func(list *[]string, name string) func() {
 		return func() { mu.Lock(); *list = append(*list, name); mu.Unlock() }
 	}
-	submit := func(key int64, name string, droppable bool) admission {
+	member, admin, other := lane{chat: -1, sender: 7}, lane{chat: -1, sender: 8}, lane{chat: 2, sender: 2}
+	submit := func(key lane, name string, droppable bool) admission {
 		j := job{run: rec(&ran, name)}
 		if droppable {
 			j.drop = rec(&droppedJobs, name)
@@ -301,38 +303,108 @@ func TestDispatcherDropsAFlood(t *testing.T) {
 		return a
 	}
 	started := make(chan struct{})
-	if a, _ := d.submit(ctx, 1, job{run: func() { close(started); <-block; rec(&ran, "a1")() }, drop: rec(&droppedJobs, "a1")}); a != queued {
+	if a, _ := d.submit(ctx, member, job{run: func() { close(started); <-block; rec(&ran, "a1")() }, drop: rec(&droppedJobs, "a1")}); a != queued {
 		t.Fatal("first job not queued")
 	}
 	<-started // the running job is not dropped
 	want := []admission{queued, queued, floodStarted, dropped}
 	for i, name := range []string{"a2", "a3", "a4", "a5"} {
-		if a := submit(1, name, true); a != want[i] {
+		if a := submit(member, name, true); a != want[i] {
 			t.Fatalf("%s: admission %d, want %d", name, a, want[i])
 		}
 	}
-	submit(1, "member", false) // e.g. the bot removed from the chat
-	submit(2, "b1", true)
+	submit(member, "member-event", false) // e.g. the bot removed from the chat
+	if a := submit(admin, "admin", true); a != queued {
+		t.Fatal("a flooding member deafened an admin of the same chat")
+	}
+	submit(other, "b1", true)
 	close(block)
 	d.wait(ctx)
 	mu.Lock()
 	slices.Sort(ran)
 	slices.Sort(droppedJobs)
-	if !slices.Equal(ran, []string{"a1", "b1", "member"}) || !slices.Equal(droppedJobs, []string{"a2", "a3", "a4", "a5"}) {
+	if !slices.Equal(ran, []string{"a1", "admin", "b1", "member-event"}) || !slices.Equal(droppedJobs, []string{"a2", "a3", "a4", "a5"}) {
 		t.Fatalf("ran %v, dropped %v", ran, droppedJobs)
 	}
-	now = now.Add(4 * time.Second)
+	now = now.Add(time.Second)
 	mu.Unlock()
-	if a := submit(1, "a6", true); a != dropped {
-		t.Fatal("a flooding chat heard before it was quiet")
+	if a := submit(member, "a6", true); a != dropped {
+		t.Fatal("a flooding sender heard before their budget refilled")
 	}
+	// Dropped updates cost nothing: flooding on does not push the next
+	// hearing further away.
 	mu.Lock()
-	now = now.Add(6 * time.Second)
+	now = now.Add(time.Second)
 	mu.Unlock()
-	if a := submit(1, "a7", true); a != queued {
-		t.Fatal("a quiet chat not heard again")
+	if a := submit(member, "a7", true); a != queued {
+		t.Fatal("a flooding sender not heard again after one refill")
 	}
 	d.wait(ctx)
+}
+
+func TestFloodRule(t *testing.T) {
+	rule := floodRule{burst: 3, refill: 2 * time.Second, maxLoad: 3, noteEvery: time.Minute}
+	t0 := time.Unix(1000, 0)
+	type step struct {
+		at   time.Duration
+		load int
+		want admission
+	}
+	cases := []struct {
+		name  string
+		steps []step
+	}{
+		{"a burst of three is heard", []step{{0, 0, queued}, {0, 1, queued}, {0, 2, queued}}},
+		{"the fourth at once is a flood, noted once", []step{{0, 0, queued}, {0, 0, queued}, {0, 0, queued}, {0, 0, floodStarted}, {0, 0, dropped}}},
+		{"heard again after one refill", []step{{0, 0, queued}, {0, 0, queued}, {0, 0, queued}, {0, 0, floodStarted}, {2 * time.Second, 0, queued}}},
+		// The old rule restarted 5 quiet seconds on every drop: one
+		// command every 3 s after a burst was never heard again.
+		{"a steady sender every 3 s is heard", []step{{0, 0, queued}, {0, 0, queued}, {0, 0, queued}, {0, 0, floodStarted},
+			{3 * time.Second, 0, queued}, {6 * time.Second, 0, queued}, {9 * time.Second, 0, queued}}},
+		{"too much queued is a flood even with tokens", []step{{0, 3, floodStarted}}},
+		{"the note comes at most once a minute", []step{{0, 0, queued}, {0, 0, queued}, {0, 0, queued}, {0, 0, floodStarted},
+			{2 * time.Second, 0, queued}, {2 * time.Second, 0, dropped}, {61 * time.Second, 3, floodStarted}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var b laneBudget
+			for i, s := range c.steps {
+				var a admission
+				b, a = rule.admit(b, s.load, t0.Add(s.at))
+				if a != s.want {
+					t.Fatalf("step %d: %d, want %d", i, a, s.want)
+				}
+			}
+		})
+	}
+}
+
+// However a sender floods, they are heard at least once per refill after
+// their burst, and never more than burst + elapsed/refill times.
+func FuzzFloodRule(f *testing.F) {
+	f.Add([]byte{0, 0, 0, 0, 10, 200, 3})
+	f.Fuzz(func(t *testing.T, gaps []byte) {
+		rule := floodRule{burst: 3, refill: 2 * time.Second, maxLoad: 3, noteEvery: time.Minute}
+		var b laneBudget
+		at := time.Unix(1000, 0)
+		start := at
+		heard := 0
+		lastHeard := at
+		for _, g := range gaps {
+			at = at.Add(time.Duration(g) * 50 * time.Millisecond)
+			var a admission
+			b, a = rule.admit(b, 0, at)
+			if a == queued {
+				heard++
+				lastHeard = at
+			} else if at.Sub(lastHeard) >= rule.refill+time.Millisecond && heard > 0 {
+				t.Fatalf("dropped at %v though last heard at %v", at.Sub(start), lastHeard.Sub(start))
+			}
+			if limit := rule.burst + int(at.Sub(start)/rule.refill); heard > limit {
+				t.Fatalf("heard %d times in %v, limit %d", heard, at.Sub(start), limit)
+			}
+		}
+	})
 }
 
 func TestSafelyRecovers(t *testing.T) {
