@@ -200,7 +200,8 @@ func run(ctx context.Context, cfg *config.Config, st *store.Store, hs *health.Se
 	}
 	native := statuspage.NewIncidentIO(cfg.StatuspageURL, cfg.HTTPTimeout)
 	h := &handler{
-		uptimes:  &pageUptimes{fetch: native.Uptimes, cacheFor: 5 * time.Minute},
+		uptimes: &pageUptimes{fetch: native.Uptimes, cacheFor: 5 * time.Minute, failFor: time.Minute,
+			wait: 3 * time.Second, timeout: 2*cfg.HTTPTimeout + 5*time.Second},
 		api:      api,
 		st:       st,
 		username: me.Username,
@@ -533,7 +534,7 @@ type poller struct {
 	handle   func(upd *models.Update, gen int)
 	flood    func(*models.Update) // answers a flooding sender once
 	dropTap  func(*models.CallbackQuery)
-	saveSoon func()               // asks for the watermark to be saved
+	saveSoon func() // asks for the watermark to be saved
 
 	lastRound atomic.Int64 // UnixNano of the last successful getUpdates
 	lastErr   atomic.Pointer[string]
