@@ -277,7 +277,7 @@ func TestSettingsTyped(t *testing.T) {
 		"/settings quiet-resolutions silent": "Saved: resolutions silent in quiet hours.",
 		"/settings severity outage-silent":   "Saved: outages and major incidents with sound; the rest silently.",
 		"/settings mode messages":            "Saved: one message per update.",
-		"/settings pin on":                   "Saved: pin open cards: on.",
+		"/settings pin on":                   "Saved: pin open cards: on. Pinning applies to incident cards",
 		"/settings reminders 90":             "Saved: maintenance reminders 90 minutes ahead.",
 		"/settings types incident":           "Saved: notice types: incident.",
 		"/settings tz Mars/Olympus":          "unknown time zone \"Mars/Olympus\"",
