@@ -67,6 +67,9 @@ func newHarness(t *testing.T) *harness {
 	h.tn.shutdownTimeout = 10 * time.Second
 	h.tn.retryMin = 10 * time.Millisecond
 	h.tn.retryMax = 50 * time.Millisecond
+	// Tests talk fast: only the load bound, not the refill rate, limits a
+	// sender unless a test sets the real rule (defaultFlood).
+	h.tn.flood.refill = time.Millisecond
 	t.Cleanup(func() {
 		h.stop()
 		if strings.Contains(h.logs.String(), testSecret) {

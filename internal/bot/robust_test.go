@@ -94,6 +94,7 @@ func TestFloodingChatDoesNotHoldOthers(t *testing.T) {
 	h := newHarness(t)
 	h.tg.RealLimits()
 	h.cfg.BotReplyRate = 4 // the default
+	h.tn.flood = defaultFlood
 	h.start()
 	for range 300 {
 		h.upd.Push(private(30, "/help"))
