@@ -84,6 +84,7 @@ type tuning struct {
 	retryMax        time.Duration
 	maxReplyWait    time.Duration // longest 429 wait before a reply
 	flood           floodRule     // what one sender in one chat may ask
+	groupPace       paceRule      // the bot's own budget in each group
 	stallAfter      time.Duration // updates unhandled this long make health fail
 	now             func() time.Time
 }
@@ -109,6 +110,7 @@ func defaultTuning(cfg *config.Config) tuning {
 		retryMax:        30 * time.Second,
 		maxReplyWait:    10 * time.Second,
 		flood:           defaultFlood,
+		groupPace:       groupPace,
 		stallAfter:      time.Minute,
 		now:             time.Now,
 	}
@@ -210,6 +212,7 @@ func run(ctx context.Context, cfg *config.Config, st *store.Store, hs *health.Se
 		now:      tn.now,
 		maxWait:  tn.maxReplyWait,
 		rate:     newSendRate(cfg.BotReplyRate, tn.now),
+		pace:     newChatPacer(tn.groupPace, casualMaxWait, tn.now),
 		pages: &pageSource{
 			snapshots: st.LatestSnapshot,
 			fetch: func(ctx context.Context) (*statuspage.Page, error) {
@@ -223,6 +226,7 @@ func run(ctx context.Context, cfg *config.Config, st *store.Store, hs *health.Se
 			log:      log,
 		},
 	}
+	h.editor = newKeyboardEditor(h, tn.handlerTimeout)
 	p.tracker = newTracker(last)
 	p.disp = newDispatcher(tn.maxPending, tn.maxRunning, tn.flood, tn.now)
 	p.log = log
@@ -618,8 +622,10 @@ func (p *poller) loop(ctx context.Context) {
 		}
 		if fresh == 0 {
 			// Everything returned is in flight: wait for progress rather
-			// than asking again at once.
-			t := time.NewTimer(time.Second)
+			// than asking again at once, but not long: Telegram returns
+			// the in-flight updates at once, so new ones (a tap to answer
+			// within seconds) are only seen by asking again.
+			t := time.NewTimer(busyPoll)
 			select {
 			case <-ctx.Done():
 			case <-p.tracker.changed:
@@ -703,6 +709,15 @@ func droppable(u *models.Update) bool {
 	}
 	return false
 }
+
+// casualMaxWait: a casual reply in a busy group that would wait longer
+// for the group's budget is dropped rather than hold its sender's lane
+// (and the update offset).
+const casualMaxWait = 1500 * time.Millisecond
+
+// busyPoll is the pause between two getUpdates while every update they
+// return is still being handled.
+const busyPoll = 50 * time.Millisecond
 
 func nextBackoff(d time.Duration) time.Duration {
 	if d == 0 {

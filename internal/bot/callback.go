@@ -3,7 +3,6 @@ package bot
 import (
 	"context"
 	"errors"
-	"strings"
 	"time"
 
 	tgbot "github.com/go-telegram/bot"
@@ -48,14 +47,25 @@ type tap struct {
 	cb     callback
 	answer string
 	alert  bool
+	next   *screen // drawn after the answer (nil: no edit)
 }
+
+// show sets the screen the keyboard message is redrawn with.
+func (t *tap) show(s screen) { t.next = &s }
 
 // onCallback handles a tap on the /settings keyboard: checks who tapped
 // and whether the keyboard is current, applies the choice with one atomic
 // update, redraws the keyboard on the same message and answers the query.
 func (h *handler) onCallback(ctx context.Context, q *models.CallbackQuery) {
 	t := &tap{q: q, msg: q.Message.Message}
-	defer func() { h.answerTap(ctx, t) }()
+	defer func() {
+		// The answer first: it is not rate-limited, and the edit may
+		// wait for the chat's pace; a spinner must stop within seconds.
+		h.answerTap(ctx, t)
+		if t.next != nil {
+			h.edit(ctx, t, *t.next)
+		}
+	}()
 	if t.msg == nil || h.now().Sub(time.Unix(int64(t.msg.Date), 0)) > keyboardMaxAge {
 		t.answer = ansTooOld
 		return
@@ -81,7 +91,7 @@ func (h *handler) onCallback(ctx context.Context, q *models.CallbackQuery) {
 	sub, err := h.st.Subscription(ctx, t.key)
 	if errors.Is(err, store.ErrNotSubscribed) {
 		t.answer, t.alert = ansNotSubscribed, true
-		h.edit(ctx, t, screen{text: notSubscribedReply(thread != 0, t.msg.Chat.Type == models.ChatTypeChannel)})
+		t.show(screen{text: notSubscribedReply(thread != 0, t.msg.Chat.Type == models.ChatTypeChannel)})
 		return
 	}
 	if err != nil {
@@ -95,12 +105,12 @@ func (h *handler) onCallback(ctx context.Context, q *models.CallbackQuery) {
 // applyTap applies t's choice, when it is one and the keyboard is
 // current, and redraws.
 func (h *handler) applyTap(ctx context.Context, t *tap, sub *store.Subscriber) {
-	idx := h.pageIndex(ctx)
 	cb := t.cb
+	idx := h.tapIndex(ctx, cb, sub)
 	if cb.op == "G" || cb.op == "c" {
 		if !validComponentRef(cb, idx) {
 			t.answer = ansPageChanged
-			h.edit(ctx, t, newKB(sub, idx).groups(0))
+			t.show(newKB(sub, idx).groups(0))
 			return
 		}
 	}
@@ -131,10 +141,10 @@ func (h *handler) applyTap(ctx context.Context, t *tap, sub *store.Subscriber) {
 	}
 	k := newKB(sub, idx)
 	if cb.op == "x" {
-		h.edit(ctx, t, screen{text: "<b>Settings</b>\n" + settingsSummary(sub, k.names()) + "\n\nChange them with /settings."})
+		t.show(screen{text: "<b>Settings</b>\n" + settingsSummary(sub, k.names()) + "\n\nChange them with /settings."})
 		return
 	}
-	h.edit(ctx, t, screenFor(k, cb))
+	t.show(screenFor(k, cb))
 }
 
 // validComponentRef checks a G or c button's page token and indices.
@@ -327,6 +337,31 @@ func (h *handler) reread(ctx context.Context, key string, err error) (*store.Sub
 	return h.st.Subscription(ctx, key)
 }
 
+// tapPageWait bounds reading the status page for a tap: the answer waits
+// for it, and Telegram gives up on an answer after about 15 seconds.
+const tapPageWait = 3 * time.Second
+
+// tapIndex reads the page only for the screens that show components:
+// the component screens read it (a live fetch bounded by tapPageWait,
+// else the stored snapshot); the first screen and Done name a chosen
+// filter from the stored snapshot whatever its age; every other screen
+// needs no page at all.
+func (h *handler) tapIndex(ctx context.Context, cb callback, sub *store.Subscriber) *pageIndex {
+	switch cb.op {
+	case "G", "c", "g", "C":
+		ctx, cancel := context.WithTimeout(ctx, tapPageWait)
+		defer cancel()
+		return h.pageIndex(ctx)
+	case "m", "x":
+		if len(sub.Components) > 0 {
+			if pv, ok := h.pages.stored(ctx, needComponents); ok {
+				return indexPage(pv.Page)
+			}
+		}
+	}
+	return nil
+}
+
 // pageIndex numbers the page's components; nil when unavailable.
 func (h *handler) pageIndex(ctx context.Context) *pageIndex {
 	pv, err := h.pages.get(ctx, needComponents)
@@ -352,31 +387,11 @@ func (h *handler) mayChange(ctx context.Context, chat models.Chat, from models.U
 	return cm.Type == models.ChatMemberTypeOwner || cm.Type == models.ChatMemberTypeAdministrator, nil
 }
 
-// edit redraws the keyboard message. "Not modified" is success; a message
-// that is gone or can no longer be edited is said in the answer.
-func (h *handler) edit(ctx context.Context, t *tap, s screen) {
-	if !h.rate.wait(ctx) {
-		return
-	}
-	p := &tgbot.EditMessageTextParams{
-		ChatID: t.msg.Chat.ID, MessageID: t.msg.ID, Text: s.text, ParseMode: models.ParseModeHTML,
-		LinkPreviewOptions: &models.LinkPreviewOptions{IsDisabled: tgbot.True()},
-	}
-	if s.rows != nil {
-		p.ReplyMarkup = s.markup()
-	}
-	_, err := h.api.EditMessageText(ctx, p)
-	switch {
-	case err == nil, strings.Contains(err.Error(), "message is not modified"):
-	case strings.Contains(err.Error(), "message to edit not found"), strings.Contains(err.Error(), "message can't be edited"):
-		if t.answer == ansSaved {
-			t.answer = "Saved. This keyboard can no longer be updated; send /settings for a new one."
-		} else {
-			t.answer = ansTooOld
-		}
-	default:
-		h.log.Warn("editMessageText", "chat_id", t.msg.Chat.ID, "err", h.redact(err.Error()))
-	}
+// edit hands the screen to the keyboard's editor and returns at once:
+// the tap's lane is not held while the edit waits for the chat's pace.
+func (h *handler) edit(_ context.Context, t *tap, s screen) {
+	t.next = nil
+	h.editor.redraw(t.msg.Chat.ID, t.msg.ID, s)
 }
 
 // answerTap answers the query; a late answer ("query is too old") only
@@ -397,5 +412,5 @@ func (h *handler) openKeyboard(ctx context.Context, r *request, sub *store.Subsc
 		idx = h.pageIndex(ctx)
 	}
 	s := newKB(sub, idx).main()
-	h.sendMarkup(ctx, r.chatID, r.thread, s.text, s.markup())
+	h.replyMarkup(ctx, r, s.text, s.markup())
 }

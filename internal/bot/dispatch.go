@@ -103,10 +103,11 @@ func (t *tracker) watermark() int64 {
 // at once, so a slow chat holds one worker, never the others.
 //
 // A lane's load is bounded by its floodRule: a droppable job beyond its
-// budget is dropped (its drop called instead of run), and the first drop
-// of a flood drops the lane's droppable jobs still waiting too, since
-// Telegram returns at most 100 updates after the oldest unfinished one and
-// a long queue would keep every other chat's updates unfetched. Budgets
+// budget is dropped (its drop called instead of run), and at most maxLoad
+// wait, since Telegram returns at most 100 updates after the oldest
+// unfinished one and a long queue would keep every other chat's updates
+// unfetched; the first drop of a flood drops the lane's waiting droppable
+// jobs too, so only the running one holds the offset. Budgets
 // are per sender: a member flooding a group never holds an admin's
 // command, and dropped updates cost nothing, so the flooder is heard
 // again at the rule's refill rate however fast they send.
@@ -195,11 +196,13 @@ func (d *dispatcher) admit(key lane) admission {
 	if a != floodStarted {
 		return a
 	}
-	// Drop every waiting one: kept, they would hold the lane's place
-	// (and every later chat's updates) for as long as their replies take.
+	// Drop every waiting one: kept, they would hold the update offset
+	// (and with it every later chat's updates, Telegram returning only
+	// 100 after the oldest unfinished one) for as long as their replies
+	// take.
 	q, active := d.queues[key]
 	if !active {
-		return floodStarted
+		return a
 	}
 	var drops []func()
 	kept := q[:0]
@@ -217,7 +220,7 @@ func (d *dispatcher) admit(key lane) admission {
 		<-d.slots
 		drop()
 	}
-	return floodStarted
+	return a
 }
 
 func (d *dispatcher) drain(key lane) {

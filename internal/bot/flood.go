@@ -10,9 +10,13 @@ import (
 // updates are handled in order and budgeted on their own, so one member
 // flooding a group slows only themselves, never the group's admins or
 // the other members.
+//
+// A sender's button taps have a lane of their own: a tap must be answered
+// within seconds, so it never waits behind the sender's commands.
 type lane struct {
 	chat   int64
 	sender int64 // user, or the chat posting as itself (0: a chat event)
+	taps   bool
 }
 
 // laneOf is the lane of an update.
@@ -24,7 +28,7 @@ func laneOf(u *models.Update) lane {
 	case u.ChannelPost != nil:
 		l.sender = senderOf(u.ChannelPost)
 	case u.CallbackQuery != nil:
-		l.sender = u.CallbackQuery.From.ID
+		l.sender, l.taps = u.CallbackQuery.From.ID, true
 	case u.EditedMessage != nil:
 		l.sender = senderOf(u.EditedMessage)
 	case u.MyChatMember != nil:

@@ -10,7 +10,6 @@ import (
 	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
 
-	"github.com/openai-status-bot/statusbot/internal/message"
 	"github.com/openai-status-bot/statusbot/internal/metrics"
 	"github.com/openai-status-bot/statusbot/internal/notice"
 	"github.com/openai-status-bot/statusbot/internal/store"
@@ -30,7 +29,9 @@ type handler struct {
 	redact   func(string) string
 	now      func() time.Time
 	maxWait  time.Duration
-	rate     *sendRate // the bot's share of the token's message rate
+	rate     *sendRate  // the bot's share of the token's message rate
+	pace     *chatPacer // each group's message budget
+	editor   *keyboardEditor
 }
 
 // request is one command to answer.
@@ -42,6 +43,7 @@ type request struct {
 	group   bool
 	channel bool
 	private bool
+	class   sendClass // urgent: a command for admins
 }
 
 func (r *request) key() string { return store.SubscriberKey(r.chatID, r.thread) }
@@ -92,6 +94,9 @@ func (h *handler) onMessage(ctx context.Context, m *models.Message, channelPost 
 	h.log.Debug("command", "name", cmd.Name, "chat_id", r.chatID, "thread", r.thread)
 	defer metrics.Command(cmd.Name)()
 	if c := lookupCommand(cmd.Name); c != nil {
+		if c.admin {
+			r.class = urgent
+		}
 		c.run(h, ctx, r)
 		return
 	}
@@ -123,7 +128,11 @@ func (h *handler) floodNote(ctx context.Context, u *models.Update) {
 	if m.IsTopicMessage {
 		thread = m.MessageThreadID
 	}
-	h.send(ctx, m.Chat.ID, thread, replyFlood)
+	o := outgoing{chatID: m.Chat.ID, thread: thread, text: replyFlood, silent: m.Chat.Type == models.ChatTypeChannel}
+	if m.Chat.Type == models.ChatTypeGroup || m.Chat.Type == models.ChatTypeSupergroup {
+		o.replyTo = m.ID
+	}
+	h.post(ctx, o)
 }
 
 func (h *handler) onMyChatMember(ctx context.Context, u *models.ChatMemberUpdated) {
@@ -164,29 +173,30 @@ func (h *handler) allowed(ctx context.Context, r *request) bool {
 	if !r.group {
 		return true
 	}
+	refuse := func(text string) bool {
+		r.class = casual // anyone can make the bot refuse
+		h.reply(ctx, r, text)
+		return false
+	}
 	m := r.msg
 	if m.SenderChat != nil {
 		if m.SenderChat.ID == m.Chat.ID {
 			return true
 		}
-		h.reply(ctx, r, replyNotAdmin)
-		return false
+		return refuse(replyNotAdmin)
 	}
 	if m.From == nil {
-		h.reply(ctx, r, replyNotAdmin)
-		return false
+		return refuse(replyNotAdmin)
 	}
 	cm, err := h.api.GetChatMember(ctx, &tgbot.GetChatMemberParams{ChatID: m.Chat.ID, UserID: m.From.ID})
 	if err != nil {
 		h.log.Warn("getChatMember", "chat_id", m.Chat.ID, "err", h.redact(err.Error()))
-		h.reply(ctx, r, replyAdminError)
-		return false
+		return refuse(replyAdminError)
 	}
 	if cm.Type == models.ChatMemberTypeOwner || cm.Type == models.ChatMemberTypeAdministrator {
 		return true
 	}
-	h.reply(ctx, r, replyNotAdmin)
-	return false
+	return refuse(replyNotAdmin)
 }
 
 func (h *handler) cmdStart(ctx context.Context, r *request) {
@@ -509,58 +519,4 @@ func withStale(text string, pv pageView) string {
 func (h *handler) storeFailed(ctx context.Context, r *request, err error) {
 	h.log.Warn("store", "command", r.cmd.Name, "chat_id", r.chatID, "err", err)
 	h.reply(ctx, r, replyStoreError)
-}
-
-func (h *handler) reply(ctx context.Context, r *request, text string) {
-	h.send(ctx, r.chatID, r.thread, text)
-}
-
-// send posts an HTML reply with link previews off, into the topic when
-// there is one. It waits out a short 429 and follows a group's move to a
-// supergroup; other failures are logged (the chat may be gone).
-func (h *handler) send(ctx context.Context, chatID int64, thread int, text string) {
-	h.sendMarkup(ctx, chatID, thread, text, nil)
-}
-
-// sendMarkup is send with an inline keyboard (nil: none).
-func (h *handler) sendMarkup(ctx context.Context, chatID int64, thread int, text string, markup models.ReplyMarkup) {
-	if utf16Len(text) > message.MaxLength {
-		text = message.Truncate(text, message.MaxLength)
-	}
-	for attempt := 1; attempt <= 3; attempt++ {
-		if !h.rate.wait(ctx) {
-			h.log.Warn("reply dropped: no time left to send it within the bot's rate", "chat_id", chatID)
-			return
-		}
-		_, err := h.api.SendMessage(ctx, &tgbot.SendMessageParams{
-			ChatID:             chatID,
-			MessageThreadID:    thread,
-			Text:               text,
-			ParseMode:          models.ParseModeHTML,
-			LinkPreviewOptions: &models.LinkPreviewOptions{IsDisabled: tgbot.True()},
-			ReplyMarkup:        markup,
-		})
-		if err == nil {
-			return
-		}
-		var tm *tgbot.TooManyRequestsError
-		var mg *tgbot.MigrateError
-		switch {
-		case errors.As(err, &tm):
-			wait := time.Duration(tm.RetryAfter) * time.Second
-			if wait <= 0 {
-				wait = time.Second
-			}
-			if wait > h.maxWait || !sleep(ctx, wait) {
-				h.log.Warn("reply dropped: rate limited", "chat_id", chatID, "retry_after", tm.RetryAfter)
-				return
-			}
-		case errors.As(err, &mg) && mg.MigrateToChatID != 0:
-			h.migrate(ctx, chatID, int64(mg.MigrateToChatID))
-			chatID, thread = int64(mg.MigrateToChatID), 0
-		default:
-			h.log.Warn("reply failed", "chat_id", chatID, "err", h.redact(err.Error()))
-			return
-		}
-	}
 }

@@ -70,6 +70,7 @@ func newHarness(t *testing.T) *harness {
 	// Tests talk fast: only the load bound, not the refill rate, limits a
 	// sender unless a test sets the real rule (defaultFlood).
 	h.tn.flood.refill = time.Millisecond
+	h.tn.groupPace = paceRule{} // likewise: group tests set groupPace
 	t.Cleanup(func() {
 		h.stop()
 		if strings.Contains(h.logs.String(), testSecret) {

@@ -24,6 +24,8 @@ type CallbackAnswer struct {
 	QueryID   string
 	Text      string
 	ShowAlert bool
+	// At is when the fake accepted it.
+	At time.Time
 }
 
 type keyboardState struct {
@@ -72,7 +74,7 @@ func (t *Telegram) answerCallbackQuery(p Params) (any, *APIError) {
 		return nil, ErrQueryTooOld
 	}
 	delete(k.queries, id)
-	k.answers = append(k.answers, CallbackAnswer{QueryID: id, Text: p["text"], ShowAlert: p["show_alert"] == "true"})
+	k.answers = append(k.answers, CallbackAnswer{QueryID: id, Text: p["text"], ShowAlert: p["show_alert"] == "true", At: time.Now()})
 	return true, nil
 }
 
