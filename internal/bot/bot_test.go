@@ -216,7 +216,7 @@ func TestPrivateCommands(t *testing.T) {
 	if sub := h.subscription("42"); !slices.Equal(sub.Kinds, []event.Kind{event.KindIncident, event.KindMaintenance}) {
 		t.Fatalf("kinds = %v", sub.Kinds)
 	}
-	expect("/subscribe component", "Notice types set to: component.")
+	expect("/subscribe component only", "Notice types set to: component.")
 	expect("/subscribe ALL", "Notice types set to: incident, component, maintenance.")
 	got := ask("/subscribe <b>bogus</b>")
 	if !strings.HasPrefix(got, "Unknown notification type “&lt;b&gt;bogus&lt;/b&gt;”. Types are incident, component, maintenance or all.\n\n<b>Usage</b>") {
@@ -229,7 +229,7 @@ func TestPrivateCommands(t *testing.T) {
 	expect("/subscribe component API", "<b>API</b> is already in the component filter.")
 	expect("/subscribe component chatgpt", "Added <b>ChatGPT</b> to the component filter.\nNotices now cover: API, Sora, ChatGPT.")
 	expect("/subscribe component emb", "Added <b>Embeddings</b> to the component filter.\nNotices now cover: API, Sora, ChatGPT, Embeddings.")
-	expect("/subscribe component Chat", "“Chat” matches several components; use one of these IDs:\n• <code>chat1</code> ChatGPT\n• <code>chat2</code> ChatGPT Enterprise")
+	expect("/subscribe component Chat", "“Chat” matches several components. Tap one, or type its name as shown:\n• ChatGPT\n• ChatGPT Enterprise")
 	expect("/subscribe component Nothing<i>", "No component matches “Nothing&lt;i&gt;”. See /components for the list.")
 	expect("/subscribe component remove", "Say which component to remove: /subscribe component remove &lt;name or ID&gt;.\n\n"+subscribeHelp())
 	if sub := h.subscription("42"); !slices.Equal(sub.Components, []string{"api1", "sora1", "chat1", "emb1"}) {

@@ -9,6 +9,8 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/internal/notice"
+	"github.com/openai-status-bot/statusbot/internal/statuspage"
 	"github.com/openai-status-bot/statusbot/internal/store"
 )
 
@@ -81,6 +83,10 @@ func (h *handler) onCallback(ctx context.Context, q *models.CallbackQuery) {
 		thread = t.msg.MessageThreadID
 	}
 	t.key = store.SubscriberKey(t.msg.Chat.ID, thread)
+	if cb.op == opViewComponent {
+		h.viewComponent(ctx, t) // anyone may look
+		return
+	}
 	if ok, err := h.mayChange(ctx, t.msg.Chat, q.From); err != nil || !ok {
 		t.answer, t.alert = ansNotAdmin, true
 		if err != nil {
@@ -106,6 +112,10 @@ func (h *handler) onCallback(ctx context.Context, q *models.CallbackQuery) {
 // current, and redraws.
 func (h *handler) applyTap(ctx context.Context, t *tap, sub *store.Subscriber) {
 	cb := t.cb
+	if cb.op == opAddComponent {
+		h.addChosen(ctx, t)
+		return
+	}
 	idx := h.tapIndex(ctx, cb, sub)
 	if cb.op == "G" || cb.op == "c" {
 		if !validComponentRef(cb, idx) {
@@ -348,7 +358,7 @@ const tapPageWait = 3 * time.Second
 // needs no page at all.
 func (h *handler) tapIndex(ctx context.Context, cb callback, sub *store.Subscriber) *pageIndex {
 	switch cb.op {
-	case "G", "c", "g", "C":
+	case "G", "c", "g", "C", opViewComponent, opAddComponent:
 		ctx, cancel := context.WithTimeout(ctx, tapPageWait)
 		defer cancel()
 		return h.pageIndex(ctx)
@@ -413,4 +423,69 @@ func (h *handler) openKeyboard(ctx context.Context, r *request, sub *store.Subsc
 	}
 	s := newKB(sub, idx).main()
 	h.replyMarkup(ctx, r, s.text, s.markup())
+}
+
+// Buttons answering a name several components match ("Login"): each names
+// one component by its index in the page's list, with the list's token.
+const (
+	opViewComponent = "v" // /status: show its status
+	opAddComponent  = "a" // /subscribe component: add it to the filter
+)
+
+// chosenComponent is the component a "v" or "a" button names; nil when
+// the page changed since (or cannot be read).
+func (h *handler) chosenComponent(ctx context.Context, t *tap) *statuspage.Component {
+	idx := h.tapIndex(ctx, t.cb, nil)
+	if idx == nil || t.cb.tok != idx.tok {
+		return nil
+	}
+	ci, ok := t.cb.arg(0, len(idx.comps))
+	if !ok {
+		return nil
+	}
+	c := idx.comps[ci]
+	c.Name = idx.names[c.ID] // as /components shows it
+	return &c
+}
+
+// viewComponent answers a "v" button with the component's status, in
+// place of the question.
+func (h *handler) viewComponent(ctx context.Context, t *tap) {
+	c := h.chosenComponent(ctx, t)
+	if c == nil {
+		t.answer = ansPageChanged + " Send the command again."
+		return
+	}
+	loc := time.UTC
+	if sub, err := h.st.Subscription(ctx, t.key); err == nil {
+		loc = notice.Zone(sub.Settings)
+	}
+	t.show(screen{text: componentStatusIn(*c, loc)})
+}
+
+// addChosen answers an "a" button: the component joins the filter.
+func (h *handler) addChosen(ctx context.Context, t *tap) {
+	c := h.chosenComponent(ctx, t)
+	if c == nil {
+		t.answer = ansPageChanged + " Send the command again."
+		return
+	}
+	_, err := h.st.AddComponent(ctx, t.key, c.ID, maxFilter)
+	switch {
+	case errors.Is(err, store.ErrInFilter):
+		t.answer = "Already in the component filter."
+	case errors.Is(err, store.ErrFilterFull):
+		t.answer, t.alert = ansFilterFull, true
+		return
+	case errors.Is(err, store.ErrNotSubscribed):
+		t.answer, t.alert = ansNotSubscribed, true
+		return
+	case err != nil:
+		h.log.Warn("store", "callback", t.cb.op, "chat_id", t.msg.Chat.ID, "err", err)
+		t.answer, t.alert = replyStoreError, true
+		return
+	default:
+		t.answer = ansSaved
+	}
+	t.show(screen{text: "Added <b>" + escName(c.Name) + "</b> to the component filter. See it with /subscribe."})
 }

@@ -225,13 +225,22 @@ func componentsList(p *statuspage.Page) string {
 	return bounded("<b>Components</b>", lines, "Filter notices with /subscribe component &lt;name&gt;.")
 }
 
-// ambiguousReply lists the components a query matched.
-func ambiguousReply(query string, found []statuspage.Component) string {
+// ambiguousReply lists the components a query matched by the names
+// /components shows, which can be typed back.
+func ambiguousReply(query string, found []statuspage.Component, names map[string]string, buttons bool) string {
 	lines := make([]string, len(found))
 	for i, c := range found {
-		lines[i] = "• <code>" + escName(c.ID) + "</code> " + escName(c.Name)
+		n := names[c.ID]
+		if n == "" {
+			n = c.Name
+		}
+		lines[i] = "• " + escName(n)
 	}
-	return bounded("“"+escEcho(query)+"” matches several components; use one of these IDs:", lines, "")
+	head := "“" + escEcho(query) + "” matches several components. Type its name as shown:"
+	if buttons {
+		head = "“" + escEcho(query) + "” matches several components. Tap one, or type its name as shown:"
+	}
+	return bounded(head, lines, "")
 }
 
 func notFoundReply(query string) string {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"slices"
+	"strconv"
 	"time"
 
 	tgbot "github.com/go-telegram/bot"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/openai-status-bot/statusbot/internal/metrics"
 	"github.com/openai-status-bot/statusbot/internal/notice"
+	"github.com/openai-status-bot/statusbot/internal/statuspage"
 	"github.com/openai-status-bot/statusbot/internal/store"
 )
 
@@ -234,12 +236,16 @@ func (h *handler) cmdStatus(ctx context.Context, r *request) {
 	} else if pv.Page.ComponentsErr != "" {
 		text = "Component statuses are unavailable right now. Please try again later."
 	} else {
-		res := ResolveComponent(components(pv.Page), q)
+		comps := components(pv.Page)
+		res := ResolveComponent(comps, q)
 		switch {
 		case res.Match != nil:
-			text = componentStatusIn(*res.Match, h.zone(ctx, r))
+			c := *res.Match
+			c.Name = componentNames(comps)[c.ID] // as /components shows it
+			text = componentStatusIn(c, h.zone(ctx, r))
 		case len(res.Ambiguous) > 0:
-			text = ambiguousReply(q, res.Ambiguous)
+			h.askWhich(ctx, r, q, res.Ambiguous, pv, opViewComponent)
+			return
 		default:
 			text = notFoundReply(q)
 		}
@@ -419,7 +425,7 @@ func (h *handler) addFilter(ctx context.Context, r *request, q string) {
 	res := ResolveComponent(comps, q)
 	switch {
 	case len(res.Ambiguous) > 0:
-		h.reply(ctx, r, ambiguousReply(q, res.Ambiguous))
+		h.askWhich(ctx, r, q, res.Ambiguous, pv, opAddComponent)
 		return
 	case res.Match == nil:
 		h.reply(ctx, r, notFoundReply(q))
@@ -462,7 +468,7 @@ func (h *handler) removeFilter(ctx context.Context, r *request, sub *store.Subsc
 				if len(in) == 1 {
 					i = in[0]
 				} else if len(in) > 1 {
-					h.reply(ctx, r, ambiguousReply(q, res.Ambiguous))
+					h.reply(ctx, r, ambiguousReply(q, res.Ambiguous, names, false))
 					return
 				}
 			} else if res.Match != nil {
@@ -497,6 +503,24 @@ func (h *handler) removeFilter(ctx context.Context, r *request, sub *store.Subsc
 		label = n
 	}
 	h.reply(ctx, r, "Removed <b>"+escName(label)+"</b> from the component filter.\nNotices now cover: "+filterList(ids, names)+".")
+}
+
+// askWhich answers a name several components match with a button for
+// each (op: what a tap does with it) and their names as shown, which can
+// be typed back.
+func (h *handler) askWhich(ctx context.Context, r *request, q string, found []statuspage.Component, pv pageView, op string) {
+	idx := indexPage(pv.Page)
+	var rows [][]models.InlineKeyboardButton
+	for _, c := range found {
+		for ci, ic := range idx.comps {
+			if ic.ID == c.ID {
+				data := callback{op: op, args: []string{strconv.Itoa(ci)}, tok: idx.tok}.encode()
+				rows = append(rows, []models.InlineKeyboardButton{{Text: cutButton(idx.names[c.ID]), CallbackData: data}})
+				break
+			}
+		}
+	}
+	h.replyMarkup(ctx, r, withStale(ambiguousReply(q, found, idx.names, true), pv), &models.InlineKeyboardMarkup{InlineKeyboard: rows})
 }
 
 // page gets the page for a command, replying itself when it cannot.

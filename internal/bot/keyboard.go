@@ -126,6 +126,7 @@ func (c callback) encode() string {
 // argc is how many arguments each op takes.
 var argc = map[string]int{
 	"m": 0, "k": 0, "g": 1, "G": 3, "s": 0, "q": 0, "z": 0, "d": 0, "x": 0,
+	"v": 1, "a": 1,
 	"K": 2, "c": 4, "C": 0, "S": 1, "Q": 1, "r": 1, "Z": 1, "o": 1, "p": 1, "e": 1, "E": 1,
 }
 

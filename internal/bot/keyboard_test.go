@@ -481,3 +481,38 @@ func TestSettingsKeyboardInForumTopic(t *testing.T) {
 		t.Fatalf("the group's zone changed: %q", tz)
 	}
 }
+
+// With the worker stopped (the snapshot older than two poll intervals)
+// and the status page hanging, a tap on a screen that shows no component
+// is answered at once and redrawn: it reads no page. On the old code
+// every tap fetched the page first, the answer came after 15 s and
+// Telegram refused it ("query is too old"): the user saw a spinner.
+func TestSettingsTapWithoutPageNeedsNoPage(t *testing.T) {
+	h := newHarness(t)
+	if err := h.st.SaveSnapshot(context.Background(), testPage(h.sp.URL()), time.Now().Add(-3*h.cfg.PollInterval)); err != nil {
+		t.Fatal(err)
+	}
+	h.sp.Fault("", fakes.Hang)
+	h.start()
+	const chat = 46
+	h.ask(chat, 0, private(chat, "/start"))
+	m := h.openSettings(private(chat, "/settings"), chat)
+	for _, label := range []string{"Severity", "the rest silently", "Back", "Done"} {
+		id := h.tg.Tap(h.upd, m, models.ChatTypePrivate, chat, button(t, m, label).CallbackData)
+		waitWithin(t, 3*time.Second, "the answer to "+label, func() bool { _, ok := h.tg.Answer(id); return ok })
+		waitWithin(t, 3*time.Second, "the redraw after "+label, func() bool {
+			now, _ := h.tg.Message(chat, m.ID)
+			if now.Text != m.Text || now.ReplyMarkup != m.ReplyMarkup {
+				m = now
+				return true
+			}
+			return false
+		})
+	}
+	if got := h.subscription("46").Settings; got.MinSeverity != store.SeverityOutage || !got.BelowSilent {
+		t.Fatalf("severity not saved: %+v", got)
+	}
+	if !strings.Contains(m.Text, "<b>Severity:</b> outages and major incidents only; the rest silently") {
+		t.Fatalf("Done screen: %q", m.Text)
+	}
+}

@@ -17,6 +17,7 @@ import (
 func TestResolveComponent(t *testing.T) {
 	comps := components(testPage(""))
 	dup := append(comps, statuspage.Component{ID: "api2", Name: "API", Status: "operational"})
+	logins := []statuspage.Component{{ID: "login1", Name: "Login", GroupName: "APIs"}, {ID: "login2", Name: "Login", GroupName: "ChatGPT"}}
 	tests := []struct {
 		comps []statuspage.Component
 		q     string
@@ -36,6 +37,11 @@ func TestResolveComponent(t *testing.T) {
 		{comps, "zzz", "", nil},
 		{dup, "api", "", []string{"api1", "api2"}}, // ambiguous exact name
 		{dup, "API2", "api2", nil},                 // the ID settles it
+		// Two "Login"s in different groups: /components shows
+		// "Login (ChatGPT)", and that name can be typed back.
+		{logins, "Login (ChatGPT)", "login2", nil},
+		{logins, "login (apis)", "login1", nil},
+		{logins, "Login", "", []string{"login1", "login2"}},
 	}
 	for _, tt := range tests {
 		r := ResolveComponent(tt.comps, tt.q)
@@ -142,7 +148,7 @@ func TestRepliesAreBounded(t *testing.T) {
 		"components": componentsList(p),
 		"history":    historyReply(p, 10),
 		"uptime":     uptimeReply(ups),
-		"ambiguous":  ambiguousReply("x", components(p)),
+		"ambiguous":  ambiguousReply("x", components(p), componentNames(components(p)), true),
 	} {
 		checkHTML(t, s)
 		if !strings.Contains(s, "more.") && name != "history" {
