@@ -204,12 +204,12 @@ func TestPrivateCommands(t *testing.T) {
 	expect("/stop", "This chat was not subscribed. Use /start to subscribe.")
 	expect("/subscribe incident", "This chat is not subscribed. Use /start first.")
 	expect("/info", "<b>Chat ID:</b> <code>42</code>\n<b>Subscribed:</b> no. Use /start to subscribe.")
-	expect("/start", "Subscribed this chat to incident, component and maintenance notices.\nUse /subscribe to choose notice types or components, /stop to unsubscribe.")
+	expect("/start", startReply(true, nil, false, false, testPage(h.sp.URL())))
 	sub := h.subscription("42")
 	if sub == nil || !slices.Equal(sub.Kinds, event.DefaultKinds) || len(sub.Components) != 0 {
 		t.Fatalf("subscription after /start: %+v", sub)
 	}
-	expect("/Start", "This chat is already subscribed; the settings are unchanged. Use /info to see them.")
+	expect("/Start", startReply(false, nil, false, false, testPage(h.sp.URL())))
 
 	// Types.
 	expect("/subscribe incident maintenance", "Notice types set to: incident, maintenance.")
@@ -274,9 +274,10 @@ func TestPrivateCommands(t *testing.T) {
 	// Unknown and foreign commands.
 	expect("/frobnicate", "Unknown command. Use /help.")
 	h.silent(chat, 0, private(chat, "/start@OtherBot"))
-	h.silent(chat, 0, private(chat, "hello /start"))
-	h.silent(chat, 0, private(chat, "/"))
-	if got := ask("/STOP@" + strings.ToUpper(botName)); got != "Unsubscribed this chat. Use /start to subscribe again." {
+	// Plain text in a private chat gets a pointer to the commands.
+	expect("hello /start", replyPlainText)
+	expect("/", replyPlainText)
+	if got := ask("/STOP@" + strings.ToUpper(botName)); got != stopReply(true, false, false) {
 		t.Fatalf("stop: %q", got)
 	}
 	expect("/stop", "This chat was not subscribed. Use /start to subscribe.")
@@ -452,7 +453,7 @@ func TestGroupAdminGating(t *testing.T) {
 	// An anonymous admin posts as the group itself.
 	anon := group(g, 1087968824, "/stop")
 	anon.Message.SenderChat = &models.Chat{ID: g, Type: models.ChatTypeSupergroup, Title: "Group"}
-	if got := h.ask(g, 0, anon); got != "Unsubscribed this chat. Use /start to subscribe again." {
+	if got := h.ask(g, 0, anon); got != stopReply(true, false, false) {
 		t.Fatalf("anonymous admin: %q", got)
 	}
 	// Someone posting as a channel is no admin of the group.
@@ -485,7 +486,7 @@ func TestTopicsVersusReplies(t *testing.T) {
 	h.tg.ChatMembers(map[int64]map[int64]string{forum: {1: "administrator"}, plain: {1: "administrator"}})
 	h.start()
 
-	if got := h.ask(forum, 7, topicMsg(forum, 1, 7, "/start")); got != "Subscribed this topic to incident, component and maintenance notices.\nUse /subscribe to choose notice types or components, /stop to unsubscribe." {
+	if got := h.ask(forum, 7, topicMsg(forum, 1, 7, "/start")); !strings.HasPrefix(got, "Subscribed this topic to OpenAI status notices") {
 		t.Fatalf("topic /start: %q", got)
 	}
 	if sub := h.subscription("-1002:7"); sub == nil || sub.ThreadID != 7 {
@@ -517,7 +518,7 @@ func TestChannelPosts(t *testing.T) {
 	h := newHarness(t)
 	h.start()
 	const ch = -1004
-	if got := h.ask(ch, 0, channelPost(ch, "/start")); got != "Subscribed this channel to incident, component and maintenance notices.\nUse /subscribe to choose notice types or components, /stop to unsubscribe." {
+	if got := h.ask(ch, 0, channelPost(ch, "/start")); !strings.HasPrefix(got, "Subscribed this channel to OpenAI status notices") {
 		t.Fatalf("channel /start: %q", got)
 	}
 	if h.subscription("-1004") == nil {

@@ -105,21 +105,6 @@ const (
 	replyNoPage     = "The status page could not be reached. Please try again later."
 )
 
-func startReply(created, topic, channel bool) string {
-	if !created {
-		return capitalize(place(topic, channel)) + " is already subscribed; the settings are unchanged. Use /info to see them."
-	}
-	return "Subscribed " + place(topic, channel) + " to incident, component and maintenance notices.\n" +
-		"Use /subscribe to choose notice types or components, /stop to unsubscribe."
-}
-
-func stopReply(removed, topic, channel bool) string {
-	if !removed {
-		return capitalize(place(topic, channel)) + " was not subscribed. Use /start to subscribe."
-	}
-	return "Unsubscribed " + place(topic, channel) + ". Use /start to subscribe again."
-}
-
 func notSubscribedReply(topic, channel bool) string {
 	return capitalize(place(topic, channel)) + " is not subscribed. Use /start first."
 }

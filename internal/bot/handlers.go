@@ -77,6 +77,10 @@ func (h *handler) onMessage(ctx context.Context, m *models.Message, channelPost 
 		return // a channel post copied into its discussion group
 	}
 	cmd, ok := ParseCommand(m.Text)
+	if !ok && m.Chat.Type == models.ChatTypePrivate && m.From != nil && !m.From.IsBot {
+		h.post(ctx, outgoing{chatID: m.Chat.ID, text: replyPlainText})
+		return
+	}
 	if !ok || !cmd.For(h.username) {
 		return
 	}
@@ -137,25 +141,6 @@ func (h *handler) floodNote(ctx context.Context, u *models.Update) {
 	h.post(ctx, o)
 }
 
-func (h *handler) onMyChatMember(ctx context.Context, u *models.ChatMemberUpdated) {
-	gone := false
-	switch u.NewChatMember.Type {
-	case models.ChatMemberTypeLeft, models.ChatMemberTypeBanned:
-		gone = true
-	case models.ChatMemberTypeRestricted:
-		gone = u.NewChatMember.Restricted != nil && !u.NewChatMember.Restricted.IsMember
-	}
-	if !gone {
-		return
-	}
-	n, err := h.st.UnsubscribeChat(ctx, u.Chat.ID)
-	if err != nil {
-		h.log.Warn("remove subscriptions of a chat the bot left", "chat_id", u.Chat.ID, "err", err)
-		return
-	}
-	h.log.Info("bot removed from chat; subscriptions deleted", "chat_id", u.Chat.ID, "status", u.NewChatMember.Type, "deleted", n)
-}
-
 func (h *handler) migrate(ctx context.Context, from, to int64) {
 	if from == 0 || to == 0 || from == to {
 		return
@@ -199,30 +184,6 @@ func (h *handler) allowed(ctx context.Context, r *request) bool {
 		return true
 	}
 	return refuse(replyNotAdmin)
-}
-
-func (h *handler) cmdStart(ctx context.Context, r *request) {
-	if !h.allowed(ctx, r) {
-		return
-	}
-	created, err := h.st.Subscribe(ctx, r.chatID, r.thread, h.now())
-	if err != nil {
-		h.storeFailed(ctx, r, err)
-		return
-	}
-	h.reply(ctx, r, startReply(created, r.topic(), r.channel))
-}
-
-func (h *handler) cmdStop(ctx context.Context, r *request) {
-	if !h.allowed(ctx, r) {
-		return
-	}
-	err := h.st.Unsubscribe(ctx, r.key())
-	if err != nil && !errors.Is(err, store.ErrNotSubscribed) {
-		h.storeFailed(ctx, r, err)
-		return
-	}
-	h.reply(ctx, r, stopReply(err == nil, r.topic(), r.channel))
 }
 
 func (h *handler) cmdStatus(ctx context.Context, r *request) {

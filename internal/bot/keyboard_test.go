@@ -61,6 +61,7 @@ func (h *harness) tap(m fakes.Message, chatType models.ChatType, from int64, dat
 	if len(data) > maxCallbackData {
 		h.t.Fatalf("callback_data over 64 bytes: %q", data)
 	}
+	edits := h.tg.Calls("editMessageText")
 	id := h.tg.Tap(h.upd, m, chatType, from, data)
 	var a fakes.CallbackAnswer
 	waitFor(h.t, "the answer to "+data, func() bool {
@@ -68,6 +69,12 @@ func (h *harness) tap(m fakes.Message, chatType models.ChatType, from int64, dat
 		a, ok = h.tg.Answer(id)
 		return ok
 	})
+	// The answer goes out before the redraw: wait for this tap's edit
+	// to be answered (a tap that redraws nothing makes none).
+	deadline := time.Now().Add(time.Second)
+	for h.tg.Answered("editMessageText") <= edits && time.Now().Before(deadline) {
+		time.Sleep(2 * time.Millisecond)
+	}
 	now, _ := h.tg.Message(m.ChatID, m.ID)
 	checkHTML(h.t, now.Text)
 	return a, now
