@@ -34,6 +34,7 @@ const (
 	ansFilterFull    = "At most 50 components can be chosen."
 	ansNotSubscribed = "This chat is not subscribed any more. Use /start first."
 	ansTooManyTaps   = "Too many taps at once. Wait a moment, then tap again."
+	ansChannelDone   = "Done. The keyboard and the /settings post are removed from the channel; /info shows the settings."
 )
 
 // errRefused is a change not made, with the answer saying why.
@@ -50,6 +51,9 @@ type tap struct {
 	answer string
 	alert  bool
 	next   *screen // drawn after the answer (nil: no edit)
+	// remove lists messages deleted after the answer instead of an edit:
+	// a channel's keyboard and the post that asked for it, at Done.
+	remove []int
 }
 
 // show sets the screen the keyboard message is redrawn with.
@@ -64,6 +68,9 @@ func (h *handler) onCallback(ctx context.Context, q *models.CallbackQuery) {
 		// The answer first: it is not rate-limited, and the edit may
 		// wait for the chat's pace; a spinner must stop within seconds.
 		h.answerTap(ctx, t)
+		for _, id := range t.remove {
+			h.deleteMessage(ctx, t.msg.Chat.ID, id)
+		}
 		if t.next != nil {
 			h.edit(ctx, t, *t.next)
 		}
@@ -151,6 +158,17 @@ func (h *handler) applyTap(ctx context.Context, t *tap, sub *store.Subscriber) {
 	}
 	k := newKB(sub, idx)
 	if cb.op == "x" {
+		if t.msg.Chat.Type == models.ChatTypeChannel {
+			// A channel's readers did not ask for the keyboard: clean up.
+			t.remove = []int{t.msg.ID}
+			if r := t.msg.ReplyToMessage; r != nil {
+				t.remove = append(t.remove, r.ID)
+			}
+			if t.answer == "" {
+				t.answer = ansChannelDone
+			}
+			return
+		}
 		t.show(screen{text: "<b>Settings</b>\n" + settingsSummary(sub, k.names()) + "\n\nChange them with /settings."})
 		return
 	}
@@ -415,14 +433,29 @@ func (h *handler) answerTap(ctx context.Context, t *tap) {
 	}
 }
 
-// openKeyboard answers /settings with the keyboard's first screen.
+// deleteMessage removes one of the chat's messages; a message gone
+// already, or one the bot may not delete, stays as it is (logged).
+func (h *handler) deleteMessage(ctx context.Context, chatID int64, id int) {
+	if _, err := h.api.DeleteMessage(ctx, &tgbot.DeleteMessageParams{ChatID: chatID, MessageID: id}); err != nil {
+		h.log.Info("deleteMessage", "chat_id", chatID, "err", h.redact(err.Error()))
+	}
+}
+
+// openKeyboard answers /settings with the keyboard's first screen. In a
+// channel it answers the post (so that Done can remove both).
 func (h *handler) openKeyboard(ctx context.Context, r *request, sub *store.Subscriber) {
 	var idx *pageIndex
 	if len(sub.Components) > 0 {
 		idx = h.pageIndex(ctx)
 	}
 	s := newKB(sub, idx).main()
-	h.replyMarkup(ctx, r, s.text, s.markup())
+	o := r.answer(s.text)
+	o.markup = s.markup()
+	if r.channel && r.msg != nil {
+		o.replyTo = r.msg.ID
+		o.text += "\n\n<i>Done removes this keyboard and the /settings post from the channel.</i>"
+	}
+	h.post(ctx, o)
 }
 
 // Buttons answering a name several components match ("Login"): each names

@@ -150,3 +150,34 @@ func TestQuietHoursWithoutZoneSayUTC(t *testing.T) {
 		t.Fatalf("zone %q", tz)
 	}
 }
+
+// In a channel every reply reaches every reader: replies go silently,
+// and Done on the settings keyboard removes the keyboard and the
+// /settings post that asked for it.
+func TestChannelSettingsCleanUp(t *testing.T) {
+	h := newHarness(t)
+	h.snapshot(testPage(h.sp.URL()))
+	const ch, admin = -100800, 5
+	h.tg.ChatMembers(map[int64]map[int64]string{ch: {admin: "administrator"}})
+	h.start()
+	got := h.exchange(ch, 0, channelPost(ch, "/start"))
+	if len(got) != 1 || !got[0].Silent {
+		t.Fatalf("/start in a channel: %+v", got)
+	}
+	post := channelPost(ch, "/settings")
+	post.ChannelPost.ID = 77
+	got = h.exchange(ch, 0, post)
+	if len(got) != 1 || got[0].ReplyTo != 77 || !got[0].Silent {
+		t.Fatalf("keyboard in a channel: %+v", got)
+	}
+	kb := got[0]
+	a, _ := h.tap(kb, models.ChatTypeChannel, admin, button(t, kb, "Done").CallbackData)
+	if a.Text != ansChannelDone {
+		t.Fatalf("Done: %+v", a)
+	}
+	waitFor(t, "the clean-up", func() bool { return len(h.tg.DeletedByBot()) == 2 })
+	del := h.tg.DeletedByBot()
+	if del[0].MessageID != kb.ID || del[1].MessageID != 77 {
+		t.Fatalf("deleted %+v, want the keyboard %d and the post 77", del, kb.ID)
+	}
+}

@@ -108,6 +108,7 @@ type Telegram struct {
 	answerDelay       time.Duration
 	outage            *APIError
 	cardState         *cardState // telegram_cards.go
+	deletions         []Deletion // telegram_delete.go
 }
 
 // RealLimits makes the fake enforce Telegram's documented limits for one
@@ -132,6 +133,7 @@ func NewTelegram(token string) *Telegram {
 	}
 	t.installKeyboard()
 	t.installEdits()
+	t.installDeletes()
 	t.handlers["getWebhookInfo"] = func(Params) (any, *APIError) {
 		return map[string]any{"url": "", "has_custom_certificate": false, "pending_update_count": 0}, nil
 	}

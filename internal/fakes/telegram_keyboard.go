@@ -57,6 +57,11 @@ func (t *Telegram) Tap(u *Updates, msg Message, chatType models.ChatType, fromID
 		m.MessageThreadID, m.IsTopicMessage = msg.ThreadID, true
 		m.Chat.IsForum = true
 	}
+	if msg.ReplyTo != 0 {
+		// Telegram sends the message replied to along (without its own
+		// reply_to_message).
+		m.ReplyToMessage = &models.Message{ID: msg.ReplyTo, Chat: m.Chat}
+	}
 	u.Push(models.Update{CallbackQuery: &models.CallbackQuery{ID: id,
 		From:         models.User{ID: fromID, FirstName: "User"},
 		Message:      models.MaybeInaccessibleMessage{Type: models.MaybeInaccessibleMessageTypeMessage, Message: m},
