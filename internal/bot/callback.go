@@ -34,6 +34,7 @@ const (
 	ansFilterFull    = "At most 50 components can be chosen."
 	ansNotSubscribed = "This chat is not subscribed any more. Use /start first."
 	ansTooManyTaps   = "Too many taps at once. Wait a moment, then tap again."
+	ansPinInMessages = "Saved. Pinning applies to incident cards; this chat gets one message per update."
 	ansChannelDone   = "Done. The keyboard and the /settings post are removed from the channel; /info shows the settings."
 )
 
@@ -153,6 +154,9 @@ func (h *handler) applyTap(ctx context.Context, t *tap, sub *store.Subscriber) {
 				return
 			default:
 				sub, t.answer = next, ansSaved
+				if cb.op == "p" && sub.Settings.PinCards && !sub.Settings.Cards() {
+					t.answer = ansPinInMessages
+				}
 			}
 		}
 	}

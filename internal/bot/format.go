@@ -111,8 +111,8 @@ func notSubscribedReply(topic, channel bool) string {
 
 // staleNote is added when a reply uses an old snapshot because the page
 // could not be fetched.
-func staleNote(at time.Time) string {
-	return "<i>The status page could not be reached; this is the status as of " + fmtTime(at) + ".</i>"
+func staleNote(at time.Time, loc *time.Location) string {
+	return "<i>The status page could not be reached; this is the status as of " + esc(notice.FormatTime(at, loc)) + ".</i>"
 }
 
 func kindList(kinds []event.Kind) string {

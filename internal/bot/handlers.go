@@ -211,7 +211,7 @@ func (h *handler) cmdStatus(ctx context.Context, r *request) {
 			text = notFoundReply(q)
 		}
 	}
-	h.reply(ctx, r, withStale(text, pv))
+	h.reply(ctx, r, h.withStale(ctx, r, text, pv))
 }
 
 func (h *handler) cmdComponents(ctx context.Context, r *request) {
@@ -219,7 +219,7 @@ func (h *handler) cmdComponents(ctx context.Context, r *request) {
 	if !ok {
 		return
 	}
-	h.reply(ctx, r, withStale(componentsList(pv.Page), pv))
+	h.reply(ctx, r, h.withStale(ctx, r, componentsList(pv.Page), pv))
 }
 
 func (h *handler) cmdHistory(ctx context.Context, r *request) {
@@ -227,7 +227,7 @@ func (h *handler) cmdHistory(ctx context.Context, r *request) {
 	if !ok {
 		return
 	}
-	h.reply(ctx, r, withStale(historyReplyIn(pv.Page, parseHistoryCount(r.cmd.Args), h.zone(ctx, r)), pv))
+	h.reply(ctx, r, h.withStale(ctx, r, historyReplyIn(pv.Page, parseHistoryCount(r.cmd.Args), h.zone(ctx, r)), pv))
 }
 
 func (h *handler) cmdUptime(ctx context.Context, r *request) {
@@ -258,7 +258,7 @@ func (h *handler) cmdUptime(ctx context.Context, r *request) {
 	if figs, ok := h.uptimes.get(ctx, pv.Page, now); ok {
 		ups = PageUptime(ups, figs)
 	}
-	h.reply(ctx, r, withStale(uptimeReply(ups), pv))
+	h.reply(ctx, r, h.withStale(ctx, r, uptimeReply(ups), pv))
 }
 
 func (h *handler) cmdInfo(ctx context.Context, r *request) {
@@ -481,7 +481,7 @@ func (h *handler) askWhich(ctx context.Context, r *request, q string, found []st
 			}
 		}
 	}
-	h.replyMarkup(ctx, r, withStale(ambiguousReply(q, found, idx.names, true), pv), &models.InlineKeyboardMarkup{InlineKeyboard: rows})
+	h.replyMarkup(ctx, r, h.withStale(ctx, r, ambiguousReply(q, found, idx.names, true), pv), &models.InlineKeyboardMarkup{InlineKeyboard: rows})
 }
 
 // page gets the page for a command, replying itself when it cannot.
@@ -494,11 +494,13 @@ func (h *handler) page(ctx context.Context, r *request, n need) (pageView, bool)
 	return pv, true
 }
 
-func withStale(text string, pv pageView) string {
+// withStale adds, when the page is an old snapshot, when it was read,
+// in the chat's zone.
+func (h *handler) withStale(ctx context.Context, r *request, text string, pv pageView) string {
 	if !pv.Stale {
 		return text
 	}
-	return text + "\n\n" + staleNote(pv.FetchedAt)
+	return text + "\n\n" + staleNote(pv.FetchedAt, h.zone(ctx, r))
 }
 
 func (h *handler) storeFailed(ctx context.Context, r *request, err error) {

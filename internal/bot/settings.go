@@ -14,6 +14,8 @@ import (
 type SettingsRequest struct {
 	// Show: no arguments, open the keyboard.
 	Show bool
+	// Test: send a test notice as a real one would go.
+	Test bool
 	// Change is the choice to store; Kinds is set instead for "types".
 	Change store.SettingChange
 	Kinds  []event.Kind
@@ -35,6 +37,7 @@ const settingsUsage = "<b>Typed settings</b>\n" +
 	"/settings mode cards|messages\n" +
 	"/settings pin on|off\n" +
 	"/settings reminders on|off|&lt;minutes&gt;\n" +
+	"/settings test — a test notice, sent as a real one would be (quiet hours, topic)\n" +
 	"Components: /subscribe component &lt;name&gt;, or the buttons."
 
 // ParseSettings reads the arguments of /settings.
@@ -42,7 +45,7 @@ func ParseSettings(args string) SettingsRequest {
 	name, value, _ := strings.Cut(strings.TrimSpace(args), " ")
 	name, value = strings.ToLower(name), strings.TrimSpace(value)
 	req := parseSetting(name, value)
-	if req.Err == "" && !req.Show {
+	if req.Err == "" && !req.Show && !req.Test {
 		req.Name = canonicalSetting[name]
 	}
 	return req
@@ -68,6 +71,8 @@ func parseSetting(name, value string) SettingsRequest {
 	switch name {
 	case "":
 		return SettingsRequest{Show: true}
+	case "test":
+		return SettingsRequest{Test: true}
 	case "types", "type", "kinds":
 		req := ParseSubscribe(value)
 		if req.Op != SubKinds {
@@ -196,6 +201,10 @@ func (h *handler) cmdSettings(ctx context.Context, r *request) {
 	}
 	if req.Show {
 		h.openKeyboard(ctx, r, sub)
+		return
+	}
+	if req.Test {
+		h.sendTestNotice(ctx, r, sub)
 		return
 	}
 	var err error
