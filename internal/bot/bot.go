@@ -34,8 +34,8 @@
 // without updates, or for a new token) the bot follows the new IDs.
 // Replies go out at most BOT_REPLY_RATE a second, the bot's share of the
 // token's rate, and within each group's own limits (pace.go), admins'
-// replies first. rate. Health fails when getUpdates stops succeeding, or when updates
-// arrive and none is handled for a minute. getUpdates,
+// replies first. Health fails when getUpdates stops succeeding, or when
+// updates arrive and none is handled for a minute. getUpdates,
 // deleteWebhook, getWebhookInfo and getMe are plain JSON calls (rawAPI:
 // go-telegram/bot has no public getUpdates, and its parameterless calls
 // send an empty multipart body); every other call goes through
