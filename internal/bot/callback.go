@@ -469,15 +469,16 @@ const (
 	opAddComponent  = "a" // /subscribe component: add it to the filter
 )
 
-// chosenComponent is the component a "v" or "a" button names; nil when
-// the page changed since (or cannot be read).
+// chosenComponent is the component a "v" or "a" button names; nil, with
+// the answer saying so, when the page changed since (or cannot be read).
 func (h *handler) chosenComponent(ctx context.Context, t *tap) *statuspage.Component {
 	idx := h.tapIndex(ctx, t.cb, nil)
-	if idx == nil || t.cb.tok != idx.tok {
-		return nil
+	ci, ok := 0, false
+	if idx != nil && t.cb.tok == idx.tok {
+		ci, ok = t.cb.arg(0, len(idx.comps))
 	}
-	ci, ok := t.cb.arg(0, len(idx.comps))
 	if !ok {
+		t.answer = ansPageChanged + " Send the command again."
 		return nil
 	}
 	c := idx.comps[ci]
@@ -490,7 +491,6 @@ func (h *handler) chosenComponent(ctx context.Context, t *tap) *statuspage.Compo
 func (h *handler) viewComponent(ctx context.Context, t *tap) {
 	c := h.chosenComponent(ctx, t)
 	if c == nil {
-		t.answer = ansPageChanged + " Send the command again."
 		return
 	}
 	loc := time.UTC
@@ -504,7 +504,6 @@ func (h *handler) viewComponent(ctx context.Context, t *tap) {
 func (h *handler) addChosen(ctx context.Context, t *tap) {
 	c := h.chosenComponent(ctx, t)
 	if c == nil {
-		t.answer = ansPageChanged + " Send the command again."
 		return
 	}
 	_, err := h.st.AddComponent(ctx, t.key, c.ID, maxFilter)
