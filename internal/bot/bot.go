@@ -43,8 +43,8 @@
 //
 // Files by seam: transport.go (Bot API calls, the long poll) and
 // offsets.go (watermark, persister) know updates and offsets;
-// flood.go and dispatch.go (lanes, budgets, workers) know chats and
-// senders; commands.go (the one command table), handlers.go, welcome.go,
+// the dispatch package (lanes, budgets, workers; lanes.go maps updates
+// to lanes) knows chats, senders and budgets; commands.go (the one command table), handlers.go, welcome.go,
 // settings.go, keyboard.go and callback.go are the commands and screens;
 // reply.go, pace.go, sendrate.go and redraw.go send; pages.go and
 // pageuptime.go read the status page; service.go is run: construct,
@@ -60,6 +60,7 @@ import (
 
 	"github.com/go-telegram/bot/models"
 
+	"github.com/openai-status-bot/statusbot/internal/bot/dispatch"
 	"github.com/openai-status-bot/statusbot/internal/config"
 	"github.com/openai-status-bot/statusbot/internal/health"
 	"github.com/openai-status-bot/statusbot/internal/store"
@@ -83,7 +84,7 @@ type tuning struct {
 	retryMin        time.Duration // start-up and poll error backoff
 	retryMax        time.Duration
 	maxReplyWait    time.Duration // longest 429 wait before a reply
-	flood           floodRule     // what one sender in one chat may ask
+	flood           dispatch.Rule // what one sender in one chat may ask
 	groupPace       paceRule      // the bot's own budget in each group
 	stallAfter      time.Duration // updates unhandled this long make health fail
 	now             func() time.Time
@@ -97,7 +98,7 @@ const tokenBudget = 24
 
 // defaultFlood lets a sender send a few commands in a row, then one every
 // two seconds; more is a flood, dropped and noted once a minute.
-var defaultFlood = floodRule{burst: 3, refill: 2 * time.Second, maxLoad: 3, noteEvery: time.Minute}
+var defaultFlood = dispatch.Rule{Burst: 3, Refill: 2 * time.Second, MaxLoad: 3, NoteEvery: time.Minute}
 
 func defaultTuning(cfg *config.Config) tuning {
 	return tuning{

@@ -12,6 +12,7 @@ import (
 	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
 
+	"github.com/openai-status-bot/statusbot/internal/bot/dispatch"
 	"github.com/openai-status-bot/statusbot/internal/config"
 	"github.com/openai-status-bot/statusbot/internal/health"
 	"github.com/openai-status-bot/statusbot/internal/metrics"
@@ -75,7 +76,7 @@ func construct(cfg *config.Config, st *store.Store, hs *health.Server, log *slog
 		stallAfter: tn.stallAfter,
 		now:        tn.now,
 		log:        s.log,
-		disp:       newDispatcher(tn.maxPending, tn.maxRunning, tn.flood, tn.now),
+		disp:       dispatch.New(tn.maxPending, tn.maxRunning, tn.flood, tn.now),
 	}
 	s.poll.lastRound.Store(tn.now().UnixNano())
 	if hs != nil {
@@ -248,11 +249,11 @@ func (s *service) serve(ctx context.Context) {
 func (s *service) stop() {
 	wctx, wcancel := context.WithTimeout(context.Background(), s.tn.shutdownTimeout)
 	defer wcancel()
-	if !s.poll.disp.wait(wctx) {
+	if !s.poll.disp.Wait(wctx) {
 		s.log.Warn("handlers still running at shutdown; cancelling them (their updates will be fetched again)")
 		s.hcancel()
 		w2, c2 := context.WithTimeout(context.Background(), 5*time.Second)
-		s.poll.disp.wait(w2)
+		s.poll.disp.Wait(w2)
 		c2()
 	}
 	close(s.stopSaver)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/go-telegram/bot/models"
 
+	"github.com/openai-status-bot/statusbot/internal/bot/dispatch"
 	"github.com/openai-status-bot/statusbot/internal/metrics"
 )
 
@@ -117,7 +118,7 @@ type poller struct {
 	log        *slog.Logger
 
 	tracker  *tracker
-	disp     *dispatcher
+	disp     *dispatch.Dispatcher
 	handle   func(upd *models.Update, gen int)
 	flood    func(*models.Update) // answers a flooding sender once
 	dropTap  func(*models.CallbackQuery)
@@ -253,9 +254,9 @@ func (p *poller) dispatch(ctx context.Context, upds []polled) (fresh int, ok boo
 			continue
 		}
 		upd, id := u.upd, u.ID
-		j := job{run: func() { p.handle(upd, gen) }}
+		j := dispatch.Job{Run: func() { p.handle(upd, gen) }}
 		if droppable(upd) {
-			j.drop = func() {
+			j.Drop = func() {
 				if upd.CallbackQuery != nil && p.dropTap != nil {
 					p.dropTap(upd.CallbackQuery)
 				}
@@ -263,14 +264,14 @@ func (p *poller) dispatch(ctx context.Context, upds []polled) (fresh int, ok boo
 			}
 		}
 		from := laneOf(upd)
-		a, ok := p.disp.submit(ctx, from, j)
+		a, ok := p.disp.Submit(ctx, from, j)
 		if !ok {
 			p.tracker.abort(u.ID, gen)
 			return fresh, false
 		}
-		if a == floodStarted {
-			p.log.Warn("a sender is flooding the bot: their commands are dropped beyond their budget", "chat_id", from.chat)
-			if _, ok := p.disp.submit(ctx, from, job{run: func() { p.flood(upd) }}); !ok {
+		if a == dispatch.FloodStarted {
+			p.log.Warn("a sender is flooding the bot: their commands are dropped beyond their budget", "chat_id", from.Chat)
+			if _, ok := p.disp.Submit(ctx, from, dispatch.Job{Run: func() { p.flood(upd) }}); !ok {
 				return fresh, false
 			}
 		}
