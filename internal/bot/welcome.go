@@ -47,6 +47,10 @@ func (h *handler) cmdStart(ctx context.Context, r *request) {
 		now = pv.Page
 	}
 	text := startReply(created, restored, r.topic(), r.channel, now)
+	if r.channel {
+		h.reply(ctx, r, text) // no buttons for every reader to see
+		return
+	}
 	kb := newKB(sub, nil)
 	h.replyMarkup(ctx, r, text, &models.InlineKeyboardMarkup{InlineKeyboard: [][]models.InlineKeyboardButton{
 		{kb.btn("⚙️ Settings", "m"), kb.btn("Components", "g", "0")},
