@@ -42,7 +42,9 @@ func testNoticeNote(s store.Settings, kinds []event.Kind, silent bool) string {
 func (h *handler) sendTestNotice(ctx context.Context, r *request, sub *store.Subscriber) {
 	now := h.now()
 	e := testEvent(now)
-	silent := notice.Silent(sub.Settings, e, now)
+	// A major incident passes every severity threshold and is no
+	// resolution: quiet hours alone decide whether it rings.
+	silent := notice.InQuietHours(sub.Settings, now)
 	text := message.NotificationIn(e, notice.Zone(sub.Settings)) + "\n\n" + testNoticeNote(sub.Settings, sub.Kinds, silent)
 	h.post(ctx, outgoing{chatID: sub.ChatID, thread: sub.ThreadID, text: text, class: urgent, silent: silent})
 }
