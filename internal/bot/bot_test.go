@@ -204,19 +204,19 @@ func TestPrivateCommands(t *testing.T) {
 	expect("/stop", "This chat was not subscribed. Use /start to subscribe.")
 	expect("/subscribe incident", "This chat is not subscribed. Use /start first.")
 	expect("/info", "<b>Chat ID:</b> <code>42</code>\n<b>Subscribed:</b> no. Use /start to subscribe.")
-	expect("/start", "Subscribed this chat to incident, component and maintenance notices.\nUse /subscribe to choose notice types or components, /stop to unsubscribe.")
+	expect("/start", startReply(true, nil, false, false, testPage(h.sp.URL())))
 	sub := h.subscription("42")
 	if sub == nil || !slices.Equal(sub.Kinds, event.DefaultKinds) || len(sub.Components) != 0 {
 		t.Fatalf("subscription after /start: %+v", sub)
 	}
-	expect("/Start", "This chat is already subscribed; the settings are unchanged. Use /info to see them.")
+	expect("/Start", startReply(false, nil, false, false, testPage(h.sp.URL())))
 
 	// Types.
 	expect("/subscribe incident maintenance", "Notice types set to: incident, maintenance.")
 	if sub := h.subscription("42"); !slices.Equal(sub.Kinds, []event.Kind{event.KindIncident, event.KindMaintenance}) {
 		t.Fatalf("kinds = %v", sub.Kinds)
 	}
-	expect("/subscribe component", "Notice types set to: component.")
+	expect("/subscribe component only", "Notice types set to: component.")
 	expect("/subscribe ALL", "Notice types set to: incident, component, maintenance.")
 	got := ask("/subscribe <b>bogus</b>")
 	if !strings.HasPrefix(got, "Unknown notification type “&lt;b&gt;bogus&lt;/b&gt;”. Types are incident, component, maintenance or all.\n\n<b>Usage</b>") {
@@ -229,7 +229,7 @@ func TestPrivateCommands(t *testing.T) {
 	expect("/subscribe component API", "<b>API</b> is already in the component filter.")
 	expect("/subscribe component chatgpt", "Added <b>ChatGPT</b> to the component filter.\nNotices now cover: API, Sora, ChatGPT.")
 	expect("/subscribe component emb", "Added <b>Embeddings</b> to the component filter.\nNotices now cover: API, Sora, ChatGPT, Embeddings.")
-	expect("/subscribe component Chat", "“Chat” matches several components; use one of these IDs:\n• <code>chat1</code> ChatGPT\n• <code>chat2</code> ChatGPT Enterprise")
+	expect("/subscribe component Chat", "“Chat” matches several components. Tap one, or type its name as shown:\n• ChatGPT\n• ChatGPT Enterprise")
 	expect("/subscribe component Nothing<i>", "No component matches “Nothing&lt;i&gt;”. See /components for the list.")
 	expect("/subscribe component remove", "Say which component to remove: /subscribe component remove &lt;name or ID&gt;.\n\n"+subscribeHelp())
 	if sub := h.subscription("42"); !slices.Equal(sub.Components, []string{"api1", "sora1", "chat1", "emb1"}) {
@@ -274,9 +274,10 @@ func TestPrivateCommands(t *testing.T) {
 	// Unknown and foreign commands.
 	expect("/frobnicate", "Unknown command. Use /help.")
 	h.silent(chat, 0, private(chat, "/start@OtherBot"))
-	h.silent(chat, 0, private(chat, "hello /start"))
-	h.silent(chat, 0, private(chat, "/"))
-	if got := ask("/STOP@" + strings.ToUpper(botName)); got != "Unsubscribed this chat. Use /start to subscribe again." {
+	// Plain text in a private chat gets a pointer to the commands.
+	expect("hello /start", replyPlainText)
+	expect("/", replyPlainText)
+	if got := ask("/STOP@" + strings.ToUpper(botName)); got != stopReply(true, false, false) {
 		t.Fatalf("stop: %q", got)
 	}
 	expect("/stop", "This chat was not subscribed. Use /start to subscribe.")
@@ -452,7 +453,7 @@ func TestGroupAdminGating(t *testing.T) {
 	// An anonymous admin posts as the group itself.
 	anon := group(g, 1087968824, "/stop")
 	anon.Message.SenderChat = &models.Chat{ID: g, Type: models.ChatTypeSupergroup, Title: "Group"}
-	if got := h.ask(g, 0, anon); got != "Unsubscribed this chat. Use /start to subscribe again." {
+	if got := h.ask(g, 0, anon); got != stopReply(true, false, false) {
 		t.Fatalf("anonymous admin: %q", got)
 	}
 	// Someone posting as a channel is no admin of the group.
@@ -485,7 +486,7 @@ func TestTopicsVersusReplies(t *testing.T) {
 	h.tg.ChatMembers(map[int64]map[int64]string{forum: {1: "administrator"}, plain: {1: "administrator"}})
 	h.start()
 
-	if got := h.ask(forum, 7, topicMsg(forum, 1, 7, "/start")); got != "Subscribed this topic to incident, component and maintenance notices.\nUse /subscribe to choose notice types or components, /stop to unsubscribe." {
+	if got := h.ask(forum, 7, topicMsg(forum, 1, 7, "/start")); !strings.HasPrefix(got, "Subscribed this topic to OpenAI status notices") {
 		t.Fatalf("topic /start: %q", got)
 	}
 	if sub := h.subscription("-1002:7"); sub == nil || sub.ThreadID != 7 {
@@ -517,7 +518,7 @@ func TestChannelPosts(t *testing.T) {
 	h := newHarness(t)
 	h.start()
 	const ch = -1004
-	if got := h.ask(ch, 0, channelPost(ch, "/start")); got != "Subscribed this channel to incident, component and maintenance notices.\nUse /subscribe to choose notice types or components, /stop to unsubscribe." {
+	if got := h.ask(ch, 0, channelPost(ch, "/start")); !strings.HasPrefix(got, "Subscribed this channel to OpenAI status notices") {
 		t.Fatalf("channel /start: %q", got)
 	}
 	if h.subscription("-1004") == nil {

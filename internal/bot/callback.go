@@ -3,15 +3,20 @@ package bot
 import (
 	"context"
 	"errors"
-	"strings"
 	"time"
 
 	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
 
 	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/internal/notice"
+	"github.com/openai-status-bot/statusbot/internal/statuspage"
 	"github.com/openai-status-bot/statusbot/internal/store"
 )
+
+// tapAnswerTimeout bounds answering a tap: Telegram drops the spinner
+// (and refuses the answer) after about 15 seconds anyway.
+const tapAnswerTimeout = 5 * time.Second
 
 // keyboardMaxAge: taps on a keyboard older than this are refused (the
 // client keeps old messages; Telegram may not let the bot edit them).
@@ -28,6 +33,9 @@ const (
 	ansKeepOneKind   = "Keep at least one notice type; /stop unsubscribes."
 	ansFilterFull    = "At most 50 components can be chosen."
 	ansNotSubscribed = "This chat is not subscribed any more. Use /start first."
+	ansTooManyTaps   = "Too many taps at once. Wait a moment, then tap again."
+	ansPinInMessages = "Saved. Pinning applies to incident cards; this chat gets one message per update."
+	ansChannelDone   = "Done. The keyboard and the /settings post are removed from the channel; /info shows the settings."
 )
 
 // errRefused is a change not made, with the answer saying why.
@@ -43,14 +51,31 @@ type tap struct {
 	cb     callback
 	answer string
 	alert  bool
+	next   *screen // drawn after the answer (nil: no edit)
+	// remove lists messages deleted after the answer instead of an edit:
+	// a channel's keyboard and the post that asked for it, at Done.
+	remove []int
 }
+
+// show sets the screen the keyboard message is redrawn with.
+func (t *tap) show(s screen) { t.next = &s }
 
 // onCallback handles a tap on the /settings keyboard: checks who tapped
 // and whether the keyboard is current, applies the choice with one atomic
 // update, redraws the keyboard on the same message and answers the query.
 func (h *handler) onCallback(ctx context.Context, q *models.CallbackQuery) {
 	t := &tap{q: q, msg: q.Message.Message}
-	defer func() { h.answerTap(ctx, t) }()
+	defer func() {
+		// The answer first: it is not rate-limited, and the edit may
+		// wait for the chat's pace; a spinner must stop within seconds.
+		h.answerTap(ctx, t)
+		for _, id := range t.remove {
+			h.deleteMessage(ctx, t.msg.Chat.ID, id)
+		}
+		if t.next != nil {
+			h.edit(ctx, t, *t.next)
+		}
+	}()
 	if t.msg == nil || h.now().Sub(time.Unix(int64(t.msg.Date), 0)) > keyboardMaxAge {
 		t.answer = ansTooOld
 		return
@@ -66,6 +91,10 @@ func (h *handler) onCallback(ctx context.Context, q *models.CallbackQuery) {
 		thread = t.msg.MessageThreadID
 	}
 	t.key = store.SubscriberKey(t.msg.Chat.ID, thread)
+	if cb.op == opViewComponent {
+		h.viewComponent(ctx, t) // anyone may look
+		return
+	}
 	if ok, err := h.mayChange(ctx, t.msg.Chat, q.From); err != nil || !ok {
 		t.answer, t.alert = ansNotAdmin, true
 		if err != nil {
@@ -76,7 +105,7 @@ func (h *handler) onCallback(ctx context.Context, q *models.CallbackQuery) {
 	sub, err := h.st.Subscription(ctx, t.key)
 	if errors.Is(err, store.ErrNotSubscribed) {
 		t.answer, t.alert = ansNotSubscribed, true
-		h.edit(ctx, t, screen{text: notSubscribedReply(thread != 0, t.msg.Chat.Type == models.ChatTypeChannel)})
+		t.show(screen{text: notSubscribedReply(thread != 0, t.msg.Chat.Type == models.ChatTypeChannel)})
 		return
 	}
 	if err != nil {
@@ -90,12 +119,16 @@ func (h *handler) onCallback(ctx context.Context, q *models.CallbackQuery) {
 // applyTap applies t's choice, when it is one and the keyboard is
 // current, and redraws.
 func (h *handler) applyTap(ctx context.Context, t *tap, sub *store.Subscriber) {
-	idx := h.pageIndex(ctx)
 	cb := t.cb
+	if cb.op == opAddComponent {
+		h.addChosen(ctx, t)
+		return
+	}
+	idx := h.tapIndex(ctx, cb, sub)
 	if cb.op == "G" || cb.op == "c" {
 		if !validComponentRef(cb, idx) {
 			t.answer = ansPageChanged
-			h.edit(ctx, t, newKB(sub, idx).groups(0))
+			t.show(newKB(sub, idx).groups(0))
 			return
 		}
 	}
@@ -121,15 +154,29 @@ func (h *handler) applyTap(ctx context.Context, t *tap, sub *store.Subscriber) {
 				return
 			default:
 				sub, t.answer = next, ansSaved
+				if cb.op == "p" && sub.Settings.PinCards && !sub.Settings.Cards() {
+					t.answer = ansPinInMessages
+				}
 			}
 		}
 	}
 	k := newKB(sub, idx)
 	if cb.op == "x" {
-		h.edit(ctx, t, screen{text: "<b>Settings</b>\n" + settingsSummary(sub, k.names()) + "\n\nChange them with /settings."})
+		if t.msg.Chat.Type == models.ChatTypeChannel {
+			// A channel's readers did not ask for the keyboard: clean up.
+			t.remove = []int{t.msg.ID}
+			if r := t.msg.ReplyToMessage; r != nil {
+				t.remove = append(t.remove, r.ID)
+			}
+			if t.answer == "" {
+				t.answer = ansChannelDone
+			}
+			return
+		}
+		t.show(screen{text: "<b>Settings</b>\n" + settingsSummary(sub, k.names()) + "\n\nChange them with /settings."})
 		return
 	}
-	h.edit(ctx, t, screenFor(k, cb))
+	t.show(screenFor(k, cb))
 }
 
 // validComponentRef checks a G or c button's page token and indices.
@@ -322,6 +369,31 @@ func (h *handler) reread(ctx context.Context, key string, err error) (*store.Sub
 	return h.st.Subscription(ctx, key)
 }
 
+// tapPageWait bounds reading the status page for a tap: the answer waits
+// for it, and Telegram gives up on an answer after about 15 seconds.
+const tapPageWait = 3 * time.Second
+
+// tapIndex reads the page only for the screens that show components:
+// the component screens read it (a live fetch bounded by tapPageWait,
+// else the stored snapshot); the first screen and Done name a chosen
+// filter from the stored snapshot whatever its age; every other screen
+// needs no page at all.
+func (h *handler) tapIndex(ctx context.Context, cb callback, sub *store.Subscriber) *pageIndex {
+	switch cb.op {
+	case "G", "c", "g", "C", opViewComponent, opAddComponent:
+		ctx, cancel := context.WithTimeout(ctx, tapPageWait)
+		defer cancel()
+		return h.pageIndex(ctx)
+	case "m", "x":
+		if len(sub.Components) > 0 {
+			if pv, ok := h.pages.stored(ctx, needComponents); ok {
+				return indexPage(pv.Page)
+			}
+		}
+	}
+	return nil
+}
+
 // pageIndex numbers the page's components; nil when unavailable.
 func (h *handler) pageIndex(ctx context.Context) *pageIndex {
 	pv, err := h.pages.get(ctx, needComponents)
@@ -347,31 +419,11 @@ func (h *handler) mayChange(ctx context.Context, chat models.Chat, from models.U
 	return cm.Type == models.ChatMemberTypeOwner || cm.Type == models.ChatMemberTypeAdministrator, nil
 }
 
-// edit redraws the keyboard message. "Not modified" is success; a message
-// that is gone or can no longer be edited is said in the answer.
-func (h *handler) edit(ctx context.Context, t *tap, s screen) {
-	if !h.rate.wait(ctx) {
-		return
-	}
-	p := &tgbot.EditMessageTextParams{
-		ChatID: t.msg.Chat.ID, MessageID: t.msg.ID, Text: s.text, ParseMode: models.ParseModeHTML,
-		LinkPreviewOptions: &models.LinkPreviewOptions{IsDisabled: tgbot.True()},
-	}
-	if s.rows != nil {
-		p.ReplyMarkup = s.markup()
-	}
-	_, err := h.api.EditMessageText(ctx, p)
-	switch {
-	case err == nil, strings.Contains(err.Error(), "message is not modified"):
-	case strings.Contains(err.Error(), "message to edit not found"), strings.Contains(err.Error(), "message can't be edited"):
-		if t.answer == ansSaved {
-			t.answer = "Saved. This keyboard can no longer be updated; send /settings for a new one."
-		} else {
-			t.answer = ansTooOld
-		}
-	default:
-		h.log.Warn("editMessageText", "chat_id", t.msg.Chat.ID, "err", h.redact(err.Error()))
-	}
+// edit hands the screen to the keyboard's editor and returns at once:
+// the tap's lane is not held while the edit waits for the chat's pace.
+func (h *handler) edit(_ context.Context, t *tap, s screen) {
+	t.next = nil
+	h.editor.redraw(t.msg.Chat.ID, t.msg.ID, s)
 }
 
 // answerTap answers the query; a late answer ("query is too old") only
@@ -385,12 +437,91 @@ func (h *handler) answerTap(ctx context.Context, t *tap) {
 	}
 }
 
-// openKeyboard answers /settings with the keyboard's first screen.
+// deleteMessage removes one of the chat's messages; a message gone
+// already, or one the bot may not delete, stays as it is (logged).
+func (h *handler) deleteMessage(ctx context.Context, chatID int64, id int) {
+	if _, err := h.api.DeleteMessage(ctx, &tgbot.DeleteMessageParams{ChatID: chatID, MessageID: id}); err != nil {
+		h.log.Info("deleteMessage", "chat_id", chatID, "err", h.redact(err.Error()))
+	}
+}
+
+// openKeyboard answers /settings with the keyboard's first screen. In a
+// channel it answers the post (so that Done can remove both).
 func (h *handler) openKeyboard(ctx context.Context, r *request, sub *store.Subscriber) {
 	var idx *pageIndex
 	if len(sub.Components) > 0 {
 		idx = h.pageIndex(ctx)
 	}
 	s := newKB(sub, idx).main()
-	h.sendMarkup(ctx, r.chatID, r.thread, s.text, s.markup())
+	o := r.answer(s.text)
+	o.markup = s.markup()
+	if r.channel && r.msg != nil {
+		o.replyTo = r.msg.ID
+		o.text += "\n\n<i>Done removes this keyboard and the /settings post from the channel.</i>"
+	}
+	h.post(ctx, o)
+}
+
+// Buttons answering a name several components match ("Login"): each names
+// one component by its index in the page's list, with the list's token.
+const (
+	opViewComponent = "v" // /status: show its status
+	opAddComponent  = "a" // /subscribe component: add it to the filter
+)
+
+// chosenComponent is the component a "v" or "a" button names; nil, with
+// the answer saying so, when the page changed since (or cannot be read).
+func (h *handler) chosenComponent(ctx context.Context, t *tap) *statuspage.Component {
+	idx := h.tapIndex(ctx, t.cb, nil)
+	ci, ok := 0, false
+	if idx != nil && t.cb.tok == idx.tok {
+		ci, ok = t.cb.arg(0, len(idx.comps))
+	}
+	if !ok {
+		t.answer = ansPageChanged + " Send the command again."
+		return nil
+	}
+	c := idx.comps[ci]
+	c.Name = idx.names[c.ID] // as /components shows it
+	return &c
+}
+
+// viewComponent answers a "v" button with the component's status, in
+// place of the question.
+func (h *handler) viewComponent(ctx context.Context, t *tap) {
+	c := h.chosenComponent(ctx, t)
+	if c == nil {
+		return
+	}
+	loc := time.UTC
+	if sub, err := h.st.Subscription(ctx, t.key); err == nil {
+		loc = notice.Zone(sub.Settings)
+	}
+	t.show(screen{text: componentStatusIn(*c, loc)})
+}
+
+// addChosen answers an "a" button: the component joins the filter.
+func (h *handler) addChosen(ctx context.Context, t *tap) {
+	c := h.chosenComponent(ctx, t)
+	if c == nil {
+		return
+	}
+	_, err := h.st.AddComponent(ctx, t.key, c.ID, maxFilter)
+	switch {
+	case errors.Is(err, store.ErrInFilter):
+		t.answer = "Already in the component filter."
+	case errors.Is(err, store.ErrFilterFull):
+		t.answer, t.alert = ansFilterFull, true
+		return
+	case errors.Is(err, store.ErrNotSubscribed):
+		t.answer, t.alert = ansNotSubscribed, true
+		return
+	case err != nil:
+		h.log.Warn("store", "callback", t.cb.op, "chat_id", t.msg.Chat.ID, "err", err)
+		t.answer, t.alert = replyStoreError, true
+		return
+	default:
+		t.answer = ansSaved
+	}
+	t.show(screen{text: "Added <b>" + escName(c.Name) + "</b> to the component filter. See it with /subscribe."})
 }

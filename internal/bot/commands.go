@@ -32,7 +32,7 @@ func init() {
 		{name: "status", args: "[component]", help: "overall status, or one component's status", run: (*handler).cmdStatus},
 		{name: "components", help: "every component and its status", run: (*handler).cmdComponents},
 		{name: "subscribe", help: "show or change notice types and the component filter", admin: true, run: (*handler).cmdSubscribe},
-		{name: "settings", help: "notice types, components, severity, quiet hours, time zone, cards (buttons)", admin: true, run: (*handler).cmdSettings},
+		{name: "settings", args: "[test]", help: "notice types, components, severity, quiet hours, time zone, cards (buttons); test: a test notice", admin: true, run: (*handler).cmdSettings},
 		{name: "history", args: "[count]", help: "recent incidents (default 5, at most 10)", run: (*handler).cmdHistory},
 		{name: "uptime", help: "uptime per component over 24 hours, 7 days and 30 days", run: (*handler).cmdUptime},
 		{name: "info", help: "this chat's subscription and settings", run: (*handler).cmdInfo},

@@ -105,29 +105,14 @@ const (
 	replyNoPage     = "The status page could not be reached. Please try again later."
 )
 
-func startReply(created, topic, channel bool) string {
-	if !created {
-		return capitalize(place(topic, channel)) + " is already subscribed; the settings are unchanged. Use /info to see them."
-	}
-	return "Subscribed " + place(topic, channel) + " to incident, component and maintenance notices.\n" +
-		"Use /subscribe to choose notice types or components, /stop to unsubscribe."
-}
-
-func stopReply(removed, topic, channel bool) string {
-	if !removed {
-		return capitalize(place(topic, channel)) + " was not subscribed. Use /start to subscribe."
-	}
-	return "Unsubscribed " + place(topic, channel) + ". Use /start to subscribe again."
-}
-
 func notSubscribedReply(topic, channel bool) string {
 	return capitalize(place(topic, channel)) + " is not subscribed. Use /start first."
 }
 
 // staleNote is added when a reply uses an old snapshot because the page
 // could not be fetched.
-func staleNote(at time.Time) string {
-	return "<i>The status page could not be reached; this is the status as of " + fmtTime(at) + ".</i>"
+func staleNote(at time.Time, loc *time.Location) string {
+	return "<i>The status page could not be reached; this is the status as of " + esc(notice.FormatTime(at, loc)) + ".</i>"
 }
 
 func kindList(kinds []event.Kind) string {
@@ -225,13 +210,22 @@ func componentsList(p *statuspage.Page) string {
 	return bounded("<b>Components</b>", lines, "Filter notices with /subscribe component &lt;name&gt;.")
 }
 
-// ambiguousReply lists the components a query matched.
-func ambiguousReply(query string, found []statuspage.Component) string {
+// ambiguousReply lists the components a query matched by the names
+// /components shows, which can be typed back.
+func ambiguousReply(query string, found []statuspage.Component, names map[string]string, buttons bool) string {
 	lines := make([]string, len(found))
 	for i, c := range found {
-		lines[i] = "• <code>" + escName(c.ID) + "</code> " + escName(c.Name)
+		n := names[c.ID]
+		if n == "" {
+			n = c.Name
+		}
+		lines[i] = "• " + escName(n)
 	}
-	return bounded("“"+escEcho(query)+"” matches several components; use one of these IDs:", lines, "")
+	head := "“" + escEcho(query) + "” matches several components. Type its name as shown:"
+	if buttons {
+		head = "“" + escEcho(query) + "” matches several components. Tap one, or type its name as shown:"
+	}
+	return bounded(head, lines, "")
 }
 
 func notFoundReply(query string) string {

@@ -5,14 +5,15 @@ import (
 	"errors"
 	"log/slog"
 	"slices"
+	"strconv"
 	"time"
 
 	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
 
-	"github.com/openai-status-bot/statusbot/internal/message"
 	"github.com/openai-status-bot/statusbot/internal/metrics"
 	"github.com/openai-status-bot/statusbot/internal/notice"
+	"github.com/openai-status-bot/statusbot/internal/statuspage"
 	"github.com/openai-status-bot/statusbot/internal/store"
 )
 
@@ -30,7 +31,9 @@ type handler struct {
 	redact   func(string) string
 	now      func() time.Time
 	maxWait  time.Duration
-	rate     *sendRate // the bot's share of the token's message rate
+	rate     *sendRate  // the bot's share of the token's message rate
+	pace     *chatPacer // each group's message budget
+	editor   *keyboardEditor
 }
 
 // request is one command to answer.
@@ -42,6 +45,7 @@ type request struct {
 	group   bool
 	channel bool
 	private bool
+	class   sendClass // urgent: a command for admins
 }
 
 func (r *request) key() string { return store.SubscriberKey(r.chatID, r.thread) }
@@ -73,6 +77,10 @@ func (h *handler) onMessage(ctx context.Context, m *models.Message, channelPost 
 		return // a channel post copied into its discussion group
 	}
 	cmd, ok := ParseCommand(m.Text)
+	if !ok && m.Chat.Type == models.ChatTypePrivate && m.From != nil && !m.From.IsBot {
+		h.post(ctx, outgoing{chatID: m.Chat.ID, text: replyPlainText})
+		return
+	}
 	if !ok || !cmd.For(h.username) {
 		return
 	}
@@ -92,6 +100,9 @@ func (h *handler) onMessage(ctx context.Context, m *models.Message, channelPost 
 	h.log.Debug("command", "name", cmd.Name, "chat_id", r.chatID, "thread", r.thread)
 	defer metrics.Command(cmd.Name)()
 	if c := lookupCommand(cmd.Name); c != nil {
+		if c.admin {
+			r.class = urgent
+		}
 		c.run(h, ctx, r)
 		return
 	}
@@ -104,7 +115,7 @@ func (h *handler) onMessage(ctx context.Context, m *models.Message, channelPost 
 
 // replyFlood answers, once, a chat that sent more commands than the bot
 // queues for one chat.
-const replyFlood = "Too many commands at once: some were not answered. Please send one command at a time."
+const replyFlood = "Too many commands at once: some of yours were not answered. Please wait a few seconds between commands."
 
 // floodNote tells a flooding chat, once, that its commands were dropped,
 // when the dropped update was a command for this bot.
@@ -123,26 +134,11 @@ func (h *handler) floodNote(ctx context.Context, u *models.Update) {
 	if m.IsTopicMessage {
 		thread = m.MessageThreadID
 	}
-	h.send(ctx, m.Chat.ID, thread, replyFlood)
-}
-
-func (h *handler) onMyChatMember(ctx context.Context, u *models.ChatMemberUpdated) {
-	gone := false
-	switch u.NewChatMember.Type {
-	case models.ChatMemberTypeLeft, models.ChatMemberTypeBanned:
-		gone = true
-	case models.ChatMemberTypeRestricted:
-		gone = u.NewChatMember.Restricted != nil && !u.NewChatMember.Restricted.IsMember
+	o := outgoing{chatID: m.Chat.ID, thread: thread, text: replyFlood, silent: m.Chat.Type == models.ChatTypeChannel}
+	if m.Chat.Type == models.ChatTypeGroup || m.Chat.Type == models.ChatTypeSupergroup {
+		o.replyTo = m.ID
 	}
-	if !gone {
-		return
-	}
-	n, err := h.st.UnsubscribeChat(ctx, u.Chat.ID)
-	if err != nil {
-		h.log.Warn("remove subscriptions of a chat the bot left", "chat_id", u.Chat.ID, "err", err)
-		return
-	}
-	h.log.Info("bot removed from chat; subscriptions deleted", "chat_id", u.Chat.ID, "status", u.NewChatMember.Type, "deleted", n)
+	h.post(ctx, o)
 }
 
 func (h *handler) migrate(ctx context.Context, from, to int64) {
@@ -164,53 +160,30 @@ func (h *handler) allowed(ctx context.Context, r *request) bool {
 	if !r.group {
 		return true
 	}
+	refuse := func(text string) bool {
+		r.class = casual // anyone can make the bot refuse
+		h.reply(ctx, r, text)
+		return false
+	}
 	m := r.msg
 	if m.SenderChat != nil {
 		if m.SenderChat.ID == m.Chat.ID {
 			return true
 		}
-		h.reply(ctx, r, replyNotAdmin)
-		return false
+		return refuse(replyNotAdmin)
 	}
 	if m.From == nil {
-		h.reply(ctx, r, replyNotAdmin)
-		return false
+		return refuse(replyNotAdmin)
 	}
 	cm, err := h.api.GetChatMember(ctx, &tgbot.GetChatMemberParams{ChatID: m.Chat.ID, UserID: m.From.ID})
 	if err != nil {
 		h.log.Warn("getChatMember", "chat_id", m.Chat.ID, "err", h.redact(err.Error()))
-		h.reply(ctx, r, replyAdminError)
-		return false
+		return refuse(replyAdminError)
 	}
 	if cm.Type == models.ChatMemberTypeOwner || cm.Type == models.ChatMemberTypeAdministrator {
 		return true
 	}
-	h.reply(ctx, r, replyNotAdmin)
-	return false
-}
-
-func (h *handler) cmdStart(ctx context.Context, r *request) {
-	if !h.allowed(ctx, r) {
-		return
-	}
-	created, err := h.st.Subscribe(ctx, r.chatID, r.thread, h.now())
-	if err != nil {
-		h.storeFailed(ctx, r, err)
-		return
-	}
-	h.reply(ctx, r, startReply(created, r.topic(), r.channel))
-}
-
-func (h *handler) cmdStop(ctx context.Context, r *request) {
-	if !h.allowed(ctx, r) {
-		return
-	}
-	err := h.st.Unsubscribe(ctx, r.key())
-	if err != nil && !errors.Is(err, store.ErrNotSubscribed) {
-		h.storeFailed(ctx, r, err)
-		return
-	}
-	h.reply(ctx, r, stopReply(err == nil, r.topic(), r.channel))
+	return refuse(replyNotAdmin)
 }
 
 func (h *handler) cmdStatus(ctx context.Context, r *request) {
@@ -224,17 +197,21 @@ func (h *handler) cmdStatus(ctx context.Context, r *request) {
 	} else if pv.Page.ComponentsErr != "" {
 		text = "Component statuses are unavailable right now. Please try again later."
 	} else {
-		res := ResolveComponent(components(pv.Page), q)
+		comps := components(pv.Page)
+		res := ResolveComponent(comps, q)
 		switch {
 		case res.Match != nil:
-			text = componentStatusIn(*res.Match, h.zone(ctx, r))
+			c := *res.Match
+			c.Name = componentNames(comps)[c.ID] // as /components shows it
+			text = componentStatusIn(c, h.zone(ctx, r))
 		case len(res.Ambiguous) > 0:
-			text = ambiguousReply(q, res.Ambiguous)
+			h.askWhich(ctx, r, q, res.Ambiguous, pv, opViewComponent)
+			return
 		default:
 			text = notFoundReply(q)
 		}
 	}
-	h.reply(ctx, r, withStale(text, pv))
+	h.reply(ctx, r, h.withStale(ctx, r, text, pv))
 }
 
 func (h *handler) cmdComponents(ctx context.Context, r *request) {
@@ -242,7 +219,7 @@ func (h *handler) cmdComponents(ctx context.Context, r *request) {
 	if !ok {
 		return
 	}
-	h.reply(ctx, r, withStale(componentsList(pv.Page), pv))
+	h.reply(ctx, r, h.withStale(ctx, r, componentsList(pv.Page), pv))
 }
 
 func (h *handler) cmdHistory(ctx context.Context, r *request) {
@@ -250,7 +227,7 @@ func (h *handler) cmdHistory(ctx context.Context, r *request) {
 	if !ok {
 		return
 	}
-	h.reply(ctx, r, withStale(historyReplyIn(pv.Page, parseHistoryCount(r.cmd.Args), h.zone(ctx, r)), pv))
+	h.reply(ctx, r, h.withStale(ctx, r, historyReplyIn(pv.Page, parseHistoryCount(r.cmd.Args), h.zone(ctx, r)), pv))
 }
 
 func (h *handler) cmdUptime(ctx context.Context, r *request) {
@@ -281,7 +258,7 @@ func (h *handler) cmdUptime(ctx context.Context, r *request) {
 	if figs, ok := h.uptimes.get(ctx, pv.Page, now); ok {
 		ups = PageUptime(ups, figs)
 	}
-	h.reply(ctx, r, withStale(uptimeReply(ups), pv))
+	h.reply(ctx, r, h.withStale(ctx, r, uptimeReply(ups), pv))
 }
 
 func (h *handler) cmdInfo(ctx context.Context, r *request) {
@@ -409,7 +386,7 @@ func (h *handler) addFilter(ctx context.Context, r *request, q string) {
 	res := ResolveComponent(comps, q)
 	switch {
 	case len(res.Ambiguous) > 0:
-		h.reply(ctx, r, ambiguousReply(q, res.Ambiguous))
+		h.askWhich(ctx, r, q, res.Ambiguous, pv, opAddComponent)
 		return
 	case res.Match == nil:
 		h.reply(ctx, r, notFoundReply(q))
@@ -452,7 +429,7 @@ func (h *handler) removeFilter(ctx context.Context, r *request, sub *store.Subsc
 				if len(in) == 1 {
 					i = in[0]
 				} else if len(in) > 1 {
-					h.reply(ctx, r, ambiguousReply(q, res.Ambiguous))
+					h.reply(ctx, r, ambiguousReply(q, res.Ambiguous, names, false))
 					return
 				}
 			} else if res.Match != nil {
@@ -489,6 +466,24 @@ func (h *handler) removeFilter(ctx context.Context, r *request, sub *store.Subsc
 	h.reply(ctx, r, "Removed <b>"+escName(label)+"</b> from the component filter.\nNotices now cover: "+filterList(ids, names)+".")
 }
 
+// askWhich answers a name several components match with a button for
+// each (op: what a tap does with it) and their names as shown, which can
+// be typed back.
+func (h *handler) askWhich(ctx context.Context, r *request, q string, found []statuspage.Component, pv pageView, op string) {
+	idx := indexPage(pv.Page)
+	var rows [][]models.InlineKeyboardButton
+	for _, c := range found {
+		for ci, ic := range idx.comps {
+			if ic.ID == c.ID {
+				data := callback{op: op, args: []string{strconv.Itoa(ci)}, tok: idx.tok}.encode()
+				rows = append(rows, []models.InlineKeyboardButton{{Text: cutButton(idx.names[c.ID]), CallbackData: data}})
+				break
+			}
+		}
+	}
+	h.replyMarkup(ctx, r, h.withStale(ctx, r, ambiguousReply(q, found, idx.names, true), pv), &models.InlineKeyboardMarkup{InlineKeyboard: rows})
+}
+
 // page gets the page for a command, replying itself when it cannot.
 func (h *handler) page(ctx context.Context, r *request, n need) (pageView, bool) {
 	pv, err := h.pages.get(ctx, n)
@@ -499,68 +494,16 @@ func (h *handler) page(ctx context.Context, r *request, n need) (pageView, bool)
 	return pv, true
 }
 
-func withStale(text string, pv pageView) string {
+// withStale adds, when the page is an old snapshot, when it was read,
+// in the chat's zone.
+func (h *handler) withStale(ctx context.Context, r *request, text string, pv pageView) string {
 	if !pv.Stale {
 		return text
 	}
-	return text + "\n\n" + staleNote(pv.FetchedAt)
+	return text + "\n\n" + staleNote(pv.FetchedAt, h.zone(ctx, r))
 }
 
 func (h *handler) storeFailed(ctx context.Context, r *request, err error) {
 	h.log.Warn("store", "command", r.cmd.Name, "chat_id", r.chatID, "err", err)
 	h.reply(ctx, r, replyStoreError)
-}
-
-func (h *handler) reply(ctx context.Context, r *request, text string) {
-	h.send(ctx, r.chatID, r.thread, text)
-}
-
-// send posts an HTML reply with link previews off, into the topic when
-// there is one. It waits out a short 429 and follows a group's move to a
-// supergroup; other failures are logged (the chat may be gone).
-func (h *handler) send(ctx context.Context, chatID int64, thread int, text string) {
-	h.sendMarkup(ctx, chatID, thread, text, nil)
-}
-
-// sendMarkup is send with an inline keyboard (nil: none).
-func (h *handler) sendMarkup(ctx context.Context, chatID int64, thread int, text string, markup models.ReplyMarkup) {
-	if utf16Len(text) > message.MaxLength {
-		text = message.Truncate(text, message.MaxLength)
-	}
-	for attempt := 1; attempt <= 3; attempt++ {
-		if !h.rate.wait(ctx) {
-			h.log.Warn("reply dropped: no time left to send it within the bot's rate", "chat_id", chatID)
-			return
-		}
-		_, err := h.api.SendMessage(ctx, &tgbot.SendMessageParams{
-			ChatID:             chatID,
-			MessageThreadID:    thread,
-			Text:               text,
-			ParseMode:          models.ParseModeHTML,
-			LinkPreviewOptions: &models.LinkPreviewOptions{IsDisabled: tgbot.True()},
-			ReplyMarkup:        markup,
-		})
-		if err == nil {
-			return
-		}
-		var tm *tgbot.TooManyRequestsError
-		var mg *tgbot.MigrateError
-		switch {
-		case errors.As(err, &tm):
-			wait := time.Duration(tm.RetryAfter) * time.Second
-			if wait <= 0 {
-				wait = time.Second
-			}
-			if wait > h.maxWait || !sleep(ctx, wait) {
-				h.log.Warn("reply dropped: rate limited", "chat_id", chatID, "retry_after", tm.RetryAfter)
-				return
-			}
-		case errors.As(err, &mg) && mg.MigrateToChatID != 0:
-			h.migrate(ctx, chatID, int64(mg.MigrateToChatID))
-			chatID, thread = int64(mg.MigrateToChatID), 0
-		default:
-			h.log.Warn("reply failed", "chat_id", chatID, "err", h.redact(err.Error()))
-			return
-		}
-	}
 }

@@ -67,6 +67,10 @@ func newHarness(t *testing.T) *harness {
 	h.tn.shutdownTimeout = 10 * time.Second
 	h.tn.retryMin = 10 * time.Millisecond
 	h.tn.retryMax = 50 * time.Millisecond
+	// Tests talk fast: only the load bound, not the refill rate, limits a
+	// sender unless a test sets the real rule (defaultFlood).
+	h.tn.flood.Refill = time.Millisecond
+	h.tn.groupPace = paceRule{} // likewise: group tests set groupPace
 	t.Cleanup(func() {
 		h.stop()
 		if strings.Contains(h.logs.String(), testSecret) {

@@ -126,6 +126,7 @@ func (c callback) encode() string {
 // argc is how many arguments each op takes.
 var argc = map[string]int{
 	"m": 0, "k": 0, "g": 1, "G": 3, "s": 0, "q": 0, "z": 0, "d": 0, "x": 0,
+	"v": 1, "a": 1,
 	"K": 2, "c": 4, "C": 0, "S": 1, "Q": 1, "r": 1, "Z": 1, "o": 1, "p": 1, "e": 1, "E": 1,
 }
 
@@ -311,7 +312,7 @@ func (k *kb) groups(pg int) screen {
 	if len(k.sub.Components) == 0 {
 		text += "Notices cover every component. Pick components to hear only about those."
 	} else {
-		text += "Notices cover " + strconv.Itoa(len(k.sub.Components)) + " chosen components: " + filterList(k.sub.Components, k.idx.names) + "."
+		text += "Notices cover " + countOf(len(k.sub.Components), "chosen component") + ": " + filterList(k.sub.Components, k.idx.names) + "."
 	}
 	var rows [][]models.InlineKeyboardButton
 	for gi := pg * groupsPerScreen; gi < min(len(k.idx.groups), (pg+1)*groupsPerScreen); gi++ {
@@ -493,4 +494,12 @@ func settingsSummary(sub *store.Subscriber, names map[string]string) string {
 		"<b>Delivery:</b> " + mode,
 		"<b>Maintenance reminders:</b> " + rem,
 	}, "\n")
+}
+
+// countOf is "1 chosen component", "2 chosen components".
+func countOf(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }

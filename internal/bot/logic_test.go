@@ -17,6 +17,7 @@ import (
 func TestResolveComponent(t *testing.T) {
 	comps := components(testPage(""))
 	dup := append(comps, statuspage.Component{ID: "api2", Name: "API", Status: "operational"})
+	logins := []statuspage.Component{{ID: "login1", Name: "Login", GroupName: "APIs"}, {ID: "login2", Name: "Login", GroupName: "ChatGPT"}}
 	tests := []struct {
 		comps []statuspage.Component
 		q     string
@@ -36,6 +37,11 @@ func TestResolveComponent(t *testing.T) {
 		{comps, "zzz", "", nil},
 		{dup, "api", "", []string{"api1", "api2"}}, // ambiguous exact name
 		{dup, "API2", "api2", nil},                 // the ID settles it
+		// Two "Login"s in different groups: /components shows
+		// "Login (ChatGPT)", and that name can be typed back.
+		{logins, "Login (ChatGPT)", "login2", nil},
+		{logins, "login (apis)", "login1", nil},
+		{logins, "Login", "", []string{"login1", "login2"}},
 	}
 	for _, tt := range tests {
 		r := ResolveComponent(tt.comps, tt.q)
@@ -142,7 +148,7 @@ func TestRepliesAreBounded(t *testing.T) {
 		"components": componentsList(p),
 		"history":    historyReply(p, 10),
 		"uptime":     uptimeReply(ups),
-		"ambiguous":  ambiguousReply("x", components(p)),
+		"ambiguous":  ambiguousReply("x", components(p), componentNames(components(p)), true),
 	} {
 		checkHTML(t, s)
 		if !strings.Contains(s, "more.") && name != "history" {
@@ -220,119 +226,6 @@ func TestTrackerWatermark(t *testing.T) {
 	if w := tr.watermark(); w != 7 {
 		t.Fatalf("watermark %d, want 7", w)
 	}
-}
-
-func TestDispatcherOrderAndBound(t *testing.T) {
-	d := newDispatcher(8, 2, 0, 0, time.Now)
-	var mu sync.Mutex
-	order := map[int64][]int{}
-	running, peak := 0, 0
-	ctx := context.Background()
-	for i := 0; i < 40; i++ {
-		key := int64(i % 4)
-		i := i
-		if _, ok := d.submit(ctx, key, job{run: func() {
-			mu.Lock()
-			running++
-			peak = max(peak, running)
-			mu.Unlock()
-			time.Sleep(time.Millisecond)
-			mu.Lock()
-			running--
-			order[key] = append(order[key], i)
-			mu.Unlock()
-		}}); !ok {
-			t.Fatal("submit failed")
-		}
-	}
-	if !d.wait(ctx) {
-		t.Fatal("wait")
-	}
-	if peak > 2 {
-		t.Fatalf("%d ran at once, bound is 2", peak)
-	}
-	for key, got := range order {
-		for j := 1; j < len(got); j++ {
-			if got[j] < got[j-1] {
-				t.Fatalf("chat %d ran out of order: %v", key, got)
-			}
-		}
-		if len(got) != 10 {
-			t.Fatalf("chat %d ran %d jobs", key, len(got))
-		}
-	}
-	// A full dispatcher blocks submit until ctx ends.
-	full := newDispatcher(1, 1, 0, 0, time.Now)
-	block := make(chan struct{})
-	full.submit(ctx, 1, job{run: func() { <-block }})
-	cctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
-	defer cancel()
-	if _, ok := full.submit(cctx, 2, job{run: func() {}}); ok {
-		t.Fatal("submit beyond the bound succeeded")
-	}
-	close(block)
-	full.wait(ctx)
-}
-
-// A chat with more than perKey jobs floods: the job that overflows, the
-// chat's waiting droppable jobs and its later ones are dropped until it
-// is quiet; jobs that must run (not droppable) always run; other chats
-// are untouched.
-func TestDispatcherDropsAFlood(t *testing.T) {
-	now := time.Unix(1000, 0)
-	var mu sync.Mutex
-	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	d := newDispatcher(100, 4, 3, 5*time.Second, clock)
-	ctx := context.Background()
-	block := make(chan struct{})
-	var ran, droppedJobs []string
-	rec := func(list *[]string, name string) func() {
-		return func() { mu.Lock(); *list = append(*list, name); mu.Unlock() }
-	}
-	submit := func(key int64, name string, droppable bool) admission {
-		j := job{run: rec(&ran, name)}
-		if droppable {
-			j.drop = rec(&droppedJobs, name)
-		}
-		a, ok := d.submit(ctx, key, j)
-		if !ok {
-			t.Fatal("submit failed")
-		}
-		return a
-	}
-	started := make(chan struct{})
-	if a, _ := d.submit(ctx, 1, job{run: func() { close(started); <-block; rec(&ran, "a1")() }, drop: rec(&droppedJobs, "a1")}); a != queued {
-		t.Fatal("first job not queued")
-	}
-	<-started // the running job is not dropped
-	want := []admission{queued, queued, floodStarted, dropped}
-	for i, name := range []string{"a2", "a3", "a4", "a5"} {
-		if a := submit(1, name, true); a != want[i] {
-			t.Fatalf("%s: admission %d, want %d", name, a, want[i])
-		}
-	}
-	submit(1, "member", false) // e.g. the bot removed from the chat
-	submit(2, "b1", true)
-	close(block)
-	d.wait(ctx)
-	mu.Lock()
-	slices.Sort(ran)
-	slices.Sort(droppedJobs)
-	if !slices.Equal(ran, []string{"a1", "b1", "member"}) || !slices.Equal(droppedJobs, []string{"a2", "a3", "a4", "a5"}) {
-		t.Fatalf("ran %v, dropped %v", ran, droppedJobs)
-	}
-	now = now.Add(4 * time.Second)
-	mu.Unlock()
-	if a := submit(1, "a6", true); a != dropped {
-		t.Fatal("a flooding chat heard before it was quiet")
-	}
-	mu.Lock()
-	now = now.Add(6 * time.Second)
-	mu.Unlock()
-	if a := submit(1, "a7", true); a != queued {
-		t.Fatal("a quiet chat not heard again")
-	}
-	d.wait(ctx)
 }
 
 func TestSafelyRecovers(t *testing.T) {

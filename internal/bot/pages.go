@@ -137,3 +137,26 @@ func (ps *pageSource) live(ctx context.Context) (*store.Snapshot, error) {
 		return nil, ctx.Err()
 	}
 }
+
+// stored is the newest page the bot has without fetching: the poll
+// workflow's snapshot or the last live fetch, whatever their age (Stale
+// when older than maxAge). For what only names components.
+func (ps *pageSource) stored(ctx context.Context, n need) (pageView, bool) {
+	snap, err := ps.snapshots(ctx)
+	if err != nil {
+		snap = nil
+	}
+	ps.mu.Lock()
+	cached := ps.cached
+	ps.mu.Unlock()
+	var best *store.Snapshot
+	for _, s := range []*store.Snapshot{snap, cached} {
+		if s != nil && has(&s.Page, n) && (best == nil || s.FetchedAt.After(best.FetchedAt)) {
+			best = s
+		}
+	}
+	if best == nil {
+		return pageView{}, false
+	}
+	return pageView{Page: &best.Page, FetchedAt: best.FetchedAt, Stale: ps.now().Sub(best.FetchedAt) >= ps.maxAge}, true
+}

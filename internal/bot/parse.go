@@ -190,7 +190,9 @@ type SubRequest struct {
 //	component all                  clear the component filter
 //
 // Type words are case-insensitive, may be plural and comma-separated.
-// "component" alone sets the types to component only, as before.
+// "component" alone is asked about rather than read as "component
+// notices only" (which silently dropped incidents and maintenance for
+// someone who meant to name a component); "component only" says that.
 func ParseSubscribe(args string) SubRequest {
 	args = strings.TrimSpace(args)
 	if args == "" {
@@ -198,6 +200,15 @@ func ParseSubscribe(args string) SubRequest {
 	}
 	first, rest, _ := strings.Cut(args, " ")
 	rest = strings.TrimSpace(rest)
+	if k, ok := kindWord(first); ok && k == event.KindComponent {
+		switch strings.ToLower(rest) {
+		case "":
+			return SubRequest{Op: SubInvalid, Err: "Which component? /subscribe component <name> adds one to the filter (names as /components shows them). " +
+				"To receive only component-change notices, say /subscribe component only."}
+		case "only":
+			return SubRequest{Op: SubKinds, Kinds: []event.Kind{event.KindComponent}}
+		}
+	}
 	if k, ok := kindWord(first); ok && k == event.KindComponent && rest != "" && !looksLikeKinds(rest) {
 		low := strings.ToLower(rest)
 		if low == "all" || low == "*" || low == "any" {

@@ -86,7 +86,8 @@ func TestParseSubscribe(t *testing.T) {
 	}{
 		{"", SubRequest{Op: SubShow}},
 		{"incident", SubRequest{Op: SubKinds, Kinds: []event.Kind{event.KindIncident}}},
-		{"Component", SubRequest{Op: SubKinds, Kinds: []event.Kind{event.KindComponent}}},
+		{"Component only", SubRequest{Op: SubKinds, Kinds: []event.Kind{event.KindComponent}}},
+		{"component", SubRequest{Op: SubInvalid, Err: "Which component? /subscribe component <name> adds one to the filter (names as /components shows them). To receive only component-change notices, say /subscribe component only."}},
 		{"maintenance", SubRequest{Op: SubKinds, Kinds: []event.Kind{event.KindMaintenance}}},
 		{"all", SubRequest{Op: SubKinds, Kinds: all}},
 		{"ALL", SubRequest{Op: SubKinds, Kinds: all}},
@@ -191,7 +192,7 @@ func FuzzReplies(f *testing.F) {
 		case res.Match != nil:
 			out = append(out, componentStatus(*res.Match))
 		case len(res.Ambiguous) > 0:
-			out = append(out, ambiguousReply(c.Args, res.Ambiguous))
+			out = append(out, ambiguousReply(c.Args, res.Ambiguous, componentNames(res.Ambiguous), true))
 		default:
 			out = append(out, notFoundReply(c.Args))
 		}

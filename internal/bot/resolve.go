@@ -33,7 +33,8 @@ type Resolution struct {
 }
 
 // ResolveComponent finds a component by exact ID (case-insensitive), then
-// exact name (case-insensitive), then name substring (case-insensitive).
+// exact name, then the name /components shows ("Login (ChatGPT)" for a
+// name two components share), then name substring (all case-insensitive).
 // The first stage with any match decides; several matches there make the
 // result ambiguous. Group rows are never matched.
 func ResolveComponent(comps []statuspage.Component, query string) Resolution {
@@ -41,9 +42,11 @@ func ResolveComponent(comps []statuspage.Component, query string) Resolution {
 	if q == "" {
 		return Resolution{}
 	}
+	shown := componentNames(comps)
 	stages := []func(c statuspage.Component) bool{
 		func(c statuspage.Component) bool { return strings.EqualFold(c.ID, q) },
 		func(c statuspage.Component) bool { return strings.EqualFold(strings.TrimSpace(c.Name), q) },
+		func(c statuspage.Component) bool { return strings.EqualFold(strings.TrimSpace(shown[c.ID]), q) },
 		func(c statuspage.Component) bool { return containsFold(c.Name, q) },
 	}
 	for _, match := range stages {

@@ -14,9 +14,13 @@ import (
 type SettingsRequest struct {
 	// Show: no arguments, open the keyboard.
 	Show bool
+	// Test: send a test notice as a real one would go.
+	Test bool
 	// Change is the choice to store; Kinds is set instead for "types".
 	Change store.SettingChange
 	Kinds  []event.Kind
+	// Name is the setting's canonical name ("quiet", "pin", ...).
+	Name string
 	// Done says what was set, for the reply.
 	Done string
 	// Err is the problem with the input, for the reply (plain text).
@@ -33,12 +37,29 @@ const settingsUsage = "<b>Typed settings</b>\n" +
 	"/settings mode cards|messages\n" +
 	"/settings pin on|off\n" +
 	"/settings reminders on|off|&lt;minutes&gt;\n" +
+	"/settings test — a test notice, sent as a real one would be (quiet hours, topic)\n" +
 	"Components: /subscribe component &lt;name&gt;, or the buttons."
 
 // ParseSettings reads the arguments of /settings.
 func ParseSettings(args string) SettingsRequest {
 	name, value, _ := strings.Cut(strings.TrimSpace(args), " ")
 	name, value = strings.ToLower(name), strings.TrimSpace(value)
+	req := parseSetting(name, value)
+	if req.Err == "" && !req.Show && !req.Test {
+		req.Name = canonicalSetting[name]
+	}
+	return req
+}
+
+// canonicalSetting maps the names /settings accepts to one each.
+var canonicalSetting = map[string]string{
+	"types": "types", "type": "types", "kinds": "types", "severity": "severity", "quiet": "quiet",
+	"quiet-resolutions": "quiet-resolutions", "resolutions": "quiet-resolutions",
+	"tz": "tz", "timezone": "tz", "zone": "tz", "mode": "mode", "pin": "pin",
+	"reminders": "reminders", "reminder": "reminders",
+}
+
+func parseSetting(name, value string) SettingsRequest {
 	lv := strings.ToLower(value)
 	fail := func(msg string) SettingsRequest { return SettingsRequest{Err: msg} }
 	ok := func(c store.SettingChange, err error, done string) SettingsRequest {
@@ -50,6 +71,8 @@ func ParseSettings(args string) SettingsRequest {
 	switch name {
 	case "":
 		return SettingsRequest{Show: true}
+	case "test":
+		return SettingsRequest{Test: true}
 	case "types", "type", "kinds":
 		req := ParseSubscribe(value)
 		if req.Op != SubKinds {
@@ -92,9 +115,13 @@ func ParseSettings(args string) SettingsRequest {
 		if value == "" {
 			return fail("Say which time zone, like /settings tz Europe/Berlin.")
 		}
-		zone := canonicalZone(value)
+		zone, abbrev, _ := ResolveZone(value)
 		c, err := store.SetTimeZone(zone)
-		return ok(c, err, "time zone "+zone)
+		done := "time zone " + zone
+		if abbrev {
+			done += " (" + strings.ToUpper(value) + " read as that region's time, daylight saving included)"
+		}
+		return ok(c, err, done)
 	case "mode":
 		c, err := store.SetMode(lv)
 		if err != nil {
@@ -116,6 +143,11 @@ func ParseSettings(args string) SettingsRequest {
 		if err != nil {
 			return fail("Reminders are on, off or a number of minutes before the maintenance.")
 		}
+		if n <= 0 {
+			// SetReminders(true, 0) means "on, keeping the lead": never
+			// what "0 minutes" asks for.
+			return fail("Reminders come at least " + strconv.Itoa(store.MinReminderMinutes) + " minutes before a maintenance; /settings reminders off turns them off.")
+		}
 		c, err := store.SetReminders(true, n)
 		return ok(c, err, "maintenance reminders "+strconv.Itoa(n)+" minutes ahead")
 	case "components", "component":
@@ -134,33 +166,24 @@ func onOff(s string) (on, ok bool) {
 	return false, false
 }
 
-// canonicalZone fixes the case of a zone typed in lower case
-// ("europe/berlin"), which LoadLocation would refuse on a case-sensitive
-// file system.
-func canonicalZone(s string) string {
-	if strings.EqualFold(s, "utc") {
-		return "UTC"
-	}
-	parts := strings.Split(s, "/")
-	for i, p := range parts {
-		if p == strings.ToLower(p) {
-			words := strings.Split(p, "_")
-			for j, w := range words {
-				if w != "" {
-					words[j] = strings.ToUpper(w[:1]) + w[1:]
-				}
-			}
-			parts[i] = strings.Join(words, "_")
-		}
-	}
-	return strings.Join(parts, "/")
-}
-
 func modeLabel(mode string) string {
 	if mode == store.ModeCards {
 		return "incident cards (one message per incident, edited, with replies)"
 	}
 	return "one message per update"
+}
+
+// settingNote adds what a saved setting means for this chat when the
+// bare confirmation would mislead: quiet hours without a zone are UTC;
+// pinning does nothing in messages mode.
+func settingNote(name string, s store.Settings) string {
+	switch {
+	case name == "quiet" && s.QuietStart != "" && s.TimeZone == "":
+		return " These are UTC times: set your zone with /settings tz Europe/Berlin (or your city's zone)."
+	case name == "pin" && s.PinCards && !s.Cards():
+		return " Pinning applies to incident cards; this chat gets one message per update (/settings mode cards)."
+	}
+	return ""
 }
 
 func (h *handler) cmdSettings(ctx context.Context, r *request) {
@@ -180,11 +203,19 @@ func (h *handler) cmdSettings(ctx context.Context, r *request) {
 		h.openKeyboard(ctx, r, sub)
 		return
 	}
+	if req.Test {
+		h.sendTestNotice(ctx, r, sub)
+		return
+	}
 	var err error
+	changed := sub.Settings
 	if req.Kinds != nil {
 		err = h.st.SetKinds(ctx, r.key(), req.Kinds)
 	} else {
-		_, err = h.st.ChangeSettings(ctx, r.key(), req.Change)
+		var after *store.Subscriber
+		if after, err = h.st.ChangeSettings(ctx, r.key(), req.Change); err == nil {
+			changed = after.Settings
+		}
 	}
 	switch {
 	case errors.Is(err, store.ErrNotSubscribed):
@@ -194,6 +225,6 @@ func (h *handler) cmdSettings(ctx context.Context, r *request) {
 	case err != nil:
 		h.storeFailed(ctx, r, err)
 	default:
-		h.reply(ctx, r, "Saved: "+esc(req.Done)+".")
+		h.reply(ctx, r, "Saved: "+esc(req.Done)+"."+settingNote(req.Name, changed))
 	}
 }

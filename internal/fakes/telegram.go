@@ -88,6 +88,7 @@ type Telegram struct {
 	failures  map[int64]func(attempt int) *APIError
 	attempts  map[int64]int
 	calls     map[string]int
+	answered  map[string]int
 	nextMsgID int
 	// Rate limits like Telegram's: 0 disables (the default; RealLimits
 	// sets Telegram's). Violations get 429 with retry_after. They count
@@ -107,6 +108,7 @@ type Telegram struct {
 	answerDelay       time.Duration
 	outage            *APIError
 	cardState         *cardState // telegram_cards.go
+	deletions         []Deletion // telegram_delete.go
 }
 
 // RealLimits makes the fake enforce Telegram's documented limits for one
@@ -122,7 +124,7 @@ func (t *Telegram) RealLimits() {
 // NewTelegram starts a fake for the given token; close it with Close.
 func NewTelegram(token string) *Telegram {
 	t := &Telegram{Token: token, handlers: map[string]Handler{}, failures: map[int64]func(int) *APIError{},
-		attempts: map[int64]int{}, calls: map[string]int{}, lastPerChat: map[int64]time.Time{}, perGroup: map[int64][]time.Time{}}
+		attempts: map[int64]int{}, calls: map[string]int{}, answered: map[string]int{}, lastPerChat: map[int64]time.Time{}, perGroup: map[int64][]time.Time{}}
 	t.handlers["getMe"] = func(Params) (any, *APIError) {
 		return map[string]any{"id": 1000, "is_bot": true, "first_name": "Status", "username": "openai_status_test_bot"}, nil
 	}
@@ -131,6 +133,7 @@ func NewTelegram(token string) *Telegram {
 	}
 	t.installKeyboard()
 	t.installEdits()
+	t.installDeletes()
 	t.handlers["getWebhookInfo"] = func(Params) (any, *APIError) {
 		return map[string]any{"url": "", "has_custom_certificate": false, "pending_update_count": 0}, nil
 	}
@@ -212,6 +215,14 @@ func (t *Telegram) Calls(method string) int {
 	return t.calls[method]
 }
 
+// Answered counts requests per method the fake has finished answering
+// (Calls counts them as they arrive).
+func (t *Telegram) Answered(method string) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.answered[method]
+}
+
 // TooManyCount is how many 429s the rate limits produced.
 func (t *Telegram) TooManyCount() int {
 	t.mu.Lock()
@@ -239,6 +250,11 @@ func (t *Telegram) serve(w http.ResponseWriter, r *http.Request) {
 
 	var res any
 	var apiErr *APIError
+	defer func() {
+		t.mu.Lock()
+		t.answered[method]++
+		t.mu.Unlock()
+	}()
 	switch {
 	case method == "sendMessage" && h == nil:
 		if hang > 0 {

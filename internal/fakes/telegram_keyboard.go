@@ -24,6 +24,8 @@ type CallbackAnswer struct {
 	QueryID   string
 	Text      string
 	ShowAlert bool
+	// At is when the fake accepted it.
+	At time.Time
 }
 
 type keyboardState struct {
@@ -55,6 +57,11 @@ func (t *Telegram) Tap(u *Updates, msg Message, chatType models.ChatType, fromID
 		m.MessageThreadID, m.IsTopicMessage = msg.ThreadID, true
 		m.Chat.IsForum = true
 	}
+	if msg.ReplyTo != 0 {
+		// Telegram sends the message replied to along (without its own
+		// reply_to_message).
+		m.ReplyToMessage = &models.Message{ID: msg.ReplyTo, Chat: m.Chat}
+	}
 	u.Push(models.Update{CallbackQuery: &models.CallbackQuery{ID: id,
 		From:         models.User{ID: fromID, FirstName: "User"},
 		Message:      models.MaybeInaccessibleMessage{Type: models.MaybeInaccessibleMessageTypeMessage, Message: m},
@@ -72,7 +79,7 @@ func (t *Telegram) answerCallbackQuery(p Params) (any, *APIError) {
 		return nil, ErrQueryTooOld
 	}
 	delete(k.queries, id)
-	k.answers = append(k.answers, CallbackAnswer{QueryID: id, Text: p["text"], ShowAlert: p["show_alert"] == "true"})
+	k.answers = append(k.answers, CallbackAnswer{QueryID: id, Text: p["text"], ShowAlert: p["show_alert"] == "true", At: time.Now()})
 	return true, nil
 }
 

@@ -1,0 +1,244 @@
+// Package dispatch runs the command bot's updates: each lane's (a sender
+// in a chat) in order, lanes concurrently within bounds, and each lane
+// within its budget. It knows chats, senders and budgets; nothing of
+// Telegram's updates or the bot's commands.
+package dispatch
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// Lane is who an update comes from: a sender in a chat. Each lane's
+// updates are handled in order and budgeted on their own, so one member
+// flooding a group slows only themselves, never the group's admins or
+// the other members.
+//
+// A sender's button taps have a lane of their own: a tap must be answered
+// within seconds, so it never waits behind the sender's commands.
+type Lane struct {
+	Chat   int64
+	Sender int64 // user, or the chat posting as itself (0: a chat event)
+	Taps   bool
+}
+
+// Rule is how much one Lane may ask: a burst of commands, then one
+// every refill. What is dropped costs nothing, so a sender who floods at
+// any rate is still heard at the refill rate and never shut out for
+// longer; maxLoad bounds what one Lane has Queued or running (Telegram
+// returns at most 100 updates after the oldest unfinished one).
+type Rule struct {
+	Burst   int
+	Refill  time.Duration
+	MaxLoad int
+	// NoteEvery: a flooding Lane is told at most this often that its
+	// commands were dropped.
+	NoteEvery time.Duration
+}
+
+// Budget is a Lane's state under the rule.
+type Budget struct {
+	tokens float64
+	at     time.Time // when tokens was computed
+	noted  time.Time // last flood note
+}
+
+// admit applies the rule to one droppable update of a Lane with load
+// updates Queued or running. It returns the Lane's next state and
+// whether the update is Queued, dropped, or dropped with a note due.
+// The zero budget is a Lane not seen before: a full burst.
+func (r Rule) Admit(b Budget, load int, now time.Time) (Budget, Admission) {
+	if b.at.IsZero() {
+		b.tokens = float64(r.Burst)
+	} else if r.Refill > 0 && now.After(b.at) {
+		b.tokens += float64(now.Sub(b.at)) / float64(r.Refill)
+	}
+	b.tokens = min(b.tokens, float64(r.Burst))
+	b.at = now
+	if r.Burst <= 0 || (b.tokens >= 1 && (r.MaxLoad <= 0 || load < r.MaxLoad)) {
+		b.tokens = max(b.tokens-1, 0)
+		return b, Queued
+	}
+	if b.noted.IsZero() || now.Sub(b.noted) >= r.NoteEvery {
+		b.noted = now
+		return b, FloodStarted
+	}
+	return b, Dropped
+}
+
+// idle reports whether a Lane's budget is back to a full burst and its
+// note long past: the state can be forgotten.
+func (r Rule) Idle(b Budget, now time.Time) bool {
+	full := r.Refill <= 0 || b.tokens+float64(now.Sub(b.at))/float64(r.Refill) >= float64(r.Burst)
+	return full && now.Sub(b.noted) >= r.NoteEvery
+}
+
+// Dispatcher runs jobs concurrently, each Lane's (a sender in a chat)
+// jobs one at a time in the order submitted. At most maxPending jobs are
+// Queued or running (submit blocks beyond that) and at most maxRunning run
+// at once, so a slow chat holds one worker, never the others.
+//
+// A Lane's load is bounded by its Rule: a droppable job beyond its
+// budget is dropped (its drop called instead of run), and at most maxLoad
+// wait, since Telegram returns at most 100 updates after the oldest
+// unfinished one and a long queue would keep every other chat's updates
+// unfetched; the first drop of a flood drops the Lane's waiting droppable
+// jobs too, so only the running one holds the offset. Budgets
+// are per sender: a member flooding a group never holds an admin's
+// command, and dropped updates cost nothing, so the flooder is heard
+// again at the rule's refill rate however fast they send.
+type Dispatcher struct {
+	slots   chan struct{}
+	running chan struct{}
+	rule    Rule
+	now     func() time.Time
+
+	mu      sync.Mutex
+	queues  map[Lane][]Job
+	load    map[Lane]int // Queued or running, per Lane
+	budgets map[Lane]Budget
+	wg      sync.WaitGroup
+}
+
+// job is one unit of work. drop, when set, makes it droppable: it is
+// called instead of run when a flood drops the job.
+type Job struct {
+	Run  func()
+	Drop func()
+}
+
+// Admission is what submit did with a job.
+type Admission int
+
+const (
+	Queued       Admission = iota
+	Dropped                // part of a flood already answered
+	FloodStarted           // dropped, and the first of a flood: answer it once
+)
+
+func New(maxPending, maxRunning int, rule Rule, now func() time.Time) *Dispatcher {
+	return &Dispatcher{
+		slots:   make(chan struct{}, maxPending),
+		running: make(chan struct{}, maxRunning),
+		rule:    rule,
+		now:     now,
+		queues:  map[Lane][]Job{},
+		load:    map[Lane]int{},
+		budgets: map[Lane]Budget{},
+	}
+}
+
+// submit queues j behind the Lane's earlier jobs, or drops it (j.Drop is
+// called) when the Lane floods. ok is false if ctx ended first.
+func (d *Dispatcher) Submit(ctx context.Context, key Lane, j Job) (a Admission, ok bool) {
+	if j.Drop != nil {
+		if a := d.admit(key); a != Queued {
+			j.Drop()
+			return a, true
+		}
+	}
+	select {
+	case d.slots <- struct{}{}:
+	case <-ctx.Done():
+		return Queued, false
+	}
+	d.mu.Lock()
+	q, active := d.queues[key]
+	d.queues[key] = append(q, j)
+	d.load[key]++
+	if !active {
+		d.wg.Add(1)
+		go d.drain(key)
+	}
+	d.mu.Unlock()
+	return Queued, true
+}
+
+// admit decides whether a droppable job of the Lane may be Queued;
+// starting a flood drops the Lane's waiting droppable jobs.
+func (d *Dispatcher) admit(key Lane) Admission {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	now := d.now()
+	b, a := d.rule.Admit(d.budgets[key], d.load[key], now)
+	d.budgets[key] = b
+	if len(d.budgets) > 1000 {
+		for k, b := range d.budgets {
+			if d.load[k] == 0 && d.rule.Idle(b, now) {
+				delete(d.budgets, k)
+			}
+		}
+	}
+	if a != FloodStarted {
+		return a
+	}
+	// Drop every waiting one: kept, they would hold the update offset
+	// (and with it every later chat's updates, Telegram returning only
+	// 100 after the oldest unfinished one) for as long as their replies
+	// take.
+	q, active := d.queues[key]
+	if !active {
+		return a
+	}
+	var drops []func()
+	kept := q[:0]
+	for _, w := range q {
+		if w.Drop != nil {
+			drops = append(drops, w.Drop)
+		} else {
+			kept = append(kept, w)
+		}
+	}
+	clear(q[len(kept):])
+	d.queues[key] = kept
+	d.load[key] -= len(drops)
+	for _, drop := range drops {
+		<-d.slots
+		drop()
+	}
+	return a
+}
+
+func (d *Dispatcher) drain(key Lane) {
+	defer d.wg.Done()
+	for {
+		d.mu.Lock()
+		q := d.queues[key]
+		if len(q) == 0 {
+			delete(d.queues, key)
+			d.mu.Unlock()
+			return
+		}
+		j := q[0]
+		q[0] = Job{}
+		d.queues[key] = q[1:]
+		d.mu.Unlock()
+
+		d.running <- struct{}{}
+		j.Run()
+		<-d.running
+		d.mu.Lock()
+		if d.load[key]--; d.load[key] <= 0 {
+			delete(d.load, key)
+		}
+		d.mu.Unlock()
+		<-d.slots
+	}
+}
+
+// wait blocks until every submitted job finished or ctx ends; it reports
+// whether all finished.
+func (d *Dispatcher) Wait(ctx context.Context) bool {
+	done := make(chan struct{})
+	go func() {
+		d.wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}

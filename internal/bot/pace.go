@@ -1,0 +1,162 @@
+package bot
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// Telegram lets a bot send about one message a second in one chat and 20
+// a minute in one group, edits included (apis.md); beyond that it answers
+// 429 with a wait of up to a minute. In a busy group the bot spends that
+// budget itself, before Telegram has to refuse: replies that matter to
+// the group's admins (to /start, /stop, /settings, keyboard edits) are
+// urgent and always take the chat's next free second; replies anyone can
+// ask for (/status, /help, refusals, flood notes) are casual, take at most
+// casualPerMinute of the group's minute and yield to any urgent reply
+// waiting. So however members flood, an admin's reply waits at most the
+// one second Telegram keeps between two messages of a chat.
+
+// sendClass says whose budget a message uses.
+type sendClass int
+
+const (
+	casual sendClass = iota
+	urgent
+)
+
+// paceRule is the budget of one group chat.
+type paceRule struct {
+	interval        time.Duration // between two messages in the chat
+	perMinute       int           // messages a minute in the chat
+	casualPerMinute int           // of which casual ones
+}
+
+// groupPace is Telegram's group limits with a margin: the fake and
+// Telegram measure arrivals, the bot measures departures.
+var groupPace = paceRule{interval: 1050 * time.Millisecond, perMinute: 19, casualPerMinute: 10}
+
+// chatSends is what a chat was sent in the last minute.
+type chatSends struct {
+	all    []time.Time // every message, oldest first
+	casual []time.Time
+	// urgentWaiting counts urgent messages waiting for their slot.
+	urgentWaiting int
+}
+
+// next is when a message of class may go into the chat at the earliest,
+// as far as the rule is concerned (now or later). A casual message waits
+// while an urgent one does.
+func (r paceRule) next(s chatSends, class sendClass, now time.Time) time.Time {
+	at := now
+	if n := len(s.all); n > 0 {
+		at = later(at, s.all[n-1].Add(r.interval))
+		if n >= r.perMinute {
+			at = later(at, s.all[n-r.perMinute].Add(time.Minute))
+		}
+	}
+	if class == casual {
+		if n := len(s.casual); n >= r.casualPerMinute && r.casualPerMinute > 0 {
+			at = later(at, s.casual[n-r.casualPerMinute].Add(time.Minute))
+		}
+		if s.urgentWaiting > 0 {
+			at = later(at, now.Add(pacePoll))
+		}
+	}
+	return at
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+// pacePoll is how often a waiting message looks again (an urgent one
+// may have taken its slot meanwhile).
+const pacePoll = 20 * time.Millisecond
+
+// record notes a message sent at now and forgets what is a minute old.
+func (s *chatSends) record(class sendClass, now time.Time) {
+	cut := now.Add(-time.Minute)
+	s.all = append(dropBefore(s.all, cut), now)
+	s.casual = dropBefore(s.casual, cut)
+	if class == casual {
+		s.casual = append(s.casual, now)
+	}
+}
+
+func dropBefore(ts []time.Time, cut time.Time) []time.Time {
+	i := 0
+	for i < len(ts) && !ts[i].After(cut) {
+		i++
+	}
+	return ts[i:]
+}
+
+// chatPacer applies the rule to every group chat (private chats are not
+// paced: one person does not flood their own chat with the bot).
+type chatPacer struct {
+	rule    paceRule
+	maxWait time.Duration // a casual message that would wait longer is dropped
+	now     func() time.Time
+
+	mu    sync.Mutex
+	chats map[int64]*chatSends
+}
+
+func newChatPacer(rule paceRule, maxWait time.Duration, now func() time.Time) *chatPacer {
+	return &chatPacer{rule: rule, maxWait: maxWait, now: now, chats: map[int64]*chatSends{}}
+}
+
+// wait blocks until a message of class may go into chatID and counts it
+// as sent; false when ctx ended or a casual message would wait longer
+// than maxWait.
+func (p *chatPacer) wait(ctx context.Context, chatID int64, class sendClass) bool {
+	if p == nil || chatID > 0 || p.rule.interval <= 0 {
+		return ctx.Err() == nil
+	}
+	start := p.now()
+	p.mu.Lock()
+	s := p.chats[chatID]
+	if s == nil {
+		s = &chatSends{}
+		p.chats[chatID] = s
+	}
+	if class == urgent {
+		s.urgentWaiting++
+		defer func() { p.mu.Lock(); s.urgentWaiting--; p.mu.Unlock() }()
+	}
+	for {
+		now := p.now()
+		at := p.rule.next(*s, class, now)
+		if !at.After(now) {
+			s.record(class, now)
+			p.forget(now)
+			p.mu.Unlock()
+			return true
+		}
+		if class == casual && at.Sub(start) > p.maxWait {
+			p.mu.Unlock()
+			return false
+		}
+		p.mu.Unlock()
+		if !sleep(ctx, min(at.Sub(now), pacePoll)) {
+			return false
+		}
+		p.mu.Lock()
+	}
+}
+
+// forget drops chats quiet for a minute; the caller holds p.mu.
+func (p *chatPacer) forget(now time.Time) {
+	if len(p.chats) < 1000 {
+		return
+	}
+	for id, s := range p.chats {
+		if n := len(s.all); s.urgentWaiting == 0 && (n == 0 || now.Sub(s.all[n-1]) > time.Minute) {
+			delete(p.chats, id)
+		}
+	}
+}

@@ -1,0 +1,265 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	tgbot "github.com/go-telegram/bot"
+	"github.com/go-telegram/bot/models"
+
+	"github.com/openai-status-bot/statusbot/internal/bot/dispatch"
+	"github.com/openai-status-bot/statusbot/internal/config"
+	"github.com/openai-status-bot/statusbot/internal/health"
+	"github.com/openai-status-bot/statusbot/internal/metrics"
+	"github.com/openai-status-bot/statusbot/internal/statuspage"
+	"github.com/openai-status-bot/statusbot/internal/store"
+	"github.com/openai-status-bot/statusbot/internal/telegram"
+)
+
+// service is the running bot: the long poll (transport), the dispatcher
+// (lanes and budgets), the handler (commands and screens) and the
+// offset's persister. run is construct, start, serve, stop.
+type service struct {
+	cfg    *config.Config
+	st     *store.Store
+	hs     *health.Server
+	log    *slog.Logger
+	tn     tuning
+	redact func(string) string
+
+	raw     *rawAPI
+	api     *tgbot.Bot
+	poll    *poller
+	handler *handler
+	saver   *persister
+
+	// Handlers outlive the serving ctx: on shutdown they finish, up to
+	// shutdownTimeout, then hcancel cuts them short.
+	hctx      context.Context
+	hcancel   context.CancelFunc
+	saverOK   chan struct{} // closed when the persister's loop returned
+	stopSaver chan struct{}
+}
+
+func run(ctx context.Context, cfg *config.Config, st *store.Store, hs *health.Server, log *slog.Logger, tn tuning) error {
+	s, err := construct(cfg, st, hs, log, tn)
+	if err != nil {
+		return err
+	}
+	defer s.hcancel()
+	if started, err := s.start(ctx); !started {
+		return err
+	}
+	s.serve(ctx)
+	s.stop()
+	return nil
+}
+
+// construct builds the pieces; nothing is called yet.
+func construct(cfg *config.Config, st *store.Store, hs *health.Server, log *slog.Logger, tn tuning) (*service, error) {
+	token := cfg.TelegramBotToken
+	s := &service{cfg: cfg, st: st, hs: hs, log: log.With("component", "bot"), tn: tn,
+		redact: func(v string) string { return telegram.Redact(v, token) }}
+	apiURL := strings.TrimRight(cfg.TelegramAPIURL, "/")
+	s.raw = &rawAPI{base: apiURL + "/bot" + token + "/", redact: s.redact, client: &http.Client{Timeout: cfg.HTTPTimeout}}
+	s.poll = &poller{
+		api:        s.raw,
+		client:     &http.Client{Timeout: tn.pollTimeout + cfg.HTTPTimeout},
+		redact:     s.redact,
+		timeout:    tn.pollTimeout,
+		silence:    2*tn.pollTimeout + cfg.HTTPTimeout + 10*time.Second,
+		stallAfter: tn.stallAfter,
+		now:        tn.now,
+		log:        s.log,
+		disp:       dispatch.New(tn.maxPending, tn.maxRunning, tn.flood, tn.now),
+	}
+	s.poll.lastRound.Store(tn.now().UnixNano())
+	if hs != nil {
+		hs.AddCheck("mongodb", st.Ping)
+		hs.AddCheck("telegram_long_poll", s.poll.healthy)
+	}
+	opts := []tgbot.Option{
+		tgbot.WithServerURL(apiURL),
+		tgbot.WithSkipGetMe(),
+		tgbot.WithHTTPClient(tn.pollTimeout, &http.Client{Timeout: cfg.HTTPTimeout}),
+		tgbot.WithErrorsHandler(func(err error) { s.log.Warn("telegram client", "err", s.redact(err.Error())) }),
+		tgbot.WithDebugHandler(func(format string, args ...any) {
+			s.log.Debug("telegram client", "msg", s.redact(fmt.Sprintf(format, args...)))
+		}),
+	}
+	if s.log.Enabled(context.Background(), slog.LevelDebug) {
+		opts = append(opts, tgbot.WithDebug())
+	}
+	api, err := tgbot.New(token, opts...)
+	if err != nil {
+		return nil, errors.New("telegram: " + s.redact(err.Error()))
+	}
+	s.api = api
+	s.hctx, s.hcancel = context.WithCancel(context.Background())
+	return s, nil
+}
+
+// start runs the start-up steps (deleteWebhook, getMe, setMyCommands, the
+// stored offset) and wires the handler to the poll. started is false
+// when Run must return err at once: nil for a shutdown during start-up.
+func (s *service) start(ctx context.Context) (started bool, err error) {
+	st := &starter{log: s.log, redact: s.redact, tn: s.tn, apiHost: hostOf(s.cfg.TelegramAPIURL)}
+	if err := st.retry(ctx, "deleteWebhook", 0, func(ctx context.Context) error { return deleteWebhook(ctx, s.raw, s.log) }); err != nil {
+		return false, st.fatal(ctx, err)
+	}
+	var me models.User
+	if err := st.retry(ctx, "getMe", 0, func(ctx context.Context) error {
+		return s.raw.call(ctx, nil, "getMe", map[string]any{}, &me)
+	}); err != nil {
+		return false, st.fatal(ctx, err)
+	}
+	if me.Username == "" {
+		s.log.Warn("getMe returned no username: commands addressed as /cmd@bot will be ignored")
+	}
+	if err := st.retry(ctx, "setMyCommands", 3, func(ctx context.Context) error {
+		return setMenus(ctx, s.api)
+	}); err != nil {
+		if ctx.Err() != nil {
+			return false, nil
+		}
+		s.log.Warn("setMyCommands failed; the command menu may be outdated", "err", s.redact(err.Error()))
+	}
+	var last int64
+	if err := st.retry(ctx, "load update offset", 0, func(ctx context.Context) error {
+		var err error
+		last, _, err = s.st.LastUpdateID(ctx)
+		return err
+	}); err != nil {
+		return false, st.fatal(ctx, err)
+	}
+	h, err := s.newHandler(me.Username)
+	if err != nil {
+		return false, st.fatal(ctx, err)
+	}
+	s.handler = h
+	s.poll.tracker = newTracker(last)
+	s.saver = &persister{st: s.st, tr: s.poll.tracker, log: s.log, saved: last, now: s.tn.now, sig: make(chan struct{}, 1)}
+	s.wire()
+	if sum := s.cfg.TelegramRateLimit + s.cfg.BotReplyRate; sum > tokenBudget {
+		s.log.Warn("TELEGRAM_RATE_LIMIT + BOT_REPLY_RATE exceed what one token can send without 429s (about 30 messages a second, less the worker's rate limiter overshoot)",
+			"sum", sum, "recommended_max", tokenBudget)
+	}
+	s.log.Info("command bot started", "username", me.Username, "offset", last+1, "reply_rate", s.cfg.BotReplyRate)
+	return true, nil
+}
+
+// newHandler builds the commands' handler and its page access.
+func (s *service) newHandler(username string) (*handler, error) {
+	cfg, tn := s.cfg, s.tn
+	// One client for live fetches: its connections and conditional-request
+	// cache are reused.
+	pageClient, err := statuspage.New(cfg.StatuspageProvider, cfg.StatuspageURL, cfg.HTTPTimeout)
+	if err != nil {
+		return nil, err
+	}
+	native := statuspage.NewIncidentIO(cfg.StatuspageURL, cfg.HTTPTimeout)
+	h := &handler{
+		uptimes: &pageUptimes{fetch: native.Uptimes, cacheFor: 5 * time.Minute, failFor: time.Minute,
+			wait: 3 * time.Second, timeout: 2*cfg.HTTPTimeout + 5*time.Second},
+		api:      s.api,
+		st:       s.st,
+		username: username,
+		log:      s.log,
+		redact:   s.redact,
+		now:      tn.now,
+		maxWait:  tn.maxReplyWait,
+		rate:     newSendRate(cfg.BotReplyRate, tn.now),
+		pace:     newChatPacer(tn.groupPace, casualMaxWait, tn.now),
+		pages: &pageSource{
+			snapshots: s.st.LatestSnapshot,
+			fetch: func(ctx context.Context) (*statuspage.Page, error) {
+				pg, _, err := pageClient.Fetch(ctx)
+				return pg, err
+			},
+			maxAge:   2 * cfg.PollInterval,
+			cacheFor: cfg.PollInterval,
+			timeout:  2*cfg.HTTPTimeout + 5*time.Second,
+			now:      tn.now,
+			log:      s.log,
+		},
+	}
+	h.editor = newKeyboardEditor(h, tn.handlerTimeout)
+	return h, nil
+}
+
+// wire connects the poll's callbacks to the handler and starts the
+// persister.
+func (s *service) wire() {
+	p, h, log, redact, tn := s.poll, s.handler, s.log, s.redact, s.tn
+	p.handle = func(upd *models.Update, gen int) {
+		defer func() {
+			if s.hctx.Err() != nil {
+				// Cut short at shutdown: leave it unhandled, so the
+				// offset stays before it and it is fetched again.
+				return
+			}
+			p.finished(upd.ID, gen)
+		}()
+		metrics.UpdateReceived(upd)
+		safely(log, redact, upd.ID, func() {
+			uctx, cancel := context.WithTimeout(s.hctx, tn.handlerTimeout)
+			defer cancel()
+			h.handle(uctx, upd)
+		})
+	}
+	p.flood = func(upd *models.Update) {
+		safely(log, redact, upd.ID, func() {
+			uctx, cancel := context.WithTimeout(s.hctx, tn.handlerTimeout)
+			defer cancel()
+			h.floodNote(uctx, upd)
+		})
+	}
+	p.dropTap = func(q *models.CallbackQuery) {
+		// Not queued behind anything: a tap is answered within seconds
+		// or the client spins ("query is too old" after that).
+		go safely(log, redact, 0, func() {
+			actx, cancel := context.WithTimeout(s.hctx, tapAnswerTimeout)
+			defer cancel()
+			h.answerTap(actx, &tap{q: q, answer: ansTooManyTaps})
+		})
+	}
+	p.saveSoon = s.saver.signal
+	s.stopSaver, s.saverOK = make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(s.saverOK)
+		s.saver.loop(s.hctx, s.stopSaver)
+	}()
+}
+
+// serve polls until ctx ends.
+func (s *service) serve(ctx context.Context) {
+	if s.hs != nil {
+		s.hs.SetReady()
+	}
+	s.poll.loop(ctx)
+}
+
+// stop lets in-flight handlers finish (up to shutdownTimeout, then cuts
+// them short: their updates are fetched again) and saves the offset.
+func (s *service) stop() {
+	wctx, wcancel := context.WithTimeout(context.Background(), s.tn.shutdownTimeout)
+	defer wcancel()
+	if !s.poll.disp.Wait(wctx) {
+		s.log.Warn("handlers still running at shutdown; cancelling them (their updates will be fetched again)")
+		s.hcancel()
+		w2, c2 := context.WithTimeout(context.Background(), 5*time.Second)
+		s.poll.disp.Wait(w2)
+		c2()
+	}
+	close(s.stopSaver)
+	<-s.saverOK
+	sctx, scancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer scancel()
+	s.saver.save(sctx)
+	s.log.Info("command bot stopped", "last_update_id", s.saver.saved)
+}

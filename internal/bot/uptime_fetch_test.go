@@ -1,0 +1,126 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/openai-status-bot/statusbot/internal/fakes"
+	"github.com/openai-status-bot/statusbot/internal/statuspage"
+)
+
+// With the page hanging, a second /uptime is not blocked behind the
+// first one's fetch: each caller waits until its own deadline only. On
+// the old code the second call held on the lock until the first fetch
+// ended.
+func TestPageUptimesHonourTheCallersDeadline(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	var calls atomic.Int32
+	pu := &pageUptimes{cacheFor: time.Minute, failFor: time.Minute,
+		fetch: func(ctx context.Context, _, _ time.Time) ([]statuspage.ComponentUptime, error) {
+			calls.Add(1)
+			select {
+			case <-release:
+			case <-ctx.Done():
+			}
+			return nil, errors.New("gave up")
+		}}
+	page := &statuspage.Page{Provider: statuspage.ProviderIncidentIO}
+	now := time.Now()
+	first := make(chan struct{})
+	go func() {
+		defer close(first)
+		pu.get(context.Background(), page, now) // waits for the hanging fetch
+	}()
+	waitFor(t, "the first fetch", func() bool { return calls.Load() == 1 })
+	returned := make(chan bool, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		defer cancel()
+		_, ok := pu.get(ctx, page, now)
+		returned <- ok
+	}()
+	select {
+	case ok := <-returned:
+		if ok {
+			t.Fatal("figures from a fetch that never ended")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a second /uptime with a 200 ms deadline was still blocked after 5 s")
+	}
+	if n := calls.Load(); n != 1 {
+		t.Fatalf("%d fetches running, want the one shared", n)
+	}
+}
+
+// A failed fetch is remembered: the page is not asked again by every
+// /uptime until failFor has passed.
+func TestPageUptimesCacheFailures(t *testing.T) {
+	var calls atomic.Int32
+	pu := &pageUptimes{cacheFor: time.Minute, failFor: time.Minute,
+		fetch: func(context.Context, time.Time, time.Time) ([]statuspage.ComponentUptime, error) {
+			calls.Add(1)
+			return nil, errors.New("502")
+		}}
+	page := &statuspage.Page{Provider: statuspage.ProviderIncidentIO}
+	now := time.Now()
+	for i := range 5 {
+		if _, ok := pu.get(context.Background(), page, now.Add(time.Duration(i)*time.Second)); ok {
+			t.Fatal("figures from a failed fetch")
+		}
+	}
+	if n := calls.Load(); n != 1 {
+		t.Fatalf("%d fetches for 5 /uptime within a minute of a failure, want 1", n)
+	}
+	pu.get(context.Background(), page, now.Add(2*time.Minute))
+	if n := calls.Load(); n != 2 {
+		t.Fatalf("not asked again after failFor: %d fetches", n)
+	}
+}
+
+// End to end, with incident.io's component_impacts hanging: six chats
+// asking /uptime at once are all answered (with the figures the bot
+// computes itself) after the 3 s the bot waits for the page's, and the
+// page is asked once, not by every /uptime. On the old code the lock made
+// them queue behind one another's fetches and some never got an answer.
+func TestConcurrentUptimeWithAHangingPage(t *testing.T) {
+	io := fakes.NewIncidentIO()
+	defer io.Close()
+	h := newHarness(t)
+	h.cfg.StatuspageProvider = "incidentio"
+	h.cfg.StatuspageURL = io.URL()
+	pg, _, err := statuspage.NewIncidentIO(io.URL(), 5*time.Second).Fetch(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.snapshot(pg)
+	io.Fault("component_impacts", fakes.Hang)
+	before := io.TotalRequests()
+	h.start()
+	sent := time.Now()
+	for chat := int64(70); chat < 76; chat++ {
+		h.upd.Push(private(chat, "/uptime"))
+	}
+	waitWithin(t, 20*time.Second, "every /uptime answered", func() bool {
+		for chat := int64(70); chat < 76; chat++ {
+			if len(h.tg.MessagesTo(chat, 0)) == 0 {
+				return false
+			}
+		}
+		return true
+	})
+	t.Logf("6 concurrent /uptime answered within %v", time.Since(sent).Round(100*time.Millisecond))
+	for chat := int64(70); chat < 76; chat++ {
+		if m := h.tg.MessagesTo(chat, 0)[0]; !strings.HasPrefix(m.Text, "<b>Uptime</b>") {
+			t.Fatalf("chat %d: %q", chat, m.Text)
+		}
+	}
+	// The snapshot is fresh: every request now is for component_impacts.
+	if n := io.TotalRequests() - before; n != 1 {
+		t.Errorf("the page asked %d times, want once (one shared fetch)", n)
+	}
+}
