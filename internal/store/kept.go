@@ -103,6 +103,7 @@ func (s *Store) Restart(ctx context.Context, chatID int64, threadID int, now tim
 	}
 	sub := k.Subscriber
 	sub.CreatedAt, sub.MigratedFrom, sub.MigratedAt = now, "", time.Time{}
+	sub.LeadMinutes = ReminderLeadOf(sub.Kinds, sub.Settings) // the reminder queries read it
 	if _, err := s.subs().InsertOne(ctx, sub); err != nil {
 		if mongo.IsDuplicateKeyError(err) {
 			return false, nil, nil // subscribed meanwhile: keep that one

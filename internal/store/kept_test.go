@@ -9,6 +9,7 @@ import (
 
 	"github.com/openai-status-bot/statusbot/internal/store"
 	"github.com/openai-status-bot/statusbot/internal/testenv"
+	"github.com/stretchr/testify/require"
 )
 
 // /stop keeps the settings for KeepFor; /start within that time brings
@@ -74,4 +75,23 @@ func TestStoppedSettingsAreKept(t *testing.T) {
 			t.Fatalf("topic %d not kept: %v", th, err)
 		}
 	}
+}
+
+// A restored subscription gets its reminder lead back: reminder
+// deliveries page chats by it.
+func TestRestartRestoresTheReminderLead(t *testing.T) {
+	st := testenv.Store(t)
+	ctx := context.Background()
+	now := time.Now()
+	_, err := st.Subscribe(ctx, 6, 0, now)
+	require.NoError(t, err)
+	require.NoError(t, st.ReplaceSettings(ctx, "6", store.Settings{ReminderMinutes: 30}))
+	require.NoError(t, st.StopSubscription(ctx, "6", now))
+	_, err = st.Subscription(ctx, "6") // stopped: gone until /start
+	require.ErrorIs(t, err, store.ErrNotSubscribed)
+	_, _, err = st.Restart(ctx, 6, 0, now)
+	require.NoError(t, err)
+	sub, err := st.Subscription(ctx, "6")
+	require.NoError(t, err)
+	require.Equal(t, 30, sub.LeadMinutes)
 }
