@@ -135,6 +135,7 @@ func run(ctx context.Context, cmd string, cfg *config.Config, log *slog.Logger) 
 		g.Go(func() error { return worker.Run(gctx, cfg, c, st, log) })
 	}
 	if cmd == "bot" || cmd == "all" {
+		metrics.ServeBot()
 		g.Go(func() error { return bot.Run(gctx, cfg, st, hs, log) })
 	} else {
 		hs.SetReady()
