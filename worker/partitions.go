@@ -3,6 +3,7 @@ package worker
 import (
 	"context"
 	"log/slog"
+	"strconv"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
@@ -17,48 +18,64 @@ import (
 // gives the queue one partition, by name, so a changed TEMPORAL_TASK_QUEUE
 // (or a server without that file) quietly brings the four back.
 //
-// No public API tells a partition count, but polls are spread over every
-// read partition: pollers seen on partition 1 mean there is more than one.
-const (
-	partitionCheckAfter = 20 * time.Second // the pollers have reached every partition
-	partitionCheckEvery = 10 * time.Minute // the server re-reads its dynamic config
-)
+// No public API tells a partition count, but the server spreads polls
+// over every read partition: pollers seen on a partition other than the
+// root mean there is more than one. A long poll waits up to a minute, so
+// the first checks come often; the server remembers pollers for minutes.
+var partitionChecks = []time.Duration{20 * time.Second, 40 * time.Second, time.Minute, time.Minute, 2 * time.Minute}
 
-// SecondPartition is the name of a task queue's partition 1.
-func SecondPartition(taskQueue string) string { return "/_sys/" + taskQueue + "/1" }
+// partitionCheckEvery: the server re-reads its dynamic config every minute.
+const partitionCheckEvery = 10 * time.Minute
 
-// HasSecondPartition reports whether the send queue's partition 1 has
-// pollers: the queue has more than one read partition.
-func HasSecondPartition(ctx context.Context, c client.Client, namespace, sendQueue string) (bool, error) {
-	resp, err := c.WorkflowService().DescribeTaskQueue(ctx, &workflowservice.DescribeTaskQueueRequest{
-		Namespace:     namespace,
-		TaskQueue:     &taskqueuepb.TaskQueue{Name: SecondPartition(sendQueue), Kind: enumspb.TASK_QUEUE_KIND_NORMAL},
-		TaskQueueType: enumspb.TASK_QUEUE_TYPE_ACTIVITY,
-	})
-	if err != nil {
-		return false, err
+// Partition is the name of partition n of a task queue (0 is the queue).
+func Partition(taskQueue string, n int) string {
+	if n == 0 {
+		return taskQueue
 	}
-	return len(resp.GetPollers()) > 0, nil
+	return "/_sys/" + taskQueue + "/" + strconv.Itoa(n)
+}
+
+// HasMorePartitions reports whether partitions 1-3 of the send queue have
+// pollers: the queue has more than one read partition.
+func HasMorePartitions(ctx context.Context, c client.Client, namespace, sendQueue string) (bool, error) {
+	for n := 1; n <= 3; n++ {
+		for _, typ := range []enumspb.TaskQueueType{enumspb.TASK_QUEUE_TYPE_ACTIVITY, enumspb.TASK_QUEUE_TYPE_WORKFLOW} {
+			resp, err := c.WorkflowService().DescribeTaskQueue(ctx, &workflowservice.DescribeTaskQueueRequest{
+				Namespace:     namespace,
+				TaskQueue:     &taskqueuepb.TaskQueue{Name: Partition(sendQueue, n), Kind: enumspb.TASK_QUEUE_KIND_NORMAL},
+				TaskQueueType: typ,
+			})
+			if err != nil {
+				return false, err
+			}
+			if len(resp.GetPollers()) > 0 {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
 }
 
 // watchPartitions warns, once per change, while the send queue has more
-// than one partition.
+// than one partition; the first check's all-clear is logged too.
 func watchPartitions(ctx context.Context, c client.Client, namespace, sendQueue string, rateLimit float64, log *slog.Logger) {
 	warned := false
-	wait := partitionCheckAfter
-	for {
+	for i := 0; ; i++ {
+		wait := partitionCheckEvery
+		if i < len(partitionChecks) {
+			wait = partitionChecks[i]
+		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-time.After(wait):
 		}
-		wait = partitionCheckEvery
 		cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		many, err := HasSecondPartition(cctx, c, namespace, sendQueue)
+		many, err := HasMorePartitions(cctx, c, namespace, sendQueue)
 		cancel()
 		switch {
 		case err != nil:
-			log.Debug("send queue partitions: describe failed", "task_queue", sendQueue, "error", err)
+			log.Info("send queue partitions: describe failed", "task_queue", sendQueue, "error", err)
 		case many && !warned:
 			log.Warn("the send queue has more than one partition: the server divides TELEGRAM_RATE_LIMIT among them, "+
 				"so sends crawl at the tail of a fan-out and burst above the limit. Give it one partition: "+
@@ -66,8 +83,8 @@ func watchPartitions(ctx context.Context, c client.Client, namespace, sendQueue 
 				"(deploy/temporal/dynamicconfig.yaml names it; it must match TEMPORAL_TASK_QUEUE + \"-telegram\")",
 				"task_queue", sendQueue, "telegram_rate_limit", rateLimit)
 			warned = true
-		case !many && warned:
-			log.Info("the send queue has one partition again", "task_queue", sendQueue)
+		case !many && (warned || i == 0):
+			log.Info("the send queue has one partition: TELEGRAM_RATE_LIMIT holds exactly", "task_queue", sendQueue)
 			warned = false
 		}
 	}
