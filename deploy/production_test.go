@@ -425,9 +425,15 @@ func withoutDebug(out string) string {
 
 // lowFreePort is a free port below 32768: the server records membership
 // ports in a smallint column.
+var lowPortsGiven = map[int]bool{}
+
 func lowFreePort(t *testing.T) string {
 	t.Helper()
 	for port := 20000 + rand.IntN(10000); port < 32768; port++ {
+		if lowPortsGiven[port] {
+			continue
+		}
+		lowPortsGiven[port] = true
 		l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
 		if err == nil {
 			_ = l.Close()
