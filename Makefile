@@ -81,8 +81,8 @@ lint: $(STATICCHECK_CACHED) $(WORKFLOWCHECK_CACHED) ## go vet, staticcheck, and 
 	$(STATICCHECK_CACHED) ./...
 	$(WORKFLOWCHECK_CACHED) ./workflows/...
 
-docker: ## build the production image, tagged as compose.yml expects (statusbot:local)
-	docker build --build-arg VERSION=$(VERSION) -t statusbot:local .
+docker: ## build the production image as `docker compose up --build` does: tag and stamp both $(VERSION)
+	STATUSBOT_VERSION=$(VERSION) docker compose build worker
 
 histories: tools ## regenerate workflows/testdata replay histories from a real dev-server run
 	UPDATE_REPLAY_HISTORIES=1 go test -count=1 -run 'TestExportReplayHistories|TestMaintenanceReminders' -v ./worker/

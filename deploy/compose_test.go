@@ -249,15 +249,31 @@ func TestDockerfilePinsBaseImages(t *testing.T) {
 	require.True(t, slices.Contains(strings.Fields(s), "65532:65532"), "runs as distroless nonroot")
 }
 
-// `make docker` builds the image compose.yml runs.
-func TestMakeDockerTagsTheComposeImage(t *testing.T) {
+// `make docker` builds through compose with the version it stamps as the
+// tag, so it and `up --build` never disagree (make docker stamped the git
+// version into statusbot:local, which `up --build` stamped "dev").
+func TestMakeDockerBuildsAsComposeDoes(t *testing.T) {
 	mk, err := os.ReadFile(filepath.Join(root, "Makefile"))
 	require.NoError(t, err)
-	m := regexp.MustCompile(`docker build .*-t (\S+) \.`).FindSubmatch(mk)
-	require.NotNil(t, m)
-	for name, s := range loadCompose(t).Services {
+	require.Regexp(t, `(?m)^\tSTATUSBOT_VERSION=\$\(VERSION\) docker compose build worker$`, string(mk))
+	require.NotContains(t, string(mk), "docker build ")
+	p := loadCompose(t, "STATUSBOT_VERSION=v1.2.3")
+	for name, s := range p.Services {
 		if s.Build != nil {
-			require.Equal(t, string(m[1]), s.Image, "%s: image built by `make docker`", name)
+			require.Equal(t, "statusbot:v1.2.3", s.Image, name)
+			require.Equal(t, "v1.2.3", *s.Build.Args["VERSION"], "%s: the stamped version is the tag", name)
+		}
+	}
+}
+
+// The Dockerfile names no external frontend image (`# syntax=`, unpinned
+// before): Docker 28's built-in one runs it; anything named is pinned.
+func TestDockerfileFrontendIsPinnedOrBuiltIn(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join(root, "Dockerfile"))
+	require.NoError(t, err)
+	for _, line := range strings.Split(string(raw), "\n") {
+		if strings.HasPrefix(strings.ReplaceAll(line, " ", ""), "#syntax=") {
+			require.Regexp(t, `docker/dockerfile:\d+\.\d+\.\d+(@sha256:[0-9a-f]{64})?$`, line)
 		}
 	}
 }
