@@ -54,13 +54,13 @@ func TestProductionPath(t *testing.T) {
 	p.logVersions(t)
 	p.startPostgres(t)
 
-	out := p.job(t, "setup-schema.sh", p.schemaEnv())
+	out := p.job(t, "setup-schema.sh", p.schemaEnv(t))
 	t.Logf("setup-schema (first run, DEBUG lines left out):\n%s", withoutDebug(out))
 	firstSchema := p.schemaState(t)
 
 	server := p.startServer(t, "deploy/temporal/dynamicconfig.yaml")
 	defer stop(server)
-	out = p.job(t, "setup-namespace.sh", p.namespaceEnv())
+	out = p.job(t, "setup-namespace.sh", p.namespaceEnv(t))
 	t.Logf("setup-namespace (first run):\n%s", out)
 	require.Contains(t, out, "setup-namespace: creating namespace default")
 
@@ -116,11 +116,11 @@ func TestProductionPath(t *testing.T) {
 	require.NotContains(t, workerLog.String()+botLog.String(), prodToken)
 
 	// A second run of the set-up jobs changes nothing.
-	out = p.job(t, "setup-schema.sh", p.schemaEnv())
+	out = p.job(t, "setup-schema.sh", p.schemaEnv(t))
 	t.Logf("setup-schema (second run, DEBUG lines left out):\n%s", withoutDebug(out))
 	require.Equal(t, firstSchema, p.schemaState(t), "the second schema run changed the schema")
 	before := p.cli(t, "operator", "namespace", "describe", "--namespace", "default", "-o", "json")
-	out = p.job(t, "setup-namespace.sh", p.namespaceEnv())
+	out = p.job(t, "setup-namespace.sh", p.namespaceEnv(t))
 	t.Logf("setup-namespace (second run):\n%s", out)
 	require.Contains(t, out, "namespace default exists")
 	require.NotContains(t, out, "adding search attribute")
@@ -145,6 +145,40 @@ func TestProductionPath(t *testing.T) {
 			t.Logf("worker with four partitions says:\n%s", line)
 		}
 	}
+
+	// The backup and restore of docs/deploy.md: pg_dump -Fc per database,
+	// restored into a fresh cluster's state (the image pre-creates an
+	// empty `temporal`) with --create --clean and errors stopping it.
+	stop(renamed)
+	stop(bot)
+	stop(server)
+	executions := p.psql(t, "temporal", "SELECT count(*) FROM executions")
+	before = p.schemaState(t)
+	for _, db := range []string{"temporal", "temporal_visibility"} {
+		dump := filepath.Join(p.dir, db+".dump")
+		cmd := exec.Command(filepath.Join(p.pgBin, "pg_dump"), "-h", "127.0.0.1", "-p", p.pgPort, "-U", "temporal", "-Fc", "-f", dump, db)
+		cmd.Env = p.pgEnv()
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+	}
+	p.psql(t, "postgres", "DROP DATABASE temporal")
+	p.psql(t, "postgres", "DROP DATABASE temporal_visibility")
+	p.psql(t, "postgres", "CREATE DATABASE temporal")
+	for _, db := range []string{"temporal", "temporal_visibility"} {
+		dump, err := os.Open(filepath.Join(p.dir, db+".dump"))
+		require.NoError(t, err)
+		cmd := exec.Command(filepath.Join(p.pgBin, "pg_restore"), "-h", "127.0.0.1", "-p", p.pgPort, "-U", "temporal",
+			"-d", "postgres", "--create", "--clean", "--if-exists", "--exit-on-error")
+		cmd.Env, cmd.Stdin = p.pgEnv(), dump
+		out, err := cmd.CombinedOutput()
+		dump.Close()
+		require.NoError(t, err, "restore %s: %s", db, out)
+	}
+	require.Equal(t, before, p.schemaState(t), "the restored schema differs")
+	require.Equal(t, executions, p.psql(t, "temporal", "SELECT count(*) FROM executions"))
+	t.Logf("backup and restore of both databases: %s workflow executions back", strings.TrimSpace(executions))
+	out = p.job(t, "setup-schema.sh", p.schemaEnv(t))
+	require.Contains(t, out, "setup-schema: done")
 	t.Logf("production path: %s", time.Since(start).Round(time.Second))
 }
 
@@ -189,6 +223,43 @@ func newProduction(t *testing.T) *production {
 func writeExec(t *testing.T, path, body string) {
 	t.Helper()
 	require.NoError(t, os.WriteFile(path, []byte(body), 0o755))
+}
+
+// composeEnv is a service's environment as compose.yml gives it (the
+// project loaded with compose-go and no .env), with the values that only
+// make sense inside compose's networks replaced.
+func composeEnv(t *testing.T, service string, replace map[string]string) []string {
+	t.Helper()
+	s, ok := loadCompose(t).Services[service]
+	require.True(t, ok, service)
+	var env []string
+	for k, v := range s.Environment {
+		if r, ok := replace[k]; ok {
+			env = append(env, k+"="+r)
+			delete(replace, k)
+			continue
+		}
+		require.NotNil(t, v, "%s: %s has no value", service, k)
+		env = append(env, k+"="+*v)
+	}
+	for k, v := range replace {
+		env = append(env, k+"="+v)
+	}
+	return env
+}
+
+// composeMount is where compose mounts a file of this repository into a
+// service's container.
+func composeMount(t *testing.T, service, source string) string {
+	t.Helper()
+	abs := filepath.Join(absRoot(t), source)
+	for _, v := range loadCompose(t).Services[service].Volumes {
+		if v.Source == abs {
+			return v.Target
+		}
+	}
+	t.Fatalf("%s does not mount %s", service, source)
+	return ""
 }
 
 func (p *production) path() string { return "PATH=" + p.shims + ":" + os.Getenv("PATH") }
@@ -288,13 +359,13 @@ func (p *production) job(t *testing.T, script string, env []string) string {
 
 // schemaEnv is compose's temporal-schema environment (SCHEMA_DIR: the
 // release's schema/ instead of the image's copy).
-func (p *production) schemaEnv() []string {
-	return []string{p.path(), "POSTGRES_SEEDS=127.0.0.1", "DB_PORT=" + p.pgPort, "POSTGRES_USER=temporal",
-		"POSTGRES_PASSWORD_FILE=" + p.pgPwFile, "SCHEMA_DIR=" + p.schema}
+func (p *production) schemaEnv(t *testing.T) []string {
+	return append(composeEnv(t, "temporal-schema", map[string]string{"POSTGRES_SEEDS": "127.0.0.1", "DB_PORT": p.pgPort,
+		"POSTGRES_PASSWORD_FILE": p.pgPwFile, "SCHEMA_DIR": p.schema}), p.path())
 }
 
-func (p *production) namespaceEnv() []string {
-	return []string{p.path(), "HOME=" + p.dir, "TEMPORAL_ADDRESS=" + p.temporal, "TEMPORAL_NAMESPACE=default", "NAMESPACE_RETENTION=168h"}
+func (p *production) namespaceEnv(t *testing.T) []string {
+	return append(composeEnv(t, "temporal-namespace", map[string]string{"TEMPORAL_ADDRESS": p.temporal}), p.path(), "HOME="+p.dir)
 }
 
 // startServer runs deploy/temporal/server-entrypoint.sh with compose's
@@ -304,22 +375,24 @@ func (p *production) namespaceEnv() []string {
 func (p *production) startServer(t *testing.T, dynamicConfig string) *exec.Cmd {
 	t.Helper()
 	work := filepath.Join(p.dir, "etc-temporal")
-	require.NoError(t, os.MkdirAll(filepath.Join(work, "config", "dynamicconfig"), 0o755))
+	target, err := filepath.Rel("/etc/temporal", composeMount(t, "temporal", dynamicConfig))
+	require.NoError(t, err)
+	require.NoError(t, os.MkdirAll(filepath.Join(work, filepath.Dir(target)), 0o755))
 	dc, err := os.ReadFile(filepath.Join(root, dynamicConfig))
 	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(work, "config", "dynamicconfig", "statusbot.yaml"), dc, 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(work, target), dc, 0o644))
 	for _, name := range []string{"FRONTEND_GRPC_PORT", "FRONTEND_HTTP_PORT", "FRONTEND_MEMBERSHIP_PORT", "HISTORY_GRPC_PORT",
 		"HISTORY_MEMBERSHIP_PORT", "MATCHING_GRPC_PORT", "MATCHING_MEMBERSHIP_PORT", "WORKER_GRPC_PORT", "WORKER_MEMBERSHIP_PORT"} {
 		p.ports[name] = lowFreePort(t)
 	}
 	p.ports["PROMETHEUS_ENDPOINT"] = testenv.FreeAddr(t)
 	p.temporal = "127.0.0.1:" + p.ports["FRONTEND_GRPC_PORT"]
-	env := []string{p.path(), "DB=postgres12", "DB_PORT=" + p.pgPort, "POSTGRES_SEEDS=127.0.0.1", "POSTGRES_USER=temporal",
-		"POSTGRES_PASSWORD_FILE=" + p.pgPwFile, "BIND_ON_IP=127.0.0.1", "DYNAMIC_CONFIG_FILE_PATH=config/dynamicconfig/statusbot.yaml",
-		"TEMPORAL_ENTRYPOINT=" + filepath.Join(p.dir, "image-entrypoint.sh"), "LOG_LEVEL=warn"}
+	replace := map[string]string{"DB_PORT": p.pgPort, "POSTGRES_SEEDS": "127.0.0.1", "POSTGRES_PASSWORD_FILE": p.pgPwFile,
+		"BIND_ON_IP": "127.0.0.1", "TEMPORAL_ENTRYPOINT": filepath.Join(p.dir, "image-entrypoint.sh"), "LOG_LEVEL": "warn"}
 	for k, v := range p.ports {
-		env = append(env, k+"="+v)
+		replace[k] = v
 	}
+	env := append(composeEnv(t, "temporal", replace), p.path())
 	cmd := exec.Command("sh", filepath.Join(absRoot(t), "deploy", "temporal", "server-entrypoint.sh"))
 	cmd.Dir, cmd.Env = work, env
 	logFile, err := os.Create(filepath.Join(p.dir, "temporal-server.log"))
@@ -343,11 +416,10 @@ func (p *production) botEnv(t *testing.T, database, pageURL, telegramURL string)
 	token, uri := filepath.Join(p.dir, "telegram_bot_token"), filepath.Join(p.dir, "mongodb_uri")
 	require.NoError(t, os.WriteFile(token, []byte(prodToken+"\n"), 0o600))
 	require.NoError(t, os.WriteFile(uri, []byte(testenv.MongoURI(t)+"\n"), 0o600))
-	return []string{p.path(), "HOME=" + p.dir,
-		"TELEGRAM_BOT_TOKEN_FILE=" + token, "MONGODB_URI_FILE=" + uri, "MONGODB_DATABASE=" + database,
-		"TELEGRAM_API_URL=" + telegramURL, "STATUSPAGE_URL=" + pageURL, "STATUSPAGE_PROVIDER=auto",
-		"POLL_INTERVAL=5s", "HTTP_TIMEOUT=5s", "LOG_LEVEL=info",
-		"TEMPORAL_ADDRESS=" + p.temporal, "TEMPORAL_NAMESPACE=default"}
+	return append(composeEnv(t, "worker", map[string]string{
+		"TELEGRAM_BOT_TOKEN_FILE": token, "MONGODB_URI_FILE": uri, "MONGODB_DATABASE": database,
+		"TELEGRAM_API_URL": telegramURL, "STATUSPAGE_URL": pageURL, "POLL_INTERVAL": "5s", "HTTP_TIMEOUT": "5s",
+		"TEMPORAL_ADDRESS": p.temporal, "HEALTH_ADDR": "", "METRICS_ADDR": ""}), p.path(), "HOME="+p.dir)
 }
 
 func (p *production) startBot(t *testing.T, command string, env []string, log io.Writer) *exec.Cmd {
