@@ -156,7 +156,6 @@ func run(ctx context.Context, sv *supervisor, envFile, binDir, dataDir string) i
 	}
 	fmt.Fprintf(out, "Health: http://%s/healthz   Ctrl-C stops everything.\n", healthAddr)
 	if err := sv.supervise(ctx, children); err != nil {
-		fmt.Fprintln(out, "make run:", err)
 		return 1
 	}
 	return 0

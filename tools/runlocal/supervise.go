@@ -42,10 +42,19 @@ type supervisor struct {
 // ready, and watches every one: the first exit of any, or ctx ending
 // (Ctrl-C, SIGTERM), stops them all, at any moment of start-up too.
 // Nothing starts after ctx has ended. It returns nil when ctx ended and an
-// error naming the child that exited otherwise.
+// error naming the child that exited otherwise (said before the others are
+// stopped).
 func (s *supervisor) supervise(ctx context.Context, children []child) error {
+	err := s.startAndWatch(ctx, children)
+	if err != nil {
+		fmt.Fprintln(s.out, "make run:", err)
+	}
+	s.stopAll()
+	return err
+}
+
+func (s *supervisor) startAndWatch(ctx context.Context, children []child) error {
 	s.exited = make(chan *running, len(children))
-	defer s.stopAll()
 	for _, c := range children {
 		if ctx.Err() != nil {
 			return nil
