@@ -133,6 +133,11 @@ func TestProductionPath(t *testing.T) {
 		return strings.Contains(workerLog.String(), "the send queue has one partition")
 	})
 	require.NotContains(t, workerLog.String(), "more than one partition")
+	for _, line := range strings.Split(workerLog.String(), "\n") {
+		if strings.Contains(line, "the send queue has one partition") {
+			t.Logf("worker with one send-queue partition says:\n%s", line)
+		}
+	}
 	stop(worker)
 	renamedLog := &testenv.LogBuffer{}
 	renamed := p.startBot(t, "worker", append(env, "METRICS_ADDR="+testenv.FreeAddr(t), "TEMPORAL_TASK_QUEUE=statusbot-renamed"), renamedLog)
