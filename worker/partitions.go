@@ -38,19 +38,18 @@ func Partition(taskQueue string, n int) string {
 // HasMorePartitions reports whether partitions 1-3 of the send queue have
 // pollers: the queue has more than one read partition.
 func HasMorePartitions(ctx context.Context, c client.Client, namespace, sendQueue string) (bool, error) {
+	// Activity pollers only: the sends are what the limit holds back.
 	for n := 1; n <= 3; n++ {
-		for _, typ := range []enumspb.TaskQueueType{enumspb.TASK_QUEUE_TYPE_ACTIVITY, enumspb.TASK_QUEUE_TYPE_WORKFLOW} {
-			resp, err := c.WorkflowService().DescribeTaskQueue(ctx, &workflowservice.DescribeTaskQueueRequest{
-				Namespace:     namespace,
-				TaskQueue:     &taskqueuepb.TaskQueue{Name: Partition(sendQueue, n), Kind: enumspb.TASK_QUEUE_KIND_NORMAL},
-				TaskQueueType: typ,
-			})
-			if err != nil {
-				return false, err
-			}
-			if len(resp.GetPollers()) > 0 {
-				return true, nil
-			}
+		resp, err := c.WorkflowService().DescribeTaskQueue(ctx, &workflowservice.DescribeTaskQueueRequest{
+			Namespace:     namespace,
+			TaskQueue:     &taskqueuepb.TaskQueue{Name: Partition(sendQueue, n), Kind: enumspb.TASK_QUEUE_KIND_NORMAL},
+			TaskQueueType: enumspb.TASK_QUEUE_TYPE_ACTIVITY,
+		})
+		if err != nil {
+			return false, err
+		}
+		if len(resp.GetPollers()) > 0 {
+			return true, nil
 		}
 	}
 	return false, nil
