@@ -1,4 +1,6 @@
-# syntax=docker/dockerfile:1
+# No `# syntax=` line: Docker 28's built-in Dockerfile frontend runs every
+# instruction used here (RUN --mount=type=cache included), and an external
+# frontend would be one more image pulled, unpinned, at build time.
 #
 # Image for the OpenAI status bot. One image serves every role; the
 # subcommand picks it:

@@ -15,8 +15,14 @@ STATICCHECK_CACHED := $(TOOLS_CACHE)/staticcheck-$(STATICCHECK_VERSION)/staticch
 WORKFLOWCHECK_VERSION := v0.6.0
 WORKFLOWCHECK_CACHED := $(TOOLS_CACHE)/workflowcheck-$(WORKFLOWCHECK_VERSION)/workflowcheck
 GO_TEST_FLAGS ?= -count=1 -timeout 30m
+# The Temporal server compose.yml pins (temporalio/server, admin-tools), built
+# from source for make test-production by its own module (tools/temporalserver).
+TEMPORAL_SERVER_VERSION := v1.32.1
+TEMPORAL_SERVER_HASH := $(shell cat tools/temporalserver/go.mod tools/temporalserver/go.sum | sha256sum | cut -c1-12)
+TEMPORAL_SERVER_CACHED := $(TOOLS_CACHE)/temporal-server-$(TEMPORAL_SERVER_VERSION)-$(TEMPORAL_SERVER_HASH)
+PG_BIN ?= /usr/lib/postgresql/15/bin
 
-.PHONY: help run test build lint docker tools histories bench test-faults fuzz clean-data
+.PHONY: help run test test-production build lint docker tools histories bench test-faults fuzz clean-data
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -27,6 +33,19 @@ run: ## run the bot locally: Temporal dev server, FerretDB and `statusbot all` (
 test: tools ## unit, replay and integration tests (real Temporal dev server and FerretDB)
 	go vet ./...
 	go test $(GO_TEST_FLAGS) ./...
+
+test-production: tools $(TEMPORAL_SERVER_CACHED)/temporal-server ## the compose production path without Docker: Temporal server from source, PostgreSQL 15 (docs/deploy.md)
+	@test -x $(PG_BIN)/postgres || { echo "Installing PostgreSQL 15 (Debian packages)."; apt-get install -y --no-install-recommends postgresql-15; }
+	TEMPORAL_SERVER_BIN=$(TEMPORAL_SERVER_CACHED)/temporal-server TEMPORAL_SQL_TOOL_BIN=$(TEMPORAL_SERVER_CACHED)/temporal-sql-tool \
+	TEMPORAL_SCHEMA_DIR=$$(cd tools/temporalserver && go list -m -f '{{.Dir}}' go.temporal.io/server)/schema/postgresql/v12 \
+	PG_BIN=$(PG_BIN) go test -count=1 -timeout 20m -tags production -run TestProductionPath -v ./deploy/
+
+$(TEMPORAL_SERVER_CACHED)/temporal-server:
+	@echo "Building the Temporal server $(TEMPORAL_SERVER_VERSION) and temporal-sql-tool from the Go module proxy."
+	@echo "The first build takes 15-25 minutes on 2 cores; it is cached in $(TOOLS_CACHE)."
+	@mkdir -p $(dir $@)
+	cd tools/temporalserver && go build -buildvcs=false -o $(dir $@)temporal-sql-tool go.temporal.io/server/cmd/tools/sql
+	cd tools/temporalserver && go build -buildvcs=false -o $@ go.temporal.io/server/cmd/server
 
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
@@ -62,8 +81,8 @@ lint: $(STATICCHECK_CACHED) $(WORKFLOWCHECK_CACHED) ## go vet, staticcheck, and 
 	$(STATICCHECK_CACHED) ./...
 	$(WORKFLOWCHECK_CACHED) ./workflows/...
 
-docker: ## build the production image, tagged as compose.yml expects (statusbot:local)
-	docker build --build-arg VERSION=$(VERSION) -t statusbot:local .
+docker: ## build the production image as `docker compose up --build` does: tag and stamp both $(VERSION)
+	STATUSBOT_VERSION=$(VERSION) docker compose build worker
 
 histories: tools ## regenerate workflows/testdata replay histories from a real dev-server run
 	UPDATE_REPLAY_HISTORIES=1 go test -count=1 -run 'TestExportReplayHistories|TestMaintenanceReminders' -v ./worker/

@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/compose-spec/compose-go/v2/cli"
 	"github.com/compose-spec/compose-go/v2/types"
@@ -162,7 +163,7 @@ func keys[M ~map[string]V, V any](m M) []string {
 func TestComposeHealthChecks(t *testing.T) {
 	for name, s := range loadCompose(t).Services {
 		oneShot := s.Restart == "no" || len(s.Profiles) > 0
-		if oneShot || name == "temporal-ui" {
+		if oneShot {
 			continue
 		}
 		require.NotNil(t, s.HealthCheck, "%s needs a health check", name)
@@ -248,15 +249,124 @@ func TestDockerfilePinsBaseImages(t *testing.T) {
 	require.True(t, slices.Contains(strings.Fields(s), "65532:65532"), "runs as distroless nonroot")
 }
 
-// `make docker` builds the image compose.yml runs.
-func TestMakeDockerTagsTheComposeImage(t *testing.T) {
+// `make docker` builds through compose with the version it stamps as the
+// tag, so it and `up --build` never disagree (make docker stamped the git
+// version into statusbot:local, which `up --build` stamped "dev").
+func TestMakeDockerBuildsAsComposeDoes(t *testing.T) {
 	mk, err := os.ReadFile(filepath.Join(root, "Makefile"))
 	require.NoError(t, err)
-	m := regexp.MustCompile(`docker build .*-t (\S+) \.`).FindSubmatch(mk)
-	require.NotNil(t, m)
-	for name, s := range loadCompose(t).Services {
+	require.Regexp(t, `(?m)^\tSTATUSBOT_VERSION=\$\(VERSION\) docker compose build worker$`, string(mk))
+	require.NotContains(t, string(mk), "docker build ")
+	p := loadCompose(t, "STATUSBOT_VERSION=v1.2.3")
+	for name, s := range p.Services {
 		if s.Build != nil {
-			require.Equal(t, string(m[1]), s.Image, "%s: image built by `make docker`", name)
+			require.Equal(t, "statusbot:v1.2.3", s.Image, name)
+			require.Equal(t, "v1.2.3", *s.Build.Args["VERSION"], "%s: the stamped version is the tag", name)
 		}
 	}
+}
+
+// The Dockerfile names no external frontend image (`# syntax=`, unpinned
+// before): Docker 28's built-in one runs it; anything named is pinned.
+func TestDockerfileFrontendIsPinnedOrBuiltIn(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join(root, "Dockerfile"))
+	require.NoError(t, err)
+	for _, line := range strings.Split(string(raw), "\n") {
+		if strings.HasPrefix(strings.ReplaceAll(line, " ", ""), "#syntax=") {
+			require.Regexp(t, `docker/dockerfile:\d+\.\d+\.\d+(@sha256:[0-9a-f]{64})?$`, line)
+		}
+	}
+}
+
+// Only the bot's processes (Telegram, the status page) and the Web UI's
+// published port have a network with a route out; the Temporal server
+// had one through the UI's network.
+func TestComposeOnlyTheBotReachesOut(t *testing.T) {
+	p := loadCompose(t)
+	outward := map[string][]string{}
+	for name, s := range p.Services {
+		for n := range s.Networks {
+			if !p.Networks[n].Internal {
+				outward[name] = append(outward[name], n)
+			}
+		}
+	}
+	require.Equal(t, map[string][]string{"worker": {"egress"}, "bot": {"egress"}, "temporal-ui": {"temporal-ui"}}, outward)
+	require.Empty(t, p.Services["temporal"].Ports, "a published port needs a non-internal network")
+	ui := p.Services["temporal-ui"]
+	for n := range ui.Networks {
+		for name, s := range p.Services {
+			if _, shared := s.Networks[n]; shared && name != "temporal-ui" {
+				require.Equal(t, "temporal", name, "the Web UI shares network %s with %s", n, name)
+			}
+		}
+	}
+}
+
+// Every service that runs has CPU and memory limits; the data stores get
+// time for a clean shutdown; the server exports its metrics.
+func TestComposeLimitsAndShutdown(t *testing.T) {
+	p := loadCompose(t)
+	for name, s := range p.Services {
+		if len(s.Profiles) > 0 {
+			continue
+		}
+		require.Greater(t, s.CPUS, float32(0), "%s: cpus", name)
+		require.Greater(t, int64(s.MemLimit), int64(0), "%s: mem_limit", name)
+	}
+	for _, name := range []string{"postgresql", "mongo", "temporal"} {
+		g := p.Services[name].StopGracePeriod
+		require.NotNil(t, g, "%s: stop_grace_period", name)
+		require.GreaterOrEqual(t, time.Duration(*g), 30*time.Second, name)
+	}
+	require.NotNil(t, p.Services["temporal"].Environment["PROMETHEUS_ENDPOINT"])
+}
+
+// The compose overrides docs/deploy.md offers load on top of compose.yml
+// and do what they say.
+func TestDeployDocOverrides(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join(root, "docs/deploy.md"))
+	require.NoError(t, err)
+	blocks := regexp.MustCompile("(?s)```yaml\n(services:.*?)```").FindAllStringSubmatch(string(raw), -1)
+	load := func(override string) *types.Project {
+		t.Helper()
+		f := filepath.Join(absRoot(t), "compose.test-override.yml")
+		require.NoError(t, os.WriteFile(f, []byte(override), 0o644))
+		defer os.Remove(f)
+		opts, err := cli.NewProjectOptions([]string{filepath.Join(root, "compose.yml"), f},
+			cli.WithWorkingDirectory(root), cli.WithEnv([]string{"TEMPORAL_ADDRESS=ns.acct.tmprl.cloud:7233"}))
+		require.NoError(t, err)
+		p, err := opts.LoadProject(context.Background())
+		require.NoError(t, err, "%s", override)
+		return p
+	}
+	var cloud, prometheus bool
+	for _, b := range blocks {
+		p := load(b[1])
+		if strings.Contains(b[1], "TEMPORAL_API_KEY_FILE") {
+			cloud = true
+			// !reset dropped every entry after it; !override keeps both.
+			require.ElementsMatch(t, []string{"statusbot-config", "mongo"}, keys(p.Services["worker"].DependsOn))
+			require.Equal(t, types.ServiceConditionCompletedSuccessfully, p.Services["worker"].DependsOn["statusbot-config"].Condition)
+			require.Equal(t, types.ServiceConditionHealthy, p.Services["worker"].DependsOn["mongo"].Condition)
+			require.Equal(t, "ns.acct.tmprl.cloud:7233", *p.Services["worker"].Environment["TEMPORAL_ADDRESS"])
+		}
+		if prom, ok := p.Services["prometheus"]; ok {
+			prometheus = true
+			for n := range prom.Networks {
+				for _, store := range []string{"mongo", "temporal-db"} {
+					require.NotEqual(t, store, n, "Prometheus joins the data stores' network")
+				}
+			}
+			for _, target := range []string{"worker", "bot", "temporal"} {
+				shared := false
+				for n := range prom.Networks {
+					_, ok := p.Services[target].Networks[n]
+					shared = shared || ok
+				}
+				require.True(t, shared, "Prometheus cannot reach %s", target)
+			}
+		}
+	}
+	require.True(t, cloud && prometheus, "docs/deploy.md lost an override: %d blocks", len(blocks))
 }

@@ -50,3 +50,31 @@ console.log(JSON.stringify(calls));
 	require.Equal(t, "readWrite", c.User.Roles[0].Role)
 	require.Equal(t, "bots", c.User.Roles[0].DB)
 }
+
+// Keeping the bundled mongo while the bot uses Atlas: the init script
+// creates no user for the mongodb+srv URI and does not fail (it threw, and
+// the mongo container never became healthy).
+func TestMongoInitSkipsAnAtlasURI(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node not installed")
+	}
+	script, err := filepath.Abs(filepath.Join(root, "deploy/mongo/create-app-user.js"))
+	require.NoError(t, err)
+	uri := filepath.Join(t.TempDir(), "mongodb_uri")
+	require.NoError(t, os.WriteFile(uri, []byte("mongodb+srv://USER:PASSWORD@cluster0.example.mongodb.net/?retryWrites=true&w=majority\n"), 0o644))
+	harness := `
+const vm = require('vm'), fs = require('fs');
+const calls = [], said = [];
+const db = { getSiblingDB: (name) => ({ createUser: (u) => calls.push(name) }) };
+vm.runInNewContext(fs.readFileSync(process.argv[1], 'utf8'), { require, process, db, print: (m) => said.push(m) });
+console.log(JSON.stringify({ calls, said }));
+`
+	cmd := exec.Command(node, "-e", harness, script)
+	cmd.Env = append(os.Environ(), "MONGODB_URI_FILE="+uri)
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	require.Contains(t, string(out), `"calls":[]`)
+	require.Contains(t, string(out), "no user created here")
+	require.NotContains(t, string(out), "PASSWORD")
+}

@@ -61,3 +61,25 @@ func TestNamespaceJobIsIdempotent(t *testing.T) {
 	second := run()
 	require.NotContains(t, second, "create", "a second run changes nothing")
 }
+
+// A create that fails while the server's services are still joining is
+// retried (it was tried once, and the job failed `up`).
+func TestNamespaceJobRetriesTheCreate(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	bin, state := t.TempDir(), t.TempDir()
+	flaky := strings.Replace(fakeTemporal, `"operator namespace create") touch "$state/namespace" ;;`,
+		`"operator namespace create") echo x >>"$state/creates"; [ "$(wc -l <"$state/creates")" -ge 3 ] && touch "$state/namespace" ;;`, 1)
+	require.NotEqual(t, fakeTemporal, flaky)
+	require.NoError(t, os.WriteFile(filepath.Join(bin, "temporal"), []byte(flaky), 0o755))
+	cmd := exec.Command(sh, filepath.Join(root, "deploy/temporal/setup-namespace.sh"))
+	cmd.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"), "FAKE_STATE="+state,
+		"TEMPORAL_ADDRESS=temporal:7233", "TEMPORAL_NAMESPACE=bots")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	creates, err := os.ReadFile(filepath.Join(state, "creates"))
+	require.NoError(t, err)
+	require.Equal(t, 3, strings.Count(string(creates), "x"))
+}

@@ -152,6 +152,7 @@ func Run(ctx context.Context, cfg *config.Config, c client.Client, st *store.Sto
 	if err := EnsureMaintenanceSchedule(ctx, c, cfg); err != nil {
 		return err
 	}
+	go watchPartitions(ctx, c, cfg.TemporalNamespace, workflows.SendTaskQueue(cfg.TemporalTaskQueue), cfg.TelegramRateLimit, log)
 	log.Info("worker running", "task_queue", cfg.TemporalTaskQueue, "poll_interval", cfg.PollInterval.String(),
 		"poll_interval_active", cfg.ActivePollInterval().String(), "statuspage_provider", cfg.StatuspageProvider)
 	<-ctx.Done()

@@ -6,6 +6,7 @@
 //	statusbot deliveries   list deliveries in progress, backing off or failed
 //	statusbot healthcheck  exit 0 when GET /readyz on HEALTH_ADDR answers 200
 //	statusbot check-config exit 0 when the configuration is valid
+//	statusbot import       copy the previous bot's subscribers (--from-mongo URI)
 //	statusbot version      print the version stamped at build time
 package main
 
@@ -42,6 +43,7 @@ commands:
   deliveries    list deliveries that are in progress, backing off or failed
   healthcheck   exit 0 when GET http://$HEALTH_ADDR/readyz answers 200
   check-config  exit 0 when the configuration is valid (secrets files included)
+  import        copy the previous bot's subscribers: import --from-mongo URI [--database NAME] [--dry-run] [--verify]
   version       print the version
 
 Configuration comes from the environment; see .env.example.`
@@ -50,6 +52,12 @@ Configuration comes from the environment; see .env.example.`
 var version = "dev"
 
 func main() {
+	if len(os.Args) >= 2 && os.Args[1] == "import" {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		code := importCommand(ctx, os.Args[2:], os.Stdout, os.Stderr)
+		stop()
+		os.Exit(code)
+	}
 	if len(os.Args) != 2 {
 		fmt.Fprintln(os.Stderr, usage)
 		os.Exit(2)
@@ -127,6 +135,7 @@ func run(ctx context.Context, cmd string, cfg *config.Config, log *slog.Logger) 
 		g.Go(func() error { return worker.Run(gctx, cfg, c, st, log) })
 	}
 	if cmd == "bot" || cmd == "all" {
+		metrics.ServeBot()
 		g.Go(func() error { return bot.Run(gctx, cfg, st, hs, log) })
 	} else {
 		hs.SetReady()

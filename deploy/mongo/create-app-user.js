@@ -8,10 +8,15 @@
 const fs = require('fs');
 const { URL } = require('url');
 
+// null when the URI is for another server (Atlas: mongodb+srv://): the
+// bundled mongo is then unused, and must still start.
 function appUserFromURI(raw, dbName) {
   const u = new URL(raw.trim());
+  if (u.protocol === 'mongodb+srv:') {
+    return null;
+  }
   if (u.protocol !== 'mongodb:') {
-    throw new Error('mongodb_uri must be a mongodb:// URI for the bundled MongoDB');
+    throw new Error('mongodb_uri must be a mongodb:// or mongodb+srv:// URI');
   }
   const user = decodeURIComponent(u.username);
   const pwd = decodeURIComponent(u.password);
@@ -30,10 +35,14 @@ if (typeof db === 'undefined') {
 } else {
   const a = appUserFromURI(fs.readFileSync(process.env.MONGODB_URI_FILE, 'utf8'),
     process.env.MONGODB_DATABASE || 'openai-status-bot');
-  db.getSiblingDB(a.authDB).createUser({
-    user: a.user,
-    pwd: a.pwd,
-    roles: [{ role: 'readWrite', db: a.dbName }],
-  });
-  print(`created MongoDB user ${a.user} (readWrite on ${a.dbName}, authenticates against ${a.authDB})`);
+  if (a === null) {
+    print('mongodb_uri is a mongodb+srv:// URI (another server, e.g. Atlas): no user created here');
+  } else {
+    db.getSiblingDB(a.authDB).createUser({
+      user: a.user,
+      pwd: a.pwd,
+      roles: [{ role: 'readWrite', db: a.dbName }],
+    });
+    print(`created MongoDB user ${a.user} (readWrite on ${a.dbName}, authenticates against ${a.authDB})`);
+  }
 }

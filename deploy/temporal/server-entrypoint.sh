@@ -7,4 +7,6 @@ set -eu
 : "${POSTGRES_PASSWORD_FILE:?POSTGRES_PASSWORD_FILE is required}"
 POSTGRES_PWD=$(cat "$POSTGRES_PASSWORD_FILE")
 export POSTGRES_PWD
-exec /etc/temporal/entrypoint.sh "$@"
+# TEMPORAL_ENTRYPOINT: make test-production runs this script outside the
+# image, where the image's entrypoint is not at its path.
+exec "${TEMPORAL_ENTRYPOINT:-/etc/temporal/entrypoint.sh}" "$@"

@@ -33,12 +33,19 @@ retry() {
 echo "setup-namespace: waiting for the Temporal frontend at $TEMPORAL_ADDRESS"
 retry "cluster health" quietly temporal operator cluster health
 
+# Created, or there already (another run got there first).
+create_namespace() {
+  temporal operator namespace create --namespace "$TEMPORAL_NAMESPACE" --retention "$RETENTION" ||
+    temporal operator namespace describe --namespace "$TEMPORAL_NAMESPACE" >/dev/null 2>&1
+}
+
 if temporal operator namespace describe --namespace "$TEMPORAL_NAMESPACE" >/dev/null 2>&1; then
   echo "setup-namespace: namespace $TEMPORAL_NAMESPACE exists"
 else
   echo "setup-namespace: creating namespace $TEMPORAL_NAMESPACE (retention $RETENTION)"
-  temporal operator namespace create --namespace "$TEMPORAL_NAMESPACE" --retention "$RETENTION" ||
-    temporal operator namespace describe --namespace "$TEMPORAL_NAMESPACE" >/dev/null
+  # A frontend that answers health can still fail the first writes while
+  # the other services join: retry, as every step here does.
+  retry "create namespace $TEMPORAL_NAMESPACE" create_namespace
 fi
 # A new namespace reaches every service's cache within seconds.
 retry "namespace $TEMPORAL_NAMESPACE" quietly temporal operator namespace describe --namespace "$TEMPORAL_NAMESPACE"

@@ -18,7 +18,9 @@ if [ -z "$SQL_PASSWORD" ]; then
   exit 1
 fi
 PORT=${DB_PORT:-5432}
-SCHEMA_DIR=/etc/temporal/schema/postgresql/v12
+# The admin-tools image's copy; make test-production points it at the
+# server module's schema/ directory of the same release.
+SCHEMA_DIR=${SCHEMA_DIR:-/etc/temporal/schema/postgresql/v12}
 
 echo "setup-schema: waiting for PostgreSQL at $POSTGRES_SEEDS:$PORT"
 attempt=1

@@ -8,6 +8,7 @@
 package metrics
 
 import (
+	"sync"
 	"time"
 
 	"github.com/go-telegram/bot/models"
@@ -58,7 +59,7 @@ func init() {
 	Registry.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		polls, eventsDetected, sends, retryAfterSeconds, commands, updateLag, longPollLast,
+		polls, eventsDetected, sends, retryAfterSeconds, commands, updateLag,
 	)
 	// Series exist from the start at 0, so rate() and absent() work
 	// before the first event.
@@ -121,6 +122,13 @@ func Command(name string) func() {
 
 // LongPollSucceeded records a getUpdates answer.
 func LongPollSucceeded() { longPollLast.SetToCurrentTime() }
+
+var botOnce sync.Once
+
+// ServeBot adds the command bot's own series (the long poll's last
+// success), for `statusbot bot` and `all` only: on a worker it would
+// read 0 for ever and StatusbotLongPollStalled would fire there.
+func ServeBot() { botOnce.Do(func() { Registry.MustRegister(longPollLast) }) }
 
 // UpdateReceived records how old an update is when it is handed over.
 func UpdateReceived(u *models.Update) {

@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
@@ -63,6 +65,7 @@ func TestEveryTelegramOutcomeIsKnown(t *testing.T) {
 }
 
 func TestUpdateLagAndLongPoll(t *testing.T) {
+	metrics.ServeBot()
 	metrics.LongPollSucceeded()
 	metrics.UpdateReceived(&models.Update{Message: &models.Message{Date: int(time.Now().Add(-3 * time.Second).Unix())}})
 	metrics.UpdateReceived(&models.Update{}) // no date: not observed
@@ -129,4 +132,25 @@ func TestServerServesMetricsOnly(t *testing.T) {
 
 	cancel()
 	require.NoError(t, <-done)
+}
+
+// A worker-only process has no long-poll series (its 0 made
+// StatusbotLongPollStalled fire for ever on worker targets); the bot's
+// starts at 0 until getUpdates answers. A fresh process each, as the
+// registry is global.
+func TestLongPollGaugeOnlyInTheBot(t *testing.T) {
+	if role := os.Getenv("METRICS_TEST_ROLE"); role != "" {
+		if role == "bot" {
+			metrics.ServeBot()
+		}
+		os.Stdout.WriteString(scrape(t))
+		return
+	}
+	for role, want := range map[string]bool{"worker": false, "bot": true} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestLongPollGaugeOnlyInTheBot$")
+		cmd.Env = append(os.Environ(), "METRICS_TEST_ROLE="+role)
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		require.Equal(t, want, strings.Contains(string(out), "statusbot_long_poll_last_success_timestamp_seconds 0"), role)
+	}
 }

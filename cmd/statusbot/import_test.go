@@ -1,0 +1,179 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+
+	"github.com/openai-status-bot/statusbot/internal/fakes"
+	"github.com/openai-status-bot/statusbot/internal/store"
+	"github.com/openai-status-bot/statusbot/internal/testenv"
+)
+
+// seedPrevious writes subscribers and component records in the previous
+// bot's shape (docs/operations.md): Statuspage-era component IDs.
+func seedPrevious(t *testing.T, db *mongo.Database) {
+	t.Helper()
+	ctx := context.Background()
+	comps := []any{
+		bson.M{"_id": "rsp4kx2ylg0q", "name": "Responses", "status": "operational"},
+		bson.M{"_id": "img8w1hq2m3d", "name": "Images", "status": "operational"},
+		bson.M{"_id": "lgn0apis0001", "name": "Login", "group_name": "APIs", "status": "operational"},
+		bson.M{"_id": "lgn0nogroup1", "name": "Login", "status": "operational"},
+		bson.M{"_id": "plg0gone0001", "name": "Playground", "status": "operational"},
+	}
+	if _, err := db.Collection("components").InsertMany(ctx, comps); err != nil {
+		t.Fatal(err)
+	}
+	subs := []any{
+		bson.M{"_id": "1001", "chat_id": int64(1001), "types": bson.A{"incident", "component"}, "components": bson.A{}},
+		bson.M{"_id": "-1002003004005:7", "chat_id": int64(-1002003004005), "thread_id": 7, "types": bson.A{"component"},
+			"components": bson.A{"rsp4kx2ylg0q", "img8w1hq2m3d"}},
+		bson.M{"_id": "1003", "chat_id": int64(1003), "types": bson.A{"incident"}, "components": bson.A{"CLI"}},
+		bson.M{"_id": "1004", "chat_id": int64(1004), "types": bson.A{"all"}, "components": bson.A{"lgn0apis0001", "lgn0nogroup1", "plg0gone0001"}},
+		bson.M{"_id": "1005", "chat_id": int64(1005), "types": bson.A{"component"}, "components": bson.A{fakes.IOComponentSearch}},
+		bson.M{"_id": "not-a-chat", "types": bson.A{"incident"}},
+	}
+	if _, err := db.Collection("subscribers").InsertMany(ctx, subs); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func importRun(t *testing.T, env []string, args ...string) (int, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, testenv.StatusbotBinary(t), append([]string{"import"}, args...)...)
+	cmd.Env = env
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		t.Fatal(err)
+	}
+	return cmd.ProcessState.ExitCode(), out.String()
+}
+
+func allSubscribers(t *testing.T, st *store.Store) []store.Subscriber {
+	t.Helper()
+	subs, _, err := st.ListSubscribers(context.Background(), "", 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return subs
+}
+
+// The previous bot's chats arrive with their filters mapped to today's
+// IDs; a re-run changes nothing; --verify agrees.
+func TestImportFromPreviousBot(t *testing.T) {
+	st, db := testenv.StoreAndDatabase(t)
+	prev := db.Client().Database(db.Name() + "_prev")
+	t.Cleanup(func() { _ = prev.Drop(context.Background()) })
+	seedPrevious(t, prev)
+	page := fakes.NewIncidentIO()
+	defer page.Close()
+	// A chat that used /start here already: the import leaves it as it is.
+	if _, err := st.Subscribe(context.Background(), 1005, 0, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"),
+		"TELEGRAM_BOT_TOKEN=123456:AAimportTEST", "MONGODB_URI=" + testenv.MongoURI(t), "MONGODB_DATABASE=" + db.Name(),
+		"STATUSPAGE_URL=" + page.URL(), "STATUSPAGE_PROVIDER=incidentio"}
+	from := []string{"--from-mongo", testenv.MongoURI(t), "--database", prev.Name()}
+
+	code, out := importRun(t, env, append(from, "--dry-run")...)
+	t.Logf("dry run:\n%s", out)
+	if code != 0 || !strings.Contains(out, "would create (dry run, nothing written) 4, already here 1") {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	if n := len(allSubscribers(t, st)); n != 1 {
+		t.Fatalf("dry run wrote: %d subscribers", n)
+	}
+
+	code, out = importRun(t, env, from...)
+	t.Logf("import:\n%s", out)
+	for _, want := range []string{
+		"6 subscribers, 5 component records",
+		"subscribers: 6 read, created 4, already here 1 (left as they are), invalid 1",
+		"component filters: 1 entries kept by ID, 4 mapped by name, 2 not mapped",
+		`not mapped: chat 1004, filter entry "lgn0nogroup1": 2 components are named "Login"`,
+		`not mapped: chat 1004, filter entry "plg0gone0001": no component named "Playground" on today's page`,
+		`not imported: key "not-a-chat" is not chatID or chatID:threadID`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q", want)
+		}
+	}
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	got := map[string]store.Subscriber{}
+	for _, s := range allSubscribers(t, st) {
+		got[s.Key] = s
+	}
+	topic := got["-1002003004005:7"]
+	if topic.ChatID != -1002003004005 || topic.ThreadID != 7 ||
+		!slices.Equal(topic.Components, []string{fakes.IOComponentResponses, fakes.IOComponentImages}) ||
+		len(topic.Kinds) != 1 || topic.Kinds[0] != "component" || topic.Settings.Mode != store.ModeMessages {
+		t.Errorf("topic: %+v", topic)
+	}
+	if c := got["1003"].Components; !slices.Equal(c, []string{fakes.IOComponentCLI}) {
+		t.Errorf("1003: %v", c)
+	}
+	if c := got["1004"].Components; !slices.Equal(c, []string{fakes.IOComponentAPILogin, "lgn0nogroup1", "plg0gone0001"}) {
+		t.Errorf("1004: %v", c)
+	}
+	if s := got["1005"]; len(s.Components) != 0 || s.Settings.Mode != store.ModeCards {
+		t.Errorf("existing subscription changed: %+v", s)
+	}
+	before := allSubscribers(t, st)
+
+	code, out = importRun(t, env, append(from, "--verify")...)
+	t.Logf("re-run with verify:\n%s", out)
+	if code != 0 || !strings.Contains(out, "created 0, already here 5") ||
+		!strings.Contains(out, "verify: 5 of 5 previous subscribers are subscribed here; sample of 5: 1 differ") ||
+		!strings.Contains(out, "differs: chat 1005: ") {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	if after := allSubscribers(t, st); !sameSubscribers(before, after) {
+		t.Fatalf("re-run changed subscriptions:\n%+v\n%+v", before, after)
+	}
+	if strings.Contains(out, "AAimportTEST") {
+		t.Fatal("token shown")
+	}
+}
+
+func sameSubscribers(a, b []store.Subscriber) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := a[i], b[i]
+		if x.Key != y.Key || x.ChatID != y.ChatID || x.ThreadID != y.ThreadID || !slices.Equal(x.Kinds, y.Kinds) ||
+			!slices.Equal(x.Components, y.Components) || !x.CreatedAt.Equal(y.CreatedAt) || x.Settings.Mode != y.Settings.Mode {
+			return false
+		}
+	}
+	return true
+}
+
+// The URI's credentials never reach the output, and one is required.
+func TestImportNeedsURI(t *testing.T) {
+	code, out := importRun(t, []string{"PATH=" + os.Getenv("PATH")}, "--database", "x")
+	if code != 2 || !strings.Contains(out, "must hold a mongodb:// or mongodb+srv:// URI") {
+		t.Fatalf("exit %d: %s", code, out)
+	}
+	if got := hostOf("mongodb+srv://USER:PASSWORD@cluster0.example.mongodb.net/?w=majority"); got != "mongodb+srv://cluster0.example.mongodb.net" {
+		t.Fatal(got)
+	}
+}

@@ -1,0 +1,522 @@
+//go:build production
+
+// The production path of compose.yml, run for real without Docker: the
+// pinned Temporal server and temporal-sql-tool built from source
+// (tools/temporalserver), PostgreSQL from Debian's packages, the set-up
+// jobs and the server with compose's environment, configuration and
+// dynamic config, then `statusbot worker` and `statusbot bot` against it
+// with FerretDB and the fakes. `make test-production` builds the tools
+// and runs this; see docs/deploy.md.
+package deploy_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/openai-status-bot/statusbot/internal/fakes"
+	"github.com/openai-status-bot/statusbot/internal/testenv"
+	"github.com/openai-status-bot/statusbot/workflows"
+)
+
+const prodToken = "123456:AAproductionPATHtoken"
+
+// production holds the pieces of one run.
+type production struct {
+	dir      string // secrets, shims, the server's working directory
+	shims    string // on PATH: the names the images give the tools
+	pgBin    string
+	pgDir    string
+	pgPort   string
+	pgPwFile string
+	schema   string
+	ports    map[string]string // the server's ports (free ones: the machine is shared)
+	temporal string            // the frontend, host:port
+}
+
+func TestProductionPath(t *testing.T) {
+	start := time.Now()
+	p := newProduction(t)
+	p.logVersions(t)
+	p.startPostgres(t)
+
+	out := p.job(t, "setup-schema.sh", p.schemaEnv(t))
+	t.Logf("setup-schema (first run, DEBUG lines left out):\n%s", withoutDebug(out))
+	firstSchema := p.schemaState(t)
+
+	server := p.startServer(t, "deploy/temporal/dynamicconfig.yaml")
+	defer stop(server)
+	out = p.job(t, "setup-namespace.sh", p.namespaceEnv(t))
+	t.Logf("setup-namespace (first run):\n%s", out)
+	require.Contains(t, out, "setup-namespace: creating namespace default")
+
+	page := fakes.NewIncidentIO()
+	defer page.Close()
+	tg := fakes.NewTelegram(prodToken)
+	defer tg.Close()
+	fakes.NewUpdates(tg, 1)
+	st, db := testenv.StoreAndDatabase(t)
+	const chat = 424242
+	_, err := st.Subscribe(context.Background(), chat, 0, time.Now())
+	require.NoError(t, err)
+
+	env := p.botEnv(t, db.Name(), page.URL(), tg.URL())
+	workerLog, workerMetrics := &testenv.LogBuffer{}, testenv.FreeAddr(t)
+	worker := p.startBot(t, "worker", append(env, "METRICS_ADDR="+workerMetrics), workerLog)
+	botLog := &testenv.LogBuffer{}
+	bot := p.startBot(t, "bot", append(env, "METRICS_ADDR="+testenv.FreeAddr(t)), botLog)
+	defer stop(bot)
+
+	testenv.WaitFor(t, 2*time.Minute, "the worker's baseline poll", func() bool {
+		snap, err := st.LatestSnapshot(context.Background())
+		return err == nil && snap != nil
+	})
+	page.SetComponent(fakes.IOComponentCLI, "CLI", "partial_outage")
+	testenv.WaitFor(t, 2*time.Minute, "the notice in Telegram", func() bool {
+		for _, m := range tg.MessagesTo(chat, 0) {
+			if strings.Contains(m.Text, "CLI") && strings.Contains(m.Text, "Partial Outage") {
+				t.Logf("notice delivered to chat %d after %s:\n%s", chat, time.Since(start).Round(time.Second), m.Text)
+				return true
+			}
+		}
+		return false
+	})
+
+	// The search attributes the namespace job created, and in use.
+	out = p.cli(t, "operator", "search-attribute", "list", "--namespace", "default")
+	for name := range workflows.SearchAttributes() {
+		require.Contains(t, out, name)
+	}
+	testenv.WaitFor(t, time.Minute, "a delivery found by its search attributes", func() bool {
+		out := p.cliMay("workflow", "list", "--namespace", "default", "--query", `EventKind = "component" AND DeliveryState = "done"`)
+		return strings.Contains(out, "DeliveryWorkflow")
+	})
+	t.Logf("deliveries by search attribute:\n%s", p.cliMay("workflow", "list", "--namespace", "default", "--query", `EventKind = "component"`))
+
+	// Metrics: the worker's and the server's (PROMETHEUS_ENDPOINT).
+	body := get(t, "http://"+workerMetrics+"/metrics")
+	require.Contains(t, body, "statusbot_last_successful_poll_timestamp_seconds")
+	require.Contains(t, body, "temporal_request")
+	body = get(t, "http://"+p.ports["PROMETHEUS_ENDPOINT"]+"/metrics")
+	require.Regexp(t, regexp.MustCompile(`(?m)^persistence_requests`), body)
+	require.NotContains(t, workerLog.String()+botLog.String(), prodToken)
+
+	// A second run of the set-up jobs changes nothing.
+	out = p.job(t, "setup-schema.sh", p.schemaEnv(t))
+	t.Logf("setup-schema (second run, DEBUG lines left out):\n%s", withoutDebug(out))
+	require.Equal(t, firstSchema, p.schemaState(t), "the second schema run changed the schema")
+	before := p.cli(t, "operator", "namespace", "describe", "--namespace", "default", "-o", "json")
+	out = p.job(t, "setup-namespace.sh", p.namespaceEnv(t))
+	t.Logf("setup-namespace (second run):\n%s", out)
+	require.Contains(t, out, "namespace default exists")
+	require.NotContains(t, out, "adding search attribute")
+	require.Equal(t, before, p.cli(t, "operator", "namespace", "describe", "--namespace", "default", "-o", "json"))
+
+	// One partition, as deploy/temporal/dynamicconfig.yaml sets: the worker
+	// says so. Four: a worker on a queue the dynamic config does not name
+	// (TEMPORAL_TASK_QUEUE changed, the file not) warns.
+	testenv.WaitFor(t, 2*time.Minute, "the worker's partition check", func() bool {
+		return strings.Contains(workerLog.String(), "the send queue has one partition")
+	})
+	require.NotContains(t, workerLog.String(), "more than one partition")
+	for _, line := range strings.Split(workerLog.String(), "\n") {
+		if strings.Contains(line, "the send queue has one partition") {
+			t.Logf("worker with one send-queue partition says:\n%s", line)
+		}
+	}
+	stop(worker)
+	renamedLog := &testenv.LogBuffer{}
+	renamed := p.startBot(t, "worker", append(env, "METRICS_ADDR="+testenv.FreeAddr(t), "TEMPORAL_TASK_QUEUE=statusbot-renamed"), renamedLog)
+	defer stop(renamed)
+	testenv.WaitFor(t, 3*time.Minute, "the worker's warning about partitions", func() bool {
+		return strings.Contains(renamedLog.String(), "more than one partition")
+	})
+	for _, line := range strings.Split(renamedLog.String(), "\n") {
+		if strings.Contains(line, "more than one partition") {
+			t.Logf("worker with four partitions says:\n%s", line)
+		}
+	}
+
+	// The backup and restore of docs/deploy.md: pg_dump -Fc per database,
+	// restored into a fresh cluster's state (the image pre-creates an
+	// empty `temporal`) with --create --clean and errors stopping it.
+	stop(renamed)
+	stop(bot)
+	stop(server)
+	executions := p.psql(t, "temporal", "SELECT count(*) FROM executions")
+	before = p.schemaState(t)
+	for _, db := range []string{"temporal", "temporal_visibility"} {
+		dump := filepath.Join(p.dir, db+".dump")
+		cmd := exec.Command(filepath.Join(p.pgBin, "pg_dump"), "-h", "127.0.0.1", "-p", p.pgPort, "-U", "temporal", "-Fc", "-f", dump, db)
+		cmd.Env = p.pgEnv()
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+	}
+	p.psql(t, "postgres", "DROP DATABASE temporal")
+	p.psql(t, "postgres", "DROP DATABASE temporal_visibility")
+	p.psql(t, "postgres", "CREATE DATABASE temporal")
+	for _, db := range []string{"temporal", "temporal_visibility"} {
+		dump, err := os.Open(filepath.Join(p.dir, db+".dump"))
+		require.NoError(t, err)
+		cmd := exec.Command(filepath.Join(p.pgBin, "pg_restore"), "-h", "127.0.0.1", "-p", p.pgPort, "-U", "temporal",
+			"-d", "postgres", "--create", "--clean", "--if-exists", "--exit-on-error")
+		cmd.Env, cmd.Stdin = p.pgEnv(), dump
+		out, err := cmd.CombinedOutput()
+		dump.Close()
+		require.NoError(t, err, "restore %s: %s", db, out)
+	}
+	require.Equal(t, before, p.schemaState(t), "the restored schema differs")
+	require.Equal(t, executions, p.psql(t, "temporal", "SELECT count(*) FROM executions"))
+	t.Logf("backup and restore of both databases: %s workflow executions back", strings.TrimSpace(executions))
+	out = p.job(t, "setup-schema.sh", p.schemaEnv(t))
+	require.Contains(t, out, "setup-schema: done")
+	t.Logf("production path: %s", time.Since(start).Round(time.Second))
+}
+
+func newProduction(t *testing.T) *production {
+	t.Helper()
+	need := func(env string) string {
+		v := os.Getenv(env)
+		if v == "" {
+			t.Fatalf("%s is not set: run this through `make test-production`", env)
+		}
+		return v
+	}
+	// Not t.TempDir: PostgreSQL runs as its own user and must reach it.
+	dir, err := os.MkdirTemp("", "statusbot-production-")
+	require.NoError(t, err)
+	require.NoError(t, os.Chmod(dir, 0o755))
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	p := &production{dir: dir, shims: filepath.Join(dir, "bin"), pgBin: need("PG_BIN"), schema: need("TEMPORAL_SCHEMA_DIR"), ports: map[string]string{}}
+	require.NoError(t, os.Mkdir(p.shims, 0o755))
+	cli, ok := testenv.Binary("temporal", "TEMPORAL_BIN")
+	require.True(t, ok, "the temporal CLI: run `make tools`")
+	for name, target := range map[string]string{
+		"temporal-server":   need("TEMPORAL_SERVER_BIN"),
+		"temporal-sql-tool": need("TEMPORAL_SQL_TOOL_BIN"),
+		"temporal":          cli,
+	} {
+		abs, err := filepath.Abs(target)
+		require.NoError(t, err)
+		require.NoError(t, os.Symlink(abs, filepath.Join(p.shims, name)))
+	}
+	// The admin-tools image has nc; this machine may not.
+	writeExec(t, filepath.Join(p.shims, "nc"), "#!/bin/bash\n# nc -z -w SECONDS HOST PORT\nexec timeout \"$3\" bash -c \"</dev/tcp/$4/$5\" 2>/dev/null\n")
+	// The server image's entrypoint (docker/scripts/sh/entrypoint.sh of
+	// the release) resolves BIND_ON_IP from the container's hostname when
+	// unset, then runs `temporal-server start`; BIND_ON_IP is set here.
+	writeExec(t, filepath.Join(dir, "image-entrypoint.sh"), "#!/bin/sh\nexec temporal-server start\n")
+	p.pgPwFile = filepath.Join(dir, "temporal_db_password")
+	require.NoError(t, os.WriteFile(p.pgPwFile, []byte("pg-"+strconv.Itoa(os.Getpid())+"-secret\n"), 0o644))
+	return p
+}
+
+func writeExec(t *testing.T, path, body string) {
+	t.Helper()
+	require.NoError(t, os.WriteFile(path, []byte(body), 0o755))
+}
+
+// composeEnv is a service's environment as compose.yml gives it (the
+// project loaded with compose-go and no .env), with the values that only
+// make sense inside compose's networks replaced.
+func composeEnv(t *testing.T, service string, replace map[string]string) []string {
+	t.Helper()
+	s, ok := loadCompose(t).Services[service]
+	require.True(t, ok, service)
+	var env []string
+	for k, v := range s.Environment {
+		if r, ok := replace[k]; ok {
+			env = append(env, k+"="+r)
+			delete(replace, k)
+			continue
+		}
+		require.NotNil(t, v, "%s: %s has no value", service, k)
+		env = append(env, k+"="+*v)
+	}
+	for k, v := range replace {
+		env = append(env, k+"="+v)
+	}
+	return env
+}
+
+// composeMount is where compose mounts a file of this repository into a
+// service's container.
+func composeMount(t *testing.T, service, source string) string {
+	t.Helper()
+	abs := filepath.Join(absRoot(t), source)
+	for _, v := range loadCompose(t).Services[service].Volumes {
+		if v.Source == abs {
+			return v.Target
+		}
+	}
+	t.Fatalf("%s does not mount %s", service, source)
+	return ""
+}
+
+func (p *production) path() string { return "PATH=" + p.shims + ":" + os.Getenv("PATH") }
+
+func (p *production) logVersions(t *testing.T) {
+	for _, c := range [][]string{
+		{filepath.Join(p.shims, "temporal-server"), "--version"},
+		{filepath.Join(p.shims, "temporal-sql-tool"), "--version"},
+		{filepath.Join(p.shims, "temporal"), "--version"},
+		{filepath.Join(p.pgBin, "postgres"), "--version"},
+	} {
+		out, err := exec.Command(c[0], c[1:]...).CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		t.Logf("version: %s: %s", filepath.Base(c[0]), strings.TrimSpace(string(out)))
+	}
+}
+
+// asPostgres runs a PostgreSQL program as the postgres user when this is
+// root (PostgreSQL refuses to run as root).
+func (p *production) asPostgres(args ...string) *exec.Cmd {
+	if os.Geteuid() == 0 {
+		return exec.Command("runuser", append([]string{"-u", "postgres", "--"}, args...)...)
+	}
+	return exec.Command(args[0], args[1:]...)
+}
+
+// startPostgres is what the postgres image does on a fresh volume: a
+// cluster whose superuser is POSTGRES_USER with the secret file's
+// password, and a database of the same name.
+func (p *production) startPostgres(t *testing.T) {
+	t.Helper()
+	p.pgDir = filepath.Join(p.dir, "pgdata")
+	require.NoError(t, os.Mkdir(p.pgDir, 0o700))
+	if os.Geteuid() == 0 {
+		out, err := exec.Command("chown", "-R", "postgres:", p.pgDir).CombinedOutput()
+		require.NoError(t, err, "%s", out)
+	}
+	_, port, _ := net.SplitHostPort(testenv.FreeAddr(t))
+	p.pgPort = port
+	out, err := p.asPostgres(filepath.Join(p.pgBin, "initdb"), "-D", p.pgDir, "-U", "temporal", "--pwfile", p.pgPwFile,
+		"--auth-host=scram-sha-256", "--auth-local=trust").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	out, err = p.asPostgres(filepath.Join(p.pgBin, "pg_ctl"), "-D", p.pgDir, "-l", filepath.Join(p.pgDir, "log"), "-w",
+		"-o", "-p "+port+" -k "+p.pgDir+" -c listen_addresses=127.0.0.1", "start").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	t.Cleanup(func() {
+		_ = p.asPostgres(filepath.Join(p.pgBin, "pg_ctl"), "-D", p.pgDir, "-m", "fast", "-w", "stop").Run()
+	})
+	p.psql(t, "postgres", "CREATE DATABASE temporal")
+}
+
+func (p *production) pgEnv() []string {
+	pw, _ := os.ReadFile(p.pgPwFile)
+	return append(os.Environ(), "PGPASSWORD="+strings.TrimSpace(string(pw)))
+}
+
+func (p *production) psql(t *testing.T, db, sql string) string {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(p.pgBin, "psql"), "-h", "127.0.0.1", "-p", p.pgPort, "-U", "temporal", "-d", db,
+		"-v", "ON_ERROR_STOP=1", "-At", "-c", sql)
+	cmd.Env = p.pgEnv()
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	return string(out)
+}
+
+// schemaState is both databases' schema and recorded versions.
+func (p *production) schemaState(t *testing.T) string {
+	t.Helper()
+	var b strings.Builder
+	for _, db := range []string{"temporal", "temporal_visibility"} {
+		cmd := exec.Command(filepath.Join(p.pgBin, "pg_dump"), "--schema-only", "-h", "127.0.0.1", "-p", p.pgPort, "-U", "temporal", db)
+		cmd.Env = p.pgEnv()
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		// pg_dump's \restrict lines carry a random key per dump.
+		for _, line := range strings.Split(string(out), "\n") {
+			if !strings.HasPrefix(line, "\\restrict ") && !strings.HasPrefix(line, "\\unrestrict ") {
+				b.WriteString(line + "\n")
+			}
+		}
+		b.WriteString(p.psql(t, db, "SELECT * FROM schema_version"))
+		b.WriteString(p.psql(t, db, "SELECT * FROM schema_update_history ORDER BY 1, 2, 3, 4"))
+	}
+	return b.String()
+}
+
+// job runs a compose one-shot job's script as compose runs it (sh).
+func (p *production) job(t *testing.T, script string, env []string) string {
+	t.Helper()
+	cmd := exec.Command("sh", filepath.Join(root, "deploy", "temporal", script))
+	cmd.Env = env
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	return string(out)
+}
+
+// schemaEnv is compose's temporal-schema environment (SCHEMA_DIR: the
+// release's schema/ instead of the image's copy).
+func (p *production) schemaEnv(t *testing.T) []string {
+	return append(composeEnv(t, "temporal-schema", map[string]string{"POSTGRES_SEEDS": "127.0.0.1", "DB_PORT": p.pgPort,
+		"POSTGRES_PASSWORD_FILE": p.pgPwFile, "SCHEMA_DIR": p.schema}), p.path())
+}
+
+func (p *production) namespaceEnv(t *testing.T) []string {
+	return append(composeEnv(t, "temporal-namespace", map[string]string{"TEMPORAL_ADDRESS": p.temporal}), p.path(), "HOME="+p.dir)
+}
+
+// startServer runs deploy/temporal/server-entrypoint.sh with compose's
+// environment for the temporal service, in a working directory laid out
+// as the image's /etc/temporal (the dynamic config at the path compose
+// mounts it). The ports are free ones: the machine is shared.
+func (p *production) startServer(t *testing.T, dynamicConfig string) *exec.Cmd {
+	t.Helper()
+	work := filepath.Join(p.dir, "etc-temporal")
+	target, err := filepath.Rel("/etc/temporal", composeMount(t, "temporal", dynamicConfig))
+	require.NoError(t, err)
+	require.NoError(t, os.MkdirAll(filepath.Join(work, filepath.Dir(target)), 0o755))
+	dc, err := os.ReadFile(filepath.Join(root, dynamicConfig))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(work, target), dc, 0o644))
+	for _, name := range []string{"FRONTEND_GRPC_PORT", "FRONTEND_HTTP_PORT", "FRONTEND_MEMBERSHIP_PORT", "HISTORY_GRPC_PORT",
+		"HISTORY_MEMBERSHIP_PORT", "MATCHING_GRPC_PORT", "MATCHING_MEMBERSHIP_PORT", "WORKER_GRPC_PORT", "WORKER_MEMBERSHIP_PORT"} {
+		p.ports[name] = lowFreePort(t)
+	}
+	p.ports["PROMETHEUS_ENDPOINT"] = testenv.FreeAddr(t)
+	p.temporal = "127.0.0.1:" + p.ports["FRONTEND_GRPC_PORT"]
+	replace := map[string]string{"DB_PORT": p.pgPort, "POSTGRES_SEEDS": "127.0.0.1", "POSTGRES_PASSWORD_FILE": p.pgPwFile,
+		"BIND_ON_IP": "127.0.0.1", "TEMPORAL_ENTRYPOINT": filepath.Join(p.dir, "image-entrypoint.sh"), "LOG_LEVEL": "warn"}
+	for k, v := range p.ports {
+		replace[k] = v
+	}
+	env := append(composeEnv(t, "temporal", replace), p.path())
+	cmd := exec.Command("sh", filepath.Join(absRoot(t), "deploy", "temporal", "server-entrypoint.sh"))
+	cmd.Dir, cmd.Env = work, env
+	logFile, err := os.Create(filepath.Join(p.dir, "temporal-server.log"))
+	require.NoError(t, err)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() {
+		stop(cmd)
+		if t.Failed() {
+			raw, _ := os.ReadFile(logFile.Name())
+			t.Logf("temporal-server log (tail):\n%s", tail(string(raw), 40))
+		}
+	})
+	return cmd
+}
+
+// botEnv is compose's x-statusbot-env, secrets as files.
+func (p *production) botEnv(t *testing.T, database, pageURL, telegramURL string) []string {
+	t.Helper()
+	token, uri := filepath.Join(p.dir, "telegram_bot_token"), filepath.Join(p.dir, "mongodb_uri")
+	require.NoError(t, os.WriteFile(token, []byte(prodToken+"\n"), 0o600))
+	require.NoError(t, os.WriteFile(uri, []byte(testenv.MongoURI(t)+"\n"), 0o600))
+	return append(composeEnv(t, "worker", map[string]string{
+		"TELEGRAM_BOT_TOKEN_FILE": token, "MONGODB_URI_FILE": uri, "MONGODB_DATABASE": database,
+		"TELEGRAM_API_URL": telegramURL, "STATUSPAGE_URL": pageURL, "POLL_INTERVAL": "5s", "HTTP_TIMEOUT": "5s",
+		"TEMPORAL_ADDRESS": p.temporal, "HEALTH_ADDR": "", "METRICS_ADDR": ""}), p.path(), "HOME="+p.dir)
+}
+
+func (p *production) startBot(t *testing.T, command string, env []string, log io.Writer) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(testenv.StatusbotBinary(t), command)
+	cmd.Env, cmd.Stdout, cmd.Stderr = append(env, "HEALTH_ADDR="+testenv.FreeAddr(t)), log, log
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() {
+		stop(cmd)
+		if t.Failed() {
+			t.Logf("statusbot %s log (tail):\n%s", command, tail(fmt.Sprint(log), 30))
+		}
+	})
+	return cmd
+}
+
+func (p *production) cli(t *testing.T, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(p.shims, "temporal"), append(args, "--address", p.temporal)...)
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	return string(out)
+}
+
+func (p *production) cliMay(args ...string) string {
+	out, _ := exec.Command(filepath.Join(p.shims, "temporal"), append(args, "--address", p.temporal)...).CombinedOutput()
+	return string(out)
+}
+
+func get(t *testing.T, url string) string {
+	t.Helper()
+	resp, err := http.Get(url)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode, url)
+	return string(body)
+}
+
+// stop ends a process with SIGTERM, then SIGKILL after 20s.
+func stop(cmd *exec.Cmd) {
+	if cmd.Process == nil || cmd.ProcessState != nil {
+		return
+	}
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		_ = cmd.Process.Kill()
+		<-done
+	}
+}
+
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+func withoutDebug(out string) string {
+	var keep []string
+	for _, line := range strings.Split(out, "\n") {
+		if !strings.Contains(line, "DEBUG") {
+			keep = append(keep, line)
+		}
+	}
+	return strings.Join(keep, "\n")
+}
+
+// lowFreePort is a free port below 32768: the server records membership
+// ports in a smallint column.
+var lowPortsGiven = map[int]bool{}
+
+func lowFreePort(t *testing.T) string {
+	t.Helper()
+	for port := 20000 + rand.IntN(10000); port < 32768; port++ {
+		if lowPortsGiven[port] {
+			continue
+		}
+		lowPortsGiven[port] = true
+		l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
+		if err == nil {
+			_ = l.Close()
+			return strconv.Itoa(port)
+		}
+	}
+	t.Fatal("no free port below 32768")
+	return ""
+}
