@@ -136,6 +136,20 @@ func TestImportFromPreviousBot(t *testing.T) {
 	if s := got["1005"]; len(s.Components) != 0 || s.Settings.Mode != store.ModeCards {
 		t.Errorf("existing subscription changed: %+v", s)
 	}
+	// Imported chats get their maintenance reminders: the reminder
+	// deliveries page chats by the stored lead.
+	reminded := 0
+	for key, s := range got {
+		if want := store.ReminderLeadOf(s.Kinds, s.Settings); s.LeadMinutes != want {
+			t.Errorf("%s: reminder lead %d, want %d", key, s.LeadMinutes, want)
+		}
+		if s.LeadMinutes == 60 {
+			reminded++
+		}
+	}
+	if reminded == 0 {
+		t.Error("no imported chat is reminded of maintenance")
+	}
 	before := allSubscribers(t, st)
 
 	code, out = importRun(t, env, append(from, "--verify")...)

@@ -313,6 +313,7 @@ func (s *Store) ImportSubscriber(ctx context.Context, sub Subscriber) (bool, err
 			{Key: "chat_id", Value: sub.ChatID}, {Key: "thread_id", Value: sub.ThreadID},
 			{Key: "kinds", Value: sub.Kinds}, {Key: "components", Value: sub.Components},
 			{Key: "created_at", Value: sub.CreatedAt}, {Key: "settings", Value: sub.Settings},
+			{Key: fieldReminderLead, Value: ReminderLeadOf(sub.Kinds, sub.Settings)},
 		}}}, options.UpdateOne().SetUpsert(true))
 	if err != nil {
 		return false, fmt.Errorf("mongodb: import subscriber: %w", err)
