@@ -74,19 +74,7 @@ func (s *Store) ListReminderSubscribers(ctx context.Context, r event.Reminder, c
 	}
 	filter := bson.D{{Key: fieldReminderLead, Value: bson.D{{Key: "$in", Value: leads}}}}
 	filter = append(filter, componentsPass(components)...)
-	if after != "" {
-		filter = append(filter, bson.E{Key: "_id", Value: bson.D{{Key: "$gt", Value: after}}})
-	}
-	out, err := findAll[Subscriber](ctx, s.subs(), "list reminder subscribers", filter,
-		options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}).SetLimit(int64(limit)).SetHint(reminderIndex))
-	if err != nil {
-		return nil, "", err
-	}
-	next := ""
-	if len(out) == limit {
-		next = out[len(out)-1].Key
-	}
-	return out, next, nil
+	return s.pageSubscribers(ctx, "list reminder subscribers", filter, after, limit, options.Find().SetHint(reminderIndex))
 }
 
 // leadsIn lists, longest first, the leads in [lo, hi) of the chats whose

@@ -39,11 +39,17 @@ func (s *Store) subs() *mongo.Collection { return s.db.Collection(colSubscriptio
 // ListSubscribers returns up to limit subscribers with keys after the cursor,
 // in key order, and the cursor for the next page ("" when done).
 func (s *Store) ListSubscribers(ctx context.Context, after string, limit int) ([]Subscriber, string, error) {
-	filter := bson.D{}
+	return s.pageSubscribers(ctx, "list subscribers", bson.D{}, after, limit)
+}
+
+// pageSubscribers reads up to limit subscribers matching filter with keys
+// after the cursor, in key order, and the cursor for the next page.
+func (s *Store) pageSubscribers(ctx context.Context, what string, filter bson.D, after string, limit int, opts ...options.Lister[options.FindOptions]) ([]Subscriber, string, error) {
 	if after != "" {
-		filter = bson.D{{Key: "_id", Value: bson.D{{Key: "$gt", Value: after}}}}
+		filter = append(filter, bson.E{Key: "_id", Value: bson.D{{Key: "$gt", Value: after}}})
 	}
-	out, err := findAll[Subscriber](ctx, s.subs(), "list subscribers", filter, options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}).SetLimit(int64(limit)))
+	opts = append([]options.Lister[options.FindOptions]{options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}).SetLimit(int64(limit))}, opts...)
+	out, err := findAll[Subscriber](ctx, s.subs(), what, filter, opts...)
 	if err != nil {
 		return nil, "", err
 	}
