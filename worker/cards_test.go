@@ -8,9 +8,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
-	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/openai-status-bot/statusbot/internal/fakes"
 	"github.com/openai-status-bot/statusbot/internal/store"
@@ -20,14 +17,7 @@ import (
 // setSettings writes a chat's settings as /settings would.
 func setSettings(t *testing.T, s *testenv.Stack, key string, settings store.Settings) {
 	t.Helper()
-	ctx := context.Background()
-	cl, err := mongo.Connect(options.Client().ApplyURI(s.Config.MongoDBURI))
-	require.NoError(t, err)
-	defer func() { _ = cl.Disconnect(ctx) }()
-	_, err = cl.Database(s.Config.MongoDBDatabase).Collection("subscriptions").UpdateOne(ctx,
-		bson.D{{Key: "_id", Value: key}}, bson.D{{Key: "$set", Value: bson.D{{Key: "settings", Value: settings}}}})
-	require.NoError(t, err)
-	require.NoError(t, s.Store.SyncReminderLead(ctx, key), "written around the store: its reminder lead follows")
+	require.NoError(t, s.Store.ReplaceSettings(context.Background(), key, settings))
 }
 
 type chat struct {

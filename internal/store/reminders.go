@@ -172,16 +172,6 @@ func (s *Store) keepReminderLead(ctx context.Context, sub *Subscriber) error {
 	return nil
 }
 
-// SyncReminderLead stores the lead of a subscription whose kinds or
-// settings were written around the store (tests that set them directly).
-func (s *Store) SyncReminderLead(ctx context.Context, key string) error {
-	sub, err := s.Subscription(ctx, key)
-	if err != nil {
-		return err
-	}
-	return s.keepReminderLead(ctx, sub)
-}
-
 // fillReminderLeads stores the lead of every subscription that has none
 // (written before leads were stored, or by a change cut short): run at
 // start-up, idempotent, in batches, plain updates only (FerretDB v1). A
