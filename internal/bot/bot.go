@@ -41,14 +41,16 @@
 // send an empty multipart body); every other call goes through
 // go-telegram/bot.
 //
-// Files by seam: transport.go (Bot API calls, the long poll) and
-// offsets.go (watermark, persister) know updates and offsets;
+// Packages and files by seam: transport.go (Bot API calls, the long
+// poll) and offsets.go (watermark, persister) know updates and offsets;
 // the dispatch package (lanes, budgets, workers; lanes.go maps updates
-// to lanes) knows chats, senders and budgets; commands.go (the one command table), handlers.go, welcome.go,
-// settings.go, keyboard.go and callback.go are the commands and screens;
-// reply.go, pace.go, sendrate.go and redraw.go send; pages.go and
-// pageuptime.go read the status page; service.go is run: construct,
-// start, serve, stop.
+// to lanes) knows chats, senders and budgets; pace.go and sendrate.go
+// keep each chat's and the token's message budget; service.go is run:
+// construct, start, serve, stop. On top, the commands package holds the
+// one command table (commands.go, its handlers wrapped by middlewares),
+// each command's handler, the taps on keyboards, replies and the page
+// access; the screens package draws the /settings keyboard, one screen
+// per function, without I/O.
 package bot
 
 import (

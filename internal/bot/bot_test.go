@@ -16,6 +16,8 @@ import (
 
 	"github.com/go-telegram/bot/models"
 
+	"github.com/openai-status-bot/statusbot/internal/bot/commands"
+	"github.com/openai-status-bot/statusbot/internal/bot/screens"
 	"github.com/openai-status-bot/statusbot/internal/event"
 	"github.com/openai-status-bot/statusbot/internal/fakes"
 )
@@ -28,8 +30,8 @@ func TestStartup(t *testing.T) {
 			t.Errorf("%s called %d times, want 1", m, n)
 		}
 	}
-	if n := h.tg.Calls("setMyCommands"); n != len(menuScopes) {
-		t.Errorf("setMyCommands called %d times, want one per scope (%d)", n, len(menuScopes))
+	if n := h.tg.Calls("setMyCommands"); n != len(commands.MenuScopes) {
+		t.Errorf("setMyCommands called %d times, want one per scope (%d)", n, len(commands.MenuScopes))
 	}
 	if n := h.tg.Calls("getWebhookInfo"); n != 0 {
 		t.Errorf("getWebhookInfo called %d times after a clear deleteWebhook answer", n)
@@ -200,16 +202,16 @@ func TestPrivateCommands(t *testing.T) {
 		}
 	}
 
-	expect("/help", helpText())
+	expect("/help", commands.HelpText())
 	expect("/stop", "This chat was not subscribed. Use /start to subscribe.")
 	expect("/subscribe incident", "This chat is not subscribed. Use /start first.")
 	expect("/info", "<b>Chat ID:</b> <code>42</code>\n<b>Subscribed:</b> no. Use /start to subscribe.")
-	expect("/start", startReply(true, nil, false, false, testPage(h.sp.URL())))
+	expect("/start", commands.StartReply(true, nil, false, false, testPage(h.sp.URL())))
 	sub := h.subscription("42")
 	if sub == nil || !slices.Equal(sub.Kinds, event.DefaultKinds) || len(sub.Components) != 0 {
 		t.Fatalf("subscription after /start: %+v", sub)
 	}
-	expect("/Start", startReply(false, nil, false, false, testPage(h.sp.URL())))
+	expect("/Start", commands.StartReply(false, nil, false, false, testPage(h.sp.URL())))
 
 	// Types.
 	expect("/subscribe incident maintenance", "Notice types set to: incident, maintenance.")
@@ -231,7 +233,7 @@ func TestPrivateCommands(t *testing.T) {
 	expect("/subscribe component emb", "Added <b>Embeddings</b> to the component filter.\nNotices now cover: API, Sora, ChatGPT, Embeddings.")
 	expect("/subscribe component Chat", "“Chat” matches several components. Tap one, or type its name as shown:\n• ChatGPT\n• ChatGPT Enterprise")
 	expect("/subscribe component Nothing<i>", "No component matches “Nothing&lt;i&gt;”. See /components for the list.")
-	expect("/subscribe component remove", "Say which component to remove: /subscribe component remove &lt;name or ID&gt;.\n\n"+subscribeHelp())
+	expect("/subscribe component remove", "Say which component to remove: /subscribe component remove &lt;name or ID&gt;.\n\n"+commands.SubscribeHelp())
 	if sub := h.subscription("42"); !slices.Equal(sub.Components, []string{"api1", "sora1", "chat1", "emb1"}) {
 		t.Fatalf("filter = %v", sub.Components)
 	}
@@ -242,7 +244,7 @@ func TestPrivateCommands(t *testing.T) {
 	expect("/subscribe component remove CHAT1", "Removed <b>ChatGPT</b> from the component filter.\nNotices now cover: API, Embeddings.")
 	expect("/subscribe component remove sora", "“sora” is not in the component filter.\nThe filter holds: API, Embeddings.")
 	got = ask("/subscribe")
-	if !strings.HasPrefix(got, subscribeHelp()) || !strings.HasSuffix(got, "<b>Current settings</b>\nNotice types: incident, component, maintenance\nComponents: API, Embeddings") {
+	if !strings.HasPrefix(got, commands.SubscribeHelp()) || !strings.HasSuffix(got, "<b>Current settings</b>\nNotice types: incident, component, maintenance\nComponents: API, Embeddings") {
 		t.Fatalf("/subscribe: %q", got)
 	}
 	expect("/subscribe component all", "Component filter cleared: notices cover every component.")
@@ -275,9 +277,9 @@ func TestPrivateCommands(t *testing.T) {
 	expect("/frobnicate", "Unknown command. Use /help.")
 	h.silent(chat, 0, private(chat, "/start@OtherBot"))
 	// Plain text in a private chat gets a pointer to the commands.
-	expect("hello /start", replyPlainText)
-	expect("/", replyPlainText)
-	if got := ask("/STOP@" + strings.ToUpper(botName)); got != stopReply(true, false, false) {
+	expect("hello /start", commands.ReplyPlainText)
+	expect("/", commands.ReplyPlainText)
+	if got := ask("/STOP@" + strings.ToUpper(botName)); got != commands.StopReply(true, false, false) {
 		t.Fatalf("stop: %q", got)
 	}
 	expect("/stop", "This chat was not subscribed. Use /start to subscribe.")
@@ -289,7 +291,7 @@ func TestLongArgumentsAreCut(t *testing.T) {
 	h.start()
 	long := strings.Repeat("<x>", 3000) // beyond Telegram's limit even
 	got := h.ask(7, 0, private(7, "/status "+long))
-	if utf16Len(got) > 400 || !strings.Contains(got, "&lt;x&gt;") || !strings.Contains(got, "…") {
+	if screens.UTF16Len(got) > 400 || !strings.Contains(got, "&lt;x&gt;") || !strings.Contains(got, "…") {
 		t.Fatalf("long argument echoed as %q", got)
 	}
 }
@@ -369,7 +371,7 @@ func TestLiveFetchWithoutFreshSnapshot(t *testing.T) {
 	h3 := newHarness(t)
 	h3.sp.Fault("", fakes.ServerError)
 	h3.start()
-	if got := h3.ask(3, 0, private(3, "/history")); got != replyNoPage {
+	if got := h3.ask(3, 0, private(3, "/history")); got != commands.ReplyNoPage {
 		t.Fatalf("no page: %q", got)
 	}
 }
@@ -391,7 +393,7 @@ func TestSlowPageDoesNotStallOthers(t *testing.T) {
 	waitFor(t, "the slow fetch", func() bool { return h.sp.Requests("/api/v2/summary.json") == 1 })
 	// Other chats are answered meanwhile.
 	for chat := int64(2); chat <= 4; chat++ {
-		if got := h.ask(chat, 0, private(chat, "/help")); got != helpText() {
+		if got := h.ask(chat, 0, private(chat, "/help")); got != commands.HelpText() {
 			t.Fatal(got)
 		}
 	}
@@ -401,7 +403,7 @@ func TestSlowPageDoesNotStallOthers(t *testing.T) {
 	close(release)
 	waitFor(t, "chat 1's replies", func() bool { return len(h.tg.MessagesTo(1, 0)) == 2 })
 	msgs := h.tg.MessagesTo(1, 0)
-	if !strings.HasPrefix(msgs[0].Text, "<b>OpenAI status:</b>") || msgs[1].Text != helpText() {
+	if !strings.HasPrefix(msgs[0].Text, "<b>OpenAI status:</b>") || msgs[1].Text != commands.HelpText() {
 		t.Fatalf("chat 1's replies out of order: %q, %q", msgs[0].Text, msgs[1].Text)
 	}
 }
@@ -414,7 +416,7 @@ func TestGroupAdminGating(t *testing.T) {
 	h.start()
 
 	for _, user := range []int64{3, 4} {
-		if got := h.ask(g, 0, group(g, user, "/start")); got != replyNotAdmin {
+		if got := h.ask(g, 0, group(g, user, "/start")); got != commands.ReplyNotAdmin {
 			t.Fatalf("non-admin /start: %q", got)
 		}
 	}
@@ -433,7 +435,7 @@ func TestGroupAdminGating(t *testing.T) {
 			}
 			continue
 		}
-		if got != replyNotAdmin {
+		if got != commands.ReplyNotAdmin {
 			t.Fatalf("non-admin %s: %q", text, got)
 		}
 	}
@@ -442,7 +444,7 @@ func TestGroupAdminGating(t *testing.T) {
 	}
 	// Read-only commands are open to everyone.
 	for _, text := range []string{"/status", "/components", "/history", "/uptime", "/info", "/subscribe"} {
-		if got := h.ask(g, 0, group(g, 3, text)); got == replyNotAdmin {
+		if got := h.ask(g, 0, group(g, 3, text)); got == commands.ReplyNotAdmin {
 			t.Fatalf("%s refused to a member", text)
 		}
 	}
@@ -453,26 +455,26 @@ func TestGroupAdminGating(t *testing.T) {
 	// An anonymous admin posts as the group itself.
 	anon := group(g, 1087968824, "/stop")
 	anon.Message.SenderChat = &models.Chat{ID: g, Type: models.ChatTypeSupergroup, Title: "Group"}
-	if got := h.ask(g, 0, anon); got != stopReply(true, false, false) {
+	if got := h.ask(g, 0, anon); got != commands.StopReply(true, false, false) {
 		t.Fatalf("anonymous admin: %q", got)
 	}
 	// Someone posting as a channel is no admin of the group.
 	asChannel := group(g, 136817688, "/start")
 	asChannel.Message.SenderChat = &models.Chat{ID: -100999, Type: models.ChatTypeChannel, Title: "Other"}
-	if got := h.ask(g, 0, asChannel); got != replyNotAdmin {
+	if got := h.ask(g, 0, asChannel); got != commands.ReplyNotAdmin {
 		t.Fatalf("sender_chat of another chat: %q", got)
 	}
 
 	// Unknown commands stay quiet in groups unless addressed to us.
 	h.silent(g, 0, group(g, 3, "/frobnicate"))
 	h.silent(g, 0, group(g, 3, "/start@OtherBot"))
-	if got := h.ask(g, 0, group(g, 3, "/frobnicate@"+botName)); got != replyUnknown {
+	if got := h.ask(g, 0, group(g, 3, "/frobnicate@"+botName)); got != commands.ReplyUnknown {
 		t.Fatalf("addressed unknown command: %q", got)
 	}
 
 	// getChatMember failing: say so, change nothing.
 	h.tg.Handle("getChatMember", func(fakes.Params) (any, *fakes.APIError) { return nil, fakes.ErrInternal })
-	if got := h.ask(g, 0, group(g, 2, "/start")); got != replyAdminError {
+	if got := h.ask(g, 0, group(g, 2, "/start")); got != commands.ReplyAdminError {
 		t.Fatalf("admin check failure: %q", got)
 	}
 	if h.subscription("-1001") != nil {
@@ -640,7 +642,7 @@ func TestOffsetPersistedAcrossRestart(t *testing.T) {
 		t.Fatalf("replayed: %v", calls[0].Returned)
 	}
 	msgs := h.tg.MessagesTo(9, 0)
-	if msgs[3].Text != replyUnknown {
+	if msgs[3].Text != commands.ReplyUnknown {
 		t.Fatalf("4th reply %q", msgs[3].Text)
 	}
 	waitFor(t, "the offset saved", func() bool {
@@ -692,7 +694,7 @@ func TestMalformedUpdateSkipped(t *testing.T) {
 	h.upd.PushRaw(`{"edited_message":{"message_id":3,"date":1,"chat":{"id":5,"type":"private"},"text":"/start"}}`)
 	waitFor(t, "callback answered", func() bool { return h.tg.Calls("answerCallbackQuery") == 1 })
 	waitFor(t, "group refusal", func() bool { return len(h.tg.MessagesTo(-6, 0)) == 1 })
-	if got := h.tg.MessagesTo(-6, 0)[0].Text; got != replyNotAdmin {
+	if got := h.tg.MessagesTo(-6, 0)[0].Text; got != commands.ReplyNotAdmin {
 		t.Fatalf("sender-less group command: %q", got)
 	}
 	if h.subscription("5") != nil {
@@ -752,10 +754,10 @@ func TestStoreFailureReply(t *testing.T) {
 	if err := h.st.Close(time.Second); err != nil {
 		t.Fatal(err)
 	}
-	if got := h.ask(14, 0, private(14, "/start")); got != replyStoreError {
+	if got := h.ask(14, 0, private(14, "/start")); got != commands.ReplyStoreError {
 		t.Fatalf("got %q", got)
 	}
-	if got := h.ask(14, 0, private(14, "/info")); got != replyStoreError {
+	if got := h.ask(14, 0, private(14, "/info")); got != commands.ReplyStoreError {
 		t.Fatalf("got %q", got)
 	}
 }

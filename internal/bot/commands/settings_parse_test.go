@@ -1,4 +1,4 @@
-package bot
+package commands
 
 import (
 	"strings"
@@ -64,4 +64,16 @@ func TestSettingNote(t *testing.T) {
 			t.Errorf("%s %+v: %q, want %q", c.name, c.s, got, c.want)
 		}
 	}
+}
+
+func FuzzParseSettings(f *testing.F) {
+	for _, s := range []string{"", "tz Europe/Berlin", "quiet 22:00-07:00", "quiet off", "reminders 30", "severity outage-silent", "pin on", "types all", "quiet 1:1-2"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, args string) {
+		r := ParseSettings(cutArgs(args))
+		if r.Err == "" && !r.Show && !r.Test && r.Kinds == nil && r.Done == "" {
+			t.Fatalf("%q: neither an error nor a change", args)
+		}
+	})
 }

@@ -1,4 +1,4 @@
-package bot
+package commands
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-telegram/bot/models"
 
+	"github.com/openai-status-bot/statusbot/internal/bot/screens"
 	"github.com/openai-status-bot/statusbot/internal/notice"
 	"github.com/openai-status-bot/statusbot/internal/statuspage"
 	"github.com/openai-status-bot/statusbot/internal/store"
@@ -16,12 +17,12 @@ import (
 // What a newcomer sees: /start, the greeting when the bot joins a group,
 // the answer to plain text, and /stop keeping the settings.
 
-// replyPlainText answers text that is no command in a private chat.
-const replyPlainText = "I answer commands only. /start subscribes this chat to OpenAI status notices, " +
+// ReplyPlainText answers text that is no command in a private chat.
+const ReplyPlainText = "I answer commands only. /start subscribes this chat to OpenAI status notices, " +
 	"/status shows the status now, /help lists everything."
 
-// groupGreeting is posted when the bot is added to a group.
-const groupGreeting = "<b>Hello!</b> I post OpenAI's status here: incidents, component outages and maintenance, as they happen.\n" +
+// GroupGreeting is posted when the bot is added to a group.
+const GroupGreeting = "<b>Hello!</b> I post OpenAI's status here: incidents, component outages and maintenance, as they happen.\n" +
 	"An administrator can /start to subscribe this group (or a forum topic), then choose what to hear with /settings.\n" +
 	"Anyone can ask /status, /components, /history or /uptime; /help lists everything."
 
@@ -29,9 +30,6 @@ const groupGreeting = "<b>Hello!</b> I post OpenAI's status here: incidents, com
 var keptDays = strconv.Itoa(int(store.KeepFor.Hours() / 24))
 
 func (h *handler) cmdStart(ctx context.Context, r *request) {
-	if !h.allowed(ctx, r) {
-		return
-	}
 	created, restored, err := h.st.Restart(ctx, r.chatID, r.thread, h.now())
 	if err != nil {
 		h.storeFailed(ctx, r, err)
@@ -46,20 +44,20 @@ func (h *handler) cmdStart(ctx context.Context, r *request) {
 	if pv, ok := h.pages.stored(ctx, needComponents); ok {
 		now = pv.Page
 	}
-	text := startReply(created, restored, r.topic(), r.channel, now)
+	text := StartReply(created, restored, r.topic(), r.channel, now)
 	if r.channel {
 		h.reply(ctx, r, text) // no buttons for every reader to see
 		return
 	}
-	kb := newKB(sub, nil)
+	kb := screens.New(sub, nil)
 	h.replyMarkup(ctx, r, text, &models.InlineKeyboardMarkup{InlineKeyboard: [][]models.InlineKeyboardButton{
-		{kb.btn("⚙️ Settings", "m"), kb.btn("Components", "g", "0")},
+		{kb.Button("⚙️ Settings", "m"), kb.Button("Components", "g", "0")},
 	}})
 }
 
-// startReply answers /start: what the chat gets, the status now (page
+// StartReply answers /start: what the chat gets, the status now (page
 // nil: not known), and where to go next.
-func startReply(created bool, restored *store.Kept, topic, channel bool, page *statuspage.Page) string {
+func StartReply(created bool, restored *store.Kept, topic, channel bool, page *statuspage.Page) string {
 	where := place(topic, channel)
 	var b strings.Builder
 	switch {
@@ -85,16 +83,16 @@ func statusLine(p *statuspage.Page) string {
 	if strings.TrimSpace(desc) == "" {
 		desc = statuspage.Label(p.Indicator)
 	}
-	line := "<b>Status now:</b> " + escName(desc)
+	line := "<b>Status now:</b> " + screens.EscName(desc)
 	if p.ComponentsErr != "" {
 		return line
 	}
-	comps := components(p)
-	names := componentNames(comps)
+	comps := screens.Components(p)
+	names := screens.ComponentNames(comps)
 	var down []string
 	for _, c := range comps {
 		if c.Status != "operational" {
-			down = append(down, escName(names[c.ID]))
+			down = append(down, screens.EscName(names[c.ID]))
 		}
 	}
 	switch {
@@ -109,18 +107,15 @@ func statusLine(p *statuspage.Page) string {
 }
 
 func (h *handler) cmdStop(ctx context.Context, r *request) {
-	if !h.allowed(ctx, r) {
-		return
-	}
 	err := h.st.StopSubscription(ctx, r.key(), h.now())
 	if err != nil && !errors.Is(err, store.ErrNotSubscribed) {
 		h.storeFailed(ctx, r, err)
 		return
 	}
-	h.reply(ctx, r, stopReply(err == nil, r.topic(), r.channel))
+	h.reply(ctx, r, StopReply(err == nil, r.topic(), r.channel))
 }
 
-func stopReply(removed, topic, channel bool) string {
+func StopReply(removed, topic, channel bool) string {
 	if !removed {
 		return capitalize(place(topic, channel)) + " was not subscribed. Use /start to subscribe."
 	}
@@ -142,7 +137,7 @@ func (h *handler) onMyChatMember(ctx context.Context, u *models.ChatMemberUpdate
 		h.log.Info("bot removed from chat; subscriptions stopped, settings kept", "chat_id", u.Chat.ID, "status", u.NewChatMember.Type, "stopped", n)
 	case isGone(u.OldChatMember) && (u.Chat.Type == models.ChatTypeGroup || u.Chat.Type == models.ChatTypeSupergroup):
 		// Channels get no greeting: it would go to every reader.
-		h.post(ctx, outgoing{chatID: u.Chat.ID, text: groupGreeting, class: urgent})
+		h.post(ctx, outgoing{chatID: u.Chat.ID, text: GroupGreeting, class: urgent})
 	}
 }
 

@@ -1,4 +1,4 @@
-package bot
+package commands
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/openai-status-bot/statusbot/internal/bot/screens"
 	"github.com/openai-status-bot/statusbot/internal/event"
 	"github.com/openai-status-bot/statusbot/internal/store"
 )
@@ -78,7 +79,7 @@ func parseSetting(name, value string) SettingsRequest {
 		if req.Op != SubKinds {
 			return fail("Say which notice types: incident, component, maintenance or all.")
 		}
-		return SettingsRequest{Kinds: req.Kinds, Done: "notice types: " + kindList(req.Kinds)}
+		return SettingsRequest{Kinds: req.Kinds, Done: "notice types: " + screens.KindList(req.Kinds)}
 	case "severity":
 		switch lv {
 		case "all", "everything":
@@ -219,7 +220,7 @@ func (h *handler) cmdSettings(ctx context.Context, r *request) {
 	}
 	switch {
 	case errors.Is(err, store.ErrNotSubscribed):
-		h.reply(ctx, r, notSubscribedReply(r.topic(), r.channel))
+		h.reply(ctx, r, NotSubscribedReply(r.topic(), r.channel))
 	case errors.Is(err, store.ErrBadSetting):
 		h.reply(ctx, r, esc(err.Error()))
 	case err != nil:

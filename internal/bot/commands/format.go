@@ -1,12 +1,12 @@
-package bot
+package commands
 
 import (
 	"sort"
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf16"
 
+	"github.com/openai-status-bot/statusbot/internal/bot/screens"
 	"github.com/openai-status-bot/statusbot/internal/event"
 	"github.com/openai-status-bot/statusbot/internal/message"
 	"github.com/openai-status-bot/statusbot/internal/notice"
@@ -18,49 +18,20 @@ import (
 // invalid UTF-8 replaced) and long values are cut before escaping, so tags
 // stay balanced; lists stop on a line boundary before the message limit.
 
-// maxNameLen cuts page-provided names (component, incident) in replies.
-const maxNameLen = 200
-
-// replyBudget keeps replies under Telegram's 4096 limit with room for a
-// footer; lengths are counted in UTF-16 code units of the raw HTML, which
-// is never less than what Telegram counts.
-const replyBudget = 3900
-
 func esc(s string) string { return message.Escape(s) }
-
-// escName escapes a page-provided name, cut to maxNameLen runes.
-func escName(s string) string {
-	r := []rune(s)
-	if len(r) > maxNameLen {
-		s = string(r[:maxNameLen-1]) + "…"
-	}
-	return esc(s)
-}
 
 // escEcho quotes a user's value back, cut and escaped.
 func escEcho(s string) string { return esc(echo(s)) }
 
-func utf16Len(s string) int {
-	n := 0
-	for _, r := range s {
-		if l := utf16.RuneLen(r); l > 0 {
-			n += l
-		} else {
-			n++
-		}
-	}
-	return n
-}
-
 // bounded joins head, lines and foot, dropping the lines that do not fit
 // the reply budget and saying how many were left out.
 func bounded(head string, lines []string, foot string) string {
-	used := utf16Len(head) + utf16Len(foot) + 40
+	used := screens.UTF16Len(head) + screens.UTF16Len(foot) + 40
 	var b strings.Builder
 	b.WriteString(head)
 	for i, l := range lines {
-		n := utf16Len(l) + 1
-		if used+n > replyBudget {
+		n := screens.UTF16Len(l) + 1
+		if used+n > screens.ReplyBudget {
 			b.WriteString("\n…and " + strconv.Itoa(len(lines)-i) + " more.")
 			break
 		}
@@ -75,8 +46,6 @@ func bounded(head string, lines []string, foot string) string {
 	}
 	return b.String()
 }
-
-func fmtTime(t time.Time) string { return notice.FormatTime(t, time.UTC) }
 
 // place names where the command came from, for replies.
 func place(topic, channel bool) string {
@@ -98,14 +67,14 @@ func capitalize(s string) string {
 
 // Fixed replies.
 const (
-	replyUnknown    = "Unknown command. Use /help."
-	replyNotAdmin   = "Only group administrators can change this chat's subscription."
-	replyAdminError = "Could not check your administrator rights. Please try again."
-	replyStoreError = "Something went wrong on our side. Please try again later."
-	replyNoPage     = "The status page could not be reached. Please try again later."
+	ReplyUnknown    = "Unknown command. Use /help."
+	ReplyNotAdmin   = "Only group administrators can change this chat's subscription."
+	ReplyAdminError = "Could not check your administrator rights. Please try again."
+	ReplyStoreError = "Something went wrong on our side. Please try again later."
+	ReplyNoPage     = "The status page could not be reached. Please try again later."
 )
 
-func notSubscribedReply(topic, channel bool) string {
+func NotSubscribedReply(topic, channel bool) string {
 	return capitalize(place(topic, channel)) + " is not subscribed. Use /start first."
 }
 
@@ -113,36 +82,6 @@ func notSubscribedReply(topic, channel bool) string {
 // could not be fetched.
 func staleNote(at time.Time, loc *time.Location) string {
 	return "<i>The status page could not be reached; this is the status as of " + esc(notice.FormatTime(at, loc)) + ".</i>"
-}
-
-func kindList(kinds []event.Kind) string {
-	if len(kinds) == 0 {
-		kinds = event.DefaultKinds
-	}
-	parts := make([]string, len(kinds))
-	for i, k := range kinds {
-		parts[i] = esc(string(k))
-	}
-	return strings.Join(parts, ", ")
-}
-
-// filterList shows a component filter by names; an entry the page does
-// not list (an old name record, or a removed component) is shown as is.
-func filterList(filter []string, names map[string]string) string {
-	if len(filter) == 0 {
-		return "all components"
-	}
-	parts := make([]string, 0, len(filter))
-	for _, f := range filter {
-		if n, ok := names[f]; ok {
-			parts = append(parts, escName(n))
-		} else if names == nil {
-			parts = append(parts, "<code>"+escName(f)+"</code>")
-		} else {
-			parts = append(parts, "<code>"+escName(f)+"</code> (not on the status page)")
-		}
-	}
-	return strings.Join(parts, ", ")
 }
 
 // statusOverview answers /status without arguments.
@@ -155,16 +94,16 @@ func statusOverview(p *statuspage.Page) string {
 	if strings.TrimSpace(desc) == "" {
 		desc = statuspage.Label(p.Indicator)
 	}
-	head := "<b>" + escName(name) + " status:</b> " + escName(desc)
+	head := "<b>" + screens.EscName(name) + " status:</b> " + screens.EscName(desc)
 	if p.ComponentsErr != "" {
 		return head + "\nComponent statuses are unavailable right now."
 	}
 	var lines []string
-	comps := components(p)
-	names := componentNames(comps)
+	comps := screens.Components(p)
+	names := screens.ComponentNames(comps)
 	for _, c := range comps {
 		if c.Status != "operational" {
-			lines = append(lines, "• "+escName(names[c.ID])+": "+escName(statuspage.Label(c.Status)))
+			lines = append(lines, "• "+screens.EscName(names[c.ID])+": "+screens.EscName(statuspage.Label(c.Status)))
 		}
 	}
 	if len(lines) == 0 {
@@ -178,7 +117,7 @@ func componentStatus(c statuspage.Component) string { return componentStatusIn(c
 
 // componentStatusIn shows the time in the chat's zone.
 func componentStatusIn(c statuspage.Component, loc *time.Location) string {
-	s := "<b>" + escName(c.Name) + ":</b> " + escName(statuspage.Label(c.Status))
+	s := "<b>" + screens.EscName(c.Name) + ":</b> " + screens.EscName(statuspage.Label(c.Status))
 	s += "\nLast change: " + esc(notice.FormatTime(c.UpdatedAt, loc))
 	return s
 }
@@ -188,11 +127,11 @@ func componentsList(p *statuspage.Page) string {
 	if p.ComponentsErr != "" {
 		return "Component statuses are unavailable right now. Please try again later."
 	}
-	comps := components(p)
+	comps := screens.Components(p)
 	if len(comps) == 0 {
 		return "The status page lists no components."
 	}
-	names := componentNames(comps)
+	names := screens.ComponentNames(comps)
 	lines := make([]string, 0, len(comps))
 	group := ""
 	for _, c := range comps {
@@ -203,9 +142,9 @@ func componentsList(p *statuspage.Page) string {
 			if header == "" {
 				header = "Other"
 			}
-			lines = append(lines, "\n<b>"+escName(header)+"</b>")
+			lines = append(lines, "\n<b>"+screens.EscName(header)+"</b>")
 		}
-		lines = append(lines, "• "+escName(names[c.ID])+": "+escName(statuspage.Label(c.Status)))
+		lines = append(lines, "• "+screens.EscName(names[c.ID])+": "+screens.EscName(statuspage.Label(c.Status)))
 	}
 	return bounded("<b>Components</b>", lines, "Filter notices with /subscribe component &lt;name&gt;.")
 }
@@ -219,7 +158,7 @@ func ambiguousReply(query string, found []statuspage.Component, names map[string
 		if n == "" {
 			n = c.Name
 		}
-		lines[i] = "• " + escName(n)
+		lines[i] = "• " + screens.EscName(n)
 	}
 	head := "“" + escEcho(query) + "” matches several components. Type its name as shown:"
 	if buttons {
@@ -264,8 +203,8 @@ func historyReplyIn(p *statuspage.Page, n int, loc *time.Location) string {
 		if strings.TrimSpace(title) == "" {
 			title = "Untitled incident"
 		}
-		entry := "<b>" + strconv.Itoa(i+1) + ". " + escName(title) + "</b>\n" +
-			"Impact: " + escName(statuspage.Label(inc.Impact)) + " · Status: " + escName(statuspage.Label(inc.Status)) + "\n" +
+		entry := "<b>" + strconv.Itoa(i+1) + ". " + screens.EscName(title) + "</b>\n" +
+			"Impact: " + screens.EscName(statuspage.Label(inc.Impact)) + " · Status: " + screens.EscName(statuspage.Label(inc.Status)) + "\n" +
 			"Created: " + esc(notice.FormatTime(inc.CreatedAt, loc))
 		url := inc.Shortlink
 		if message.Link(url, "x") == "" {
@@ -289,14 +228,14 @@ func uptimeReply(ups []ComponentUptime) string {
 	for i, u := range ups {
 		names[i] = u.Component
 	}
-	display := componentNames(names)
+	display := screens.ComponentNames(names)
 	lines := make([]string, len(ups))
 	for i, u := range ups {
 		parts := make([]string, len(u.Fractions))
 		for j, f := range u.Fractions {
 			parts[j] = formatPercent(f)
 		}
-		lines[i] = "• " + escName(display[u.Component.ID]) + ": " + strings.Join(parts, " · ")
+		lines[i] = "• " + screens.EscName(display[u.Component.ID]) + ": " + strings.Join(parts, " · ")
 	}
 	return bounded("<b>Uptime</b> (last 24 hours · 7 days · 30 days)", lines,
 		"<i>Operational and under maintenance count as up; degraded performance and outages as down.</i>")
@@ -314,29 +253,29 @@ func infoReply(chatID int64, thread int, sub *store.Subscriber, names map[string
 		return b.String()
 	}
 	b.WriteString("\n<b>Subscribed:</b> yes, since " + esc(notice.FormatTime(sub.CreatedAt, notice.Zone(sub.Settings))))
-	b.WriteString("\n" + settingsSummary(sub, names))
+	b.WriteString("\n" + screens.Summary(sub, names))
 	s := b.String()
-	if utf16Len(s) > replyBudget {
-		s = message.Truncate(s, replyBudget)
+	if screens.UTF16Len(s) > screens.ReplyBudget {
+		s = message.Truncate(s, screens.ReplyBudget)
 	}
 	return s
 }
 
 // subscribeUsage answers /subscribe without arguments.
 func subscribeUsage(sub *store.Subscriber, names map[string]string, topic, channel bool) string {
-	s := subscribeHelp()
+	s := SubscribeHelp()
 	if sub == nil {
-		return s + "\n\n" + notSubscribedReply(topic, channel)
+		return s + "\n\n" + NotSubscribedReply(topic, channel)
 	}
-	s += "\n\n<b>Current settings</b>\nNotice types: " + kindList(sub.Kinds) +
-		"\nComponents: " + filterList(sub.Components, names)
-	if utf16Len(s) > replyBudget {
-		s = message.Truncate(s, replyBudget)
+	s += "\n\n<b>Current settings</b>\nNotice types: " + screens.KindList(sub.Kinds) +
+		"\nComponents: " + screens.FilterList(sub.Components, names)
+	if screens.UTF16Len(s) > screens.ReplyBudget {
+		s = message.Truncate(s, screens.ReplyBudget)
 	}
 	return s
 }
 
-func subscribeHelp() string {
+func SubscribeHelp() string {
 	return strings.Join([]string{
 		"<b>Usage</b>",
 		"/subscribe incident|component|maintenance|all — notice types (several at once: /subscribe incident maintenance)",
@@ -347,5 +286,5 @@ func subscribeHelp() string {
 }
 
 func kindsReply(kinds []event.Kind) string {
-	return "Notice types set to: " + kindList(kinds) + "."
+	return "Notice types set to: " + screens.KindList(kinds) + "."
 }

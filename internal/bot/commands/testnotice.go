@@ -1,9 +1,10 @@
-package bot
+package commands
 
 import (
 	"context"
 	"time"
 
+	"github.com/openai-status-bot/statusbot/internal/bot/screens"
 	"github.com/openai-status-bot/statusbot/internal/event"
 	"github.com/openai-status-bot/statusbot/internal/message"
 	"github.com/openai-status-bot/statusbot/internal/notice"
@@ -25,7 +26,7 @@ func testEvent(now time.Time) event.Event {
 func testNoticeNote(s store.Settings, kinds []event.Kind, silent bool) string {
 	note := "Sent with sound."
 	if silent {
-		note = "Sent silently: it is quiet hours (" + s.QuietStart + "–" + s.QuietEnd + " " + zoneName(s) + ")."
+		note = "Sent silently: it is quiet hours (" + s.QuietStart + "–" + s.QuietEnd + " " + screens.ZoneName(s) + ")."
 	}
 	wants := len(kinds) == 0
 	for _, k := range kinds {

@@ -1,4 +1,4 @@
-package bot
+package commands
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
 
+	"github.com/openai-status-bot/statusbot/internal/bot/screens"
 	"github.com/openai-status-bot/statusbot/internal/message"
 )
 
@@ -50,15 +51,15 @@ func (h *handler) replyMarkup(ctx context.Context, r *request, text string, mark
 // 429 and follows a group's move to a supergroup; other failures are
 // logged (the chat may be gone). It returns the message sent (nil: none).
 func (h *handler) post(ctx context.Context, o outgoing) *models.Message {
-	if utf16Len(o.text) > message.MaxLength {
+	if screens.UTF16Len(o.text) > message.MaxLength {
 		o.text = message.Truncate(o.text, message.MaxLength)
 	}
 	for attempt := 1; attempt <= 3; attempt++ {
-		if !h.pace.wait(ctx, o.chatID, o.class) {
+		if !h.pace(ctx, o.chatID, o.class == urgent) {
 			h.log.Warn("reply dropped: the chat's message budget is spent", "chat_id", o.chatID)
 			return nil
 		}
-		if !h.rate.wait(ctx) {
+		if !h.rate(ctx) {
 			h.log.Warn("reply dropped: no time left to send it within the bot's rate", "chat_id", o.chatID)
 			return nil
 		}

@@ -1,28 +1,11 @@
-package bot
+package commands
 
 import (
 	"strings"
 
+	"github.com/openai-status-bot/statusbot/internal/bot/screens"
 	"github.com/openai-status-bot/statusbot/internal/statuspage"
 )
-
-// components returns the page's components without group rows, each ID
-// once (first row wins), in page order.
-func components(p *statuspage.Page) []statuspage.Component {
-	if p == nil {
-		return nil
-	}
-	seen := map[string]bool{}
-	var out []statuspage.Component
-	for _, c := range p.Components {
-		if c.Group || c.ID == "" || seen[c.ID] {
-			continue
-		}
-		seen[c.ID] = true
-		out = append(out, c)
-	}
-	return out
-}
 
 // Resolution is the outcome of looking a component up by name or ID.
 type Resolution struct {
@@ -42,7 +25,7 @@ func ResolveComponent(comps []statuspage.Component, query string) Resolution {
 	if q == "" {
 		return Resolution{}
 	}
-	shown := componentNames(comps)
+	shown := screens.ComponentNames(comps)
 	stages := []func(c statuspage.Component) bool{
 		func(c statuspage.Component) bool { return strings.EqualFold(c.ID, q) },
 		func(c statuspage.Component) bool { return strings.EqualFold(strings.TrimSpace(c.Name), q) },
@@ -70,32 +53,6 @@ func ResolveComponent(comps []statuspage.Component, query string) Resolution {
 
 func containsFold(s, sub string) bool {
 	return strings.Contains(strings.ToLower(s), strings.ToLower(sub))
-}
-
-// componentNames maps IDs to display names; a name two components share
-// gets its group ("Login (ChatGPT)"), or else the ID, appended so the user
-// can tell them apart.
-func componentNames(comps []statuspage.Component) map[string]string {
-	count, inGroup := map[string]int{}, map[string]int{}
-	for _, c := range comps {
-		count[c.Name]++
-		inGroup[c.Name+"\x00"+c.GroupName]++
-	}
-	out := make(map[string]string, len(comps))
-	for _, c := range comps {
-		name := c.Name
-		if strings.TrimSpace(name) == "" {
-			name = c.ID
-		}
-		switch {
-		case count[c.Name] > 1 && c.GroupName != "" && inGroup[c.Name+"\x00"+c.GroupName] == 1:
-			name += " (" + c.GroupName + ")"
-		case count[c.Name] > 1:
-			name += " (" + c.ID + ")"
-		}
-		out[c.ID] = name
-	}
-	return out
 }
 
 // filterIndex finds a stored filter entry equal to the query (an ID, or a

@@ -1,4 +1,4 @@
-package bot
+package commands
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
+	"github.com/openai-status-bot/statusbot/internal/bot/screens"
 )
 
 // keyboardEditor redraws keyboard messages. Edits count against a chat's
@@ -21,15 +22,15 @@ type keyboardEditor struct {
 	timeout time.Duration // one message's waiting and editing
 
 	mu      sync.Mutex
-	pending map[[2]int64]*screen // chat, message -> screen still to draw
+	pending map[[2]int64]*screens.Screen // chat, message -> screen still to draw
 }
 
 func newKeyboardEditor(h *handler, timeout time.Duration) *keyboardEditor {
-	return &keyboardEditor{h: h, timeout: timeout, pending: map[[2]int64]*screen{}}
+	return &keyboardEditor{h: h, timeout: timeout, pending: map[[2]int64]*screens.Screen{}}
 }
 
 // redraw asks for message msgID in chatID to show s.
-func (e *keyboardEditor) redraw(chatID int64, msgID int, s screen) {
+func (e *keyboardEditor) redraw(chatID int64, msgID int, s screens.Screen) {
 	key := [2]int64{chatID, int64(msgID)}
 	e.mu.Lock()
 	_, running := e.pending[key]
@@ -46,7 +47,7 @@ func (e *keyboardEditor) run(key [2]int64) {
 	defer cancel()
 	h := e.h
 	for {
-		ok := h.pace.wait(ctx, key[0], urgent) && h.rate.wait(ctx)
+		ok := h.pace(ctx, key[0], true) && h.rate(ctx)
 		e.mu.Lock()
 		s := e.pending[key]
 		e.pending[key] = nil
@@ -67,13 +68,13 @@ func (e *keyboardEditor) run(key [2]int64) {
 // editScreen redraws one message. "Not modified" is success; a message
 // that is gone or can no longer be edited stays as it is (the tap was
 // answered already).
-func (h *handler) editScreen(ctx context.Context, chatID int64, msgID int, s screen) {
+func (h *handler) editScreen(ctx context.Context, chatID int64, msgID int, s screens.Screen) {
 	p := &tgbot.EditMessageTextParams{
-		ChatID: chatID, MessageID: msgID, Text: s.text, ParseMode: models.ParseModeHTML,
+		ChatID: chatID, MessageID: msgID, Text: s.Text, ParseMode: models.ParseModeHTML,
 		LinkPreviewOptions: &models.LinkPreviewOptions{IsDisabled: tgbot.True()},
 	}
-	if s.rows != nil {
-		p.ReplyMarkup = s.markup()
+	if s.Rows != nil {
+		p.ReplyMarkup = s.Markup()
 	}
 	_, err := h.api.EditMessageText(ctx, p)
 	switch {

@@ -1,9 +1,10 @@
-package bot
+package commands
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/openai-status-bot/statusbot/internal/bot/screens"
 	"github.com/openai-status-bot/statusbot/internal/statuspage"
 )
 
@@ -24,7 +25,7 @@ func TestComponentsListedByGroup(t *testing.T) {
 	if !strings.Contains(statusOverview(p), "Login (ChatGPT): Major Outage") {
 		t.Error("overview lacks the component in trouble")
 	}
-	if names := componentNames(components(p)); names["b"] != "Login (ChatGPT)" || names["c"] != "Status API" {
+	if names := screens.ComponentNames(screens.Components(p)); names["b"] != "Login (ChatGPT)" || names["c"] != "Status API" {
 		t.Errorf("names %v", names)
 	}
 }

@@ -1,4 +1,4 @@
-package bot
+package commands
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 
 	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
+	"github.com/openai-status-bot/statusbot/internal/metrics"
 )
 
 // command is one row of the command table, which feeds dispatching, /help
@@ -18,7 +19,55 @@ type command struct {
 	// only administrators may use it (the handler checks with allowed);
 	// group members' menu leaves it out.
 	admin bool
-	run   func(h *handler, ctx context.Context, r *request)
+	run   commandFunc
+}
+
+// commandFunc answers one command.
+type commandFunc func(h *handler, ctx context.Context, r *request)
+
+// middleware wraps a command's handler, as go-telegram/bot's
+// middlewares wrap its handlers: what every command (or every admin
+// command) needs is said once.
+type middleware func(next commandFunc) commandFunc
+
+// handler is the row's handler wrapped in the middlewares every
+// command gets: counted, and for admin commands urgent replies.
+func (c *command) handler() commandFunc {
+	run := c.run
+	if c.admin {
+		run = urgentReplies(run)
+	}
+	return counted(c.name)(run)
+}
+
+// counted times each command (metrics).
+func counted(name string) middleware {
+	return func(next commandFunc) commandFunc {
+		return func(h *handler, ctx context.Context, r *request) {
+			defer metrics.Command(name)()
+			next(h, ctx, r)
+		}
+	}
+}
+
+// urgentReplies: a command that changes the subscription is one the
+// chat's admins wait for, so its replies take the chat's next free
+// second (a refusal turns casual again: anyone can cause one).
+func urgentReplies(next commandFunc) commandFunc {
+	return func(h *handler, ctx context.Context, r *request) {
+		r.class = urgent
+		next(h, ctx, r)
+	}
+}
+
+// adminsOnly runs the command only for those who may change the chat's
+// subscription (allowed answers the others).
+func adminsOnly(next commandFunc) commandFunc {
+	return func(h *handler, ctx context.Context, r *request) {
+		if h.allowed(ctx, r) {
+			next(h, ctx, r)
+		}
+	}
 }
 
 // commands is the command table, in /help order. Set in init: /help's
@@ -27,8 +76,8 @@ var commands []command
 
 func init() {
 	commands = []command{
-		{name: "start", help: "subscribe this chat (or forum topic) to status notices", admin: true, run: (*handler).cmdStart},
-		{name: "stop", help: "unsubscribe", admin: true, run: (*handler).cmdStop},
+		{name: "start", help: "subscribe this chat (or forum topic) to status notices", admin: true, run: adminsOnly((*handler).cmdStart)},
+		{name: "stop", help: "unsubscribe", admin: true, run: adminsOnly((*handler).cmdStop)},
 		{name: "status", args: "[component]", help: "overall status, or one component's status", run: (*handler).cmdStatus},
 		{name: "components", help: "every component and its status", run: (*handler).cmdComponents},
 		{name: "subscribe", help: "show or change notice types and the component filter", admin: true, run: (*handler).cmdSubscribe},
@@ -36,7 +85,7 @@ func init() {
 		{name: "history", args: "[count]", help: "recent incidents (default 5, at most 10)", run: (*handler).cmdHistory},
 		{name: "uptime", help: "uptime per component over 24 hours, 7 days and 30 days", run: (*handler).cmdUptime},
 		{name: "info", help: "this chat's subscription and settings", run: (*handler).cmdInfo},
-		{name: "help", help: "this list", run: func(h *handler, ctx context.Context, r *request) { h.reply(ctx, r, helpText()) }},
+		{name: "help", help: "this list", run: func(h *handler, ctx context.Context, r *request) { h.reply(ctx, r, HelpText()) }},
 	}
 }
 
@@ -49,7 +98,7 @@ func lookupCommand(name string) *command {
 	return nil
 }
 
-func helpText() string {
+func HelpText() string {
 	lines := []string{"<b>OpenAI status bot</b>"}
 	for _, c := range commands {
 		l := "/" + c.name
@@ -69,10 +118,10 @@ type menuScope struct {
 	admins bool
 }
 
-// menuScopes: private chats and group administrators get every command,
+// MenuScopes: private chats and group administrators get every command,
 // group members the read-only ones. The default scope (channels, and
 // clients that ignore scopes) gets everything.
-var menuScopes = []menuScope{
+var MenuScopes = []menuScope{
 	{scope: &models.BotCommandScopeDefault{}, admins: true},
 	{scope: &models.BotCommandScopeAllPrivateChats{}, admins: true},
 	{scope: &models.BotCommandScopeAllGroupChats{}, admins: false},
@@ -96,9 +145,9 @@ func Menu(admins bool) []models.BotCommand {
 	return out
 }
 
-// setMenus registers the menus of every scope.
-func setMenus(ctx context.Context, api *tgbot.Bot) error {
-	for _, m := range menuScopes {
+// SetMenus registers the menus of every scope.
+func SetMenus(ctx context.Context, api *tgbot.Bot) error {
+	for _, m := range MenuScopes {
 		if _, err := api.SetMyCommands(ctx, &tgbot.SetMyCommandsParams{Commands: Menu(m.admins), Scope: m.scope}); err != nil {
 			return err
 		}
