@@ -89,6 +89,11 @@ type tuning struct {
 	flood           dispatch.Rule // what one sender in one chat may ask
 	groupPace       paceRule      // the bot's own budget in each group
 	stallAfter      time.Duration // updates unhandled this long make health fail
+	// In channels: when configuration posts and keyboards are deleted,
+	// and how often due deletions are looked for.
+	channelCleanup  time.Duration
+	keyboardCleanup time.Duration
+	sweepEvery      time.Duration
 	now             func() time.Time
 }
 
@@ -115,6 +120,9 @@ func defaultTuning(cfg *config.Config) tuning {
 		flood:           defaultFlood,
 		groupPace:       groupPace,
 		stallAfter:      time.Minute,
+		channelCleanup:  time.Minute,
+		keyboardCleanup: 10 * time.Minute,
+		sweepEvery:      5 * time.Second,
 		now:             time.Now,
 	}
 }

@@ -526,7 +526,7 @@ func TestChannelPosts(t *testing.T) {
 	if h.subscription("-1004") == nil {
 		t.Fatal("channel not subscribed")
 	}
-	if got := h.ask(ch, 0, channelPost(ch, "/subscribe@"+botName+" incident")); got != "Notice types set to: incident." {
+	if got := h.ask(ch, 0, channelPost(ch, "/subscribe@"+botName+" incident")); !strings.HasPrefix(got, "Notice types set to: incident.\n\n<i>I remove this post") {
 		t.Fatalf("channel /subscribe: %q", got)
 	}
 	h.silent(ch, 0, channelPost(ch, "/unknown"))

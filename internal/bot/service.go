@@ -32,6 +32,7 @@ type service struct {
 	tn     tuning
 	redact func(string) string
 
+	pacer   *chatPacer // each group's message budget
 	raw     *rawAPI
 	api     *tgbot.Bot
 	poll    *poller
@@ -43,6 +44,7 @@ type service struct {
 	hctx      context.Context
 	hcancel   context.CancelFunc
 	saverOK   chan struct{} // closed when the persister's loop returned
+	sweepOK   chan struct{} // closed when the channel sweeper returned
 	stopSaver chan struct{}
 }
 
@@ -57,6 +59,8 @@ func run(ctx context.Context, cfg *config.Config, st *store.Store, hs *health.Se
 	}
 	s.serve(ctx)
 	s.stop()
+	s.hcancel()
+	<-s.sweepOK
 	return nil
 }
 
@@ -78,6 +82,8 @@ func construct(cfg *config.Config, st *store.Store, hs *health.Server, log *slog
 		log:        s.log,
 		disp:       dispatch.New(tn.maxPending, tn.maxRunning, tn.flood, tn.now),
 	}
+	s.pacer = newChatPacer(tn.groupPace, casualMaxWait, tn.now)
+	s.poll.expect = s.pacer.expect
 	s.poll.lastRound.Store(tn.now().UnixNano())
 	if hs != nil {
 		hs.AddCheck("mongodb", st.Ping)
@@ -137,11 +143,12 @@ func (s *service) start(ctx context.Context) (started bool, err error) {
 	}); err != nil {
 		return false, st.fatal(ctx, err)
 	}
-	h, err := s.newHandler(me.Username)
+	h, err := s.newHandler(me)
 	if err != nil {
 		return false, st.fatal(ctx, err)
 	}
 	s.handler = h
+	s.poll.urgent = func(u *models.Update) bool { return commands.Urgent(u, me.Username) }
 	s.poll.tracker = newTracker(last)
 	s.saver = &persister{st: s.st, tr: s.poll.tracker, log: s.log, saved: last, now: s.tn.now, sig: make(chan struct{}, 1)}
 	s.wire()
@@ -155,12 +162,13 @@ func (s *service) start(ctx context.Context) (started bool, err error) {
 
 // newHandler builds the commands' handler, sending within the chat's
 // pace and the bot's share of the token's rate.
-func (s *service) newHandler(username string) (*commands.Handler, error) {
+func (s *service) newHandler(me models.User) (*commands.Handler, error) {
 	cfg, tn := s.cfg, s.tn
-	pace := newChatPacer(tn.groupPace, casualMaxWait, tn.now)
+	pace := s.pacer
 	rate := newSendRate(cfg.BotReplyRate, tn.now)
 	return commands.New(commands.Deps{
-		API: s.api, Store: s.st, Config: cfg, Username: username,
+		API: s.api, Store: s.st, Config: cfg, Username: me.Username, BotID: me.ID,
+		ChannelCleanup: tn.channelCleanup, KeyboardCleanup: tn.keyboardCleanup,
 		Log: s.log, Redact: s.redact, Now: tn.now,
 		MaxReplyWait: tn.maxReplyWait, EditTimeout: tn.handlerTimeout,
 		Pace: func(ctx context.Context, chatID int64, isUrgent bool) bool {
@@ -171,6 +179,7 @@ func (s *service) newHandler(username string) (*commands.Handler, error) {
 			return pace.wait(ctx, chatID, class)
 		},
 		Rate: rate.wait,
+		Sent: pace.done,
 	})
 }
 
@@ -211,6 +220,11 @@ func (s *service) wire() {
 		})
 	}
 	p.saveSoon = s.saver.signal
+	s.sweepOK = make(chan struct{})
+	go func() {
+		defer close(s.sweepOK)
+		h.Sweep(s.hctx, tn.sweepEvery)
+	}()
 	s.stopSaver, s.saverOK = make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(s.saverOK)

@@ -107,8 +107,9 @@ type Telegram struct {
 	kb                *keyboardState
 	answerDelay       time.Duration
 	outage            *APIError
-	cardState         *cardState // telegram_cards.go
-	deletions         []Deletion // telegram_delete.go
+	cardState         *cardState      // telegram_cards.go
+	deletions         []Deletion      // telegram_delete.go
+	chats             map[int64]*Chat // telegram_chats.go
 }
 
 // RealLimits makes the fake enforce Telegram's documented limits for one
@@ -126,7 +127,7 @@ func NewTelegram(token string) *Telegram {
 	t := &Telegram{Token: token, handlers: map[string]Handler{}, failures: map[int64]func(int) *APIError{},
 		attempts: map[int64]int{}, calls: map[string]int{}, answered: map[string]int{}, lastPerChat: map[int64]time.Time{}, perGroup: map[int64][]time.Time{}}
 	t.handlers["getMe"] = func(Params) (any, *APIError) {
-		return map[string]any{"id": 1000, "is_bot": true, "first_name": "Status", "username": "openai_status_test_bot"}, nil
+		return map[string]any{"id": botID, "is_bot": true, "first_name": "Status", "username": "openai_status_test_bot"}, nil
 	}
 	for _, m := range []string{"deleteWebhook", "setMyCommands"} {
 		t.handlers[m] = func(Params) (any, *APIError) { return true, nil }

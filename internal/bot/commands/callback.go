@@ -53,9 +53,21 @@ type tap struct {
 	answer string
 	alert  bool
 	next   *screens.Screen // drawn after the answer (nil: no edit)
+	// about: the channel whose settings a keyboard in a private chat
+	// changes (nil: the chat's own).
+	about *channelRef
 	// remove lists messages deleted after the answer instead of an edit:
 	// a channel's keyboard and the post that asked for it, at Done.
 	remove []int
+}
+
+// keyboard draws the screens for the tapped keyboard's chat.
+func (t *tap) keyboard(sub *store.Subscriber, idx *screens.PageIndex) *screens.KB {
+	k := screens.New(sub, idx)
+	if t.about != nil {
+		k.For(t.about.id, t.about.title)
+	}
+	return k
 }
 
 // show sets the screen the keyboard message is redrawn with.
@@ -92,11 +104,23 @@ func (h *handler) onCallback(ctx context.Context, q *models.CallbackQuery) {
 		thread = t.msg.MessageThreadID
 	}
 	t.key = store.SubscriberKey(t.msg.Chat.ID, thread)
+	chat := t.msg.Chat
+	if cb.Chat != 0 {
+		// A channel's keyboard, shown in a private chat: it changes the
+		// channel's settings, for the channel's admins only.
+		if t.msg.Chat.Type != models.ChatTypePrivate {
+			t.answer = AnsInvalid
+			return
+		}
+		ch := h.knownChannel(cb.Chat)
+		t.about, t.key = &ch, aboutKey(cb.Chat)
+		chat = models.Chat{ID: cb.Chat, Type: models.ChatTypeChannel}
+	}
 	if cb.Op == opViewComponent {
 		h.viewComponent(ctx, t) // anyone may look
 		return
 	}
-	if ok, err := h.mayChange(ctx, t.msg.Chat, q.From); err != nil || !ok {
+	if ok, err := h.mayChange(ctx, chat, q.From); err != nil || !ok {
 		t.answer, t.alert = AnsNotAdmin, true
 		if err != nil {
 			t.answer = ReplyAdminError
@@ -106,7 +130,11 @@ func (h *handler) onCallback(ctx context.Context, q *models.CallbackQuery) {
 	sub, err := h.st.Subscription(ctx, t.key)
 	if errors.Is(err, store.ErrNotSubscribed) {
 		t.answer, t.alert = AnsNotSubscribed, true
-		t.show(screens.Screen{Text: NotSubscribedReply(thread != 0, t.msg.Chat.Type == models.ChatTypeChannel)})
+		text := NotSubscribedReply(thread != 0, t.msg.Chat.Type == models.ChatTypeChannel)
+		if t.about != nil {
+			text = fmtRef(replyChannelNotSubscribed, esc(t.about.title), esc(t.about.typed))
+		}
+		t.show(screens.Screen{Text: text})
 		return
 	}
 	if err != nil {
@@ -129,7 +157,7 @@ func (h *handler) applyTap(ctx context.Context, t *tap, sub *store.Subscriber) {
 	if cb.Op == "G" || cb.Op == "c" {
 		if !screens.ValidComponentRef(cb, idx) {
 			t.answer = AnsPageChanged
-			t.show(screens.New(sub, idx).Groups(0))
+			t.show(t.keyboard(sub, idx).Groups(0))
 			return
 		}
 	}
@@ -161,7 +189,7 @@ func (h *handler) applyTap(ctx context.Context, t *tap, sub *store.Subscriber) {
 			}
 		}
 	}
-	k := screens.New(sub, idx)
+	k := t.keyboard(sub, idx)
 	if cb.Op == "x" {
 		if t.msg.Chat.Type == models.ChatTypeChannel {
 			// A channel's readers did not ask for the keyboard: clean up.
@@ -174,7 +202,11 @@ func (h *handler) applyTap(ctx context.Context, t *tap, sub *store.Subscriber) {
 			}
 			return
 		}
-		t.show(screens.Screen{Text: "<b>Settings</b>\n" + screens.Summary(sub, k.Names()) + "\n\nChange them with /settings."})
+		heading, again := "<b>Settings</b>", "/settings"
+		if t.about != nil {
+			heading, again = "<b>Settings of "+esc(t.about.title)+"</b>", "/settings "+esc(t.about.typed)
+		}
+		t.show(screens.Screen{Text: heading + "\n" + screens.Summary(sub, k.Names()) + "\n\nChange them with " + again + "."})
 		return
 	}
 	t.show(screens.ScreenFor(k, cb))
@@ -296,14 +328,21 @@ func (h *handler) openKeyboard(ctx context.Context, r *request, sub *store.Subsc
 	if len(sub.Components) > 0 {
 		idx = h.pageIndex(ctx)
 	}
-	s := screens.New(sub, idx).Main()
+	k := screens.New(sub, idx)
+	if r.about != nil {
+		k.For(r.about.id, r.about.title)
+	}
+	if r.channel {
+		r.cleanup = h.cleanup.keyboard
+	}
+	s := k.Main()
 	o := r.answer(s.Text)
 	o.markup = s.Markup()
 	if r.channel && r.msg != nil {
 		o.replyTo = r.msg.ID
-		o.text += "\n\n<i>Done removes this keyboard and the /settings post from the channel.</i>"
+		o.text = s.Text + "\n\n<i>Done removes this keyboard and the /settings post from the channel.</i>\n" + cleanupNote(r.msg.Chat, r.cleanup)
 	}
-	h.post(ctx, o)
+	h.send(ctx, r, o)
 }
 
 // Buttons answering a name several components match ("Login"): each names

@@ -76,15 +76,15 @@ var commands []command
 
 func init() {
 	commands = []command{
-		{name: "start", help: "subscribe this chat (or forum topic) to status notices", admin: true, run: adminsOnly((*handler).cmdStart)},
-		{name: "stop", help: "unsubscribe", admin: true, run: adminsOnly((*handler).cmdStop)},
+		{name: "start", help: "subscribe this chat (or forum topic) to status notices", admin: true, run: cleanInChannels(adminsOnly((*handler).cmdStart))},
+		{name: "stop", help: "unsubscribe", admin: true, run: cleanInChannels(adminsOnly((*handler).cmdStop))},
 		{name: "status", args: "[component]", help: "overall status, or one component's status", run: (*handler).cmdStatus},
 		{name: "components", help: "every component and its status", run: (*handler).cmdComponents},
-		{name: "subscribe", help: "show or change notice types and the component filter", admin: true, run: (*handler).cmdSubscribe},
-		{name: "settings", args: "[test]", help: "notice types, components, severity, quiet hours, time zone, cards (buttons); test: a test notice", admin: true, run: (*handler).cmdSettings},
+		{name: "subscribe", help: "show or change notice types and the component filter", admin: true, run: cleanInChannels((*handler).cmdSubscribe)},
+		{name: "settings", args: "[test | @channel]", help: "notice types, components, severity, quiet hours, time zone, cards (buttons); test: a test notice", admin: true, run: cleanInChannels(aboutChannel((*handler).cmdSettings))},
 		{name: "history", args: "[count]", help: "recent incidents (default 5, at most 10)", run: (*handler).cmdHistory},
 		{name: "uptime", help: "uptime per component over 24 hours, 7 days and 30 days", run: (*handler).cmdUptime},
-		{name: "info", help: "this chat's subscription and settings", run: (*handler).cmdInfo},
+		{name: "info", args: "[@channel]", help: "this chat's subscription and settings", run: cleanInChannels(aboutChannel((*handler).cmdInfo))},
 		{name: "help", help: "this list", run: func(h *handler, ctx context.Context, r *request) { h.reply(ctx, r, HelpText()) }},
 	}
 }
@@ -107,7 +107,8 @@ func HelpText() string {
 		}
 		lines = append(lines, l+" — "+c.help)
 	}
-	lines = append(lines, "", "In groups only administrators can /start, /stop or change /subscribe and /settings.")
+	lines = append(lines, "", "In groups only administrators can /start, /stop or change /subscribe and /settings.",
+		"A channel's settings are changed here, in a private chat: /settings @channel (or its ID); its readers see nothing.")
 	return strings.Join(lines, "\n")
 }
 

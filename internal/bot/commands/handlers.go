@@ -3,6 +3,7 @@ package commands
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"time"
 
 	tgbot "github.com/go-telegram/bot"
@@ -29,7 +30,13 @@ type handler struct {
 	// or a casual reply would wait too long).
 	pace   func(ctx context.Context, chatID int64, urgent bool) bool
 	rate   func(ctx context.Context) bool
+	sent   func(chatID int64) // a send pace let through was answered
 	editor *keyboardEditor
+	botID  int64
+	// channels names the channels checked for a private chat's commands,
+	// by ID, for the keyboards' taps (channelRef values).
+	channels sync.Map
+	cleanup  cleanupRule
 }
 
 // request is one command to answer.
@@ -42,9 +49,22 @@ type request struct {
 	channel bool
 	private bool
 	class   sendClass // urgent: a command for admins
+	// about is the channel a command typed in a private chat names
+	// ("/settings @name"): its subscription is read and changed, the
+	// replies stay here. nil: this chat's own.
+	about *channelRef
+	// cleanup is when, in a channel, the command and the replies are
+	// deleted (0: they stay); sent collects the replies' IDs.
+	cleanup time.Duration
+	sent    []int
 }
 
-func (r *request) key() string { return store.SubscriberKey(r.chatID, r.thread) }
+func (r *request) key() string {
+	if r.about != nil {
+		return aboutKey(r.about.id)
+	}
+	return store.SubscriberKey(r.chatID, r.thread)
+}
 func (r *request) topic() bool { return r.thread != 0 }
 
 func (h *handler) handle(ctx context.Context, u *models.Update) {

@@ -47,13 +47,17 @@ func (e *keyboardEditor) run(key [2]int64) {
 	defer cancel()
 	h := e.h
 	for {
-		ok := h.pace(ctx, key[0], true) && h.rate(ctx)
+		paced := h.pace(ctx, key[0], true)
+		ok := paced && h.rate(ctx)
 		e.mu.Lock()
 		s := e.pending[key]
 		e.pending[key] = nil
 		e.mu.Unlock()
 		if ok && s != nil {
 			h.editScreen(ctx, key[0], int(key[1]), *s)
+		}
+		if paced {
+			h.sent(key[0])
 		}
 		e.mu.Lock()
 		if e.pending[key] == nil || !ok {

@@ -32,18 +32,29 @@ func (r *request) answer(text string) outgoing {
 	if r.group && r.msg != nil {
 		o.replyTo = r.msg.ID
 	}
+	if r.cleanup > 0 && r.msg != nil {
+		o.text += "\n\n" + cleanupNote(r.msg.Chat, r.cleanup)
+	}
 	return o
 }
 
 func (h *handler) reply(ctx context.Context, r *request, text string) {
-	h.post(ctx, r.answer(text))
+	h.send(ctx, r, r.answer(text))
 }
 
 // replyMarkup is reply with an inline keyboard.
 func (h *handler) replyMarkup(ctx context.Context, r *request, text string, markup models.ReplyMarkup) {
 	o := r.answer(text)
 	o.markup = markup
-	h.post(ctx, o)
+	h.send(ctx, r, o)
+}
+
+// send posts one of r's replies and notes it (a channel's are deleted
+// later).
+func (h *handler) send(ctx context.Context, r *request, o outgoing) {
+	if sent := h.post(ctx, o); sent != nil {
+		r.sent = append(r.sent, sent.ID)
+	}
 }
 
 // post sends an HTML message with link previews off. It keeps to the
@@ -60,6 +71,7 @@ func (h *handler) post(ctx context.Context, o outgoing) *models.Message {
 			return nil
 		}
 		if !h.rate(ctx) {
+			h.sent(o.chatID)
 			h.log.Warn("reply dropped: no time left to send it within the bot's rate", "chat_id", o.chatID)
 			return nil
 		}
@@ -76,6 +88,7 @@ func (h *handler) post(ctx context.Context, o outgoing) *models.Message {
 			p.ReplyParameters = &models.ReplyParameters{MessageID: o.replyTo, AllowSendingWithoutReply: true}
 		}
 		sent, err := h.api.SendMessage(ctx, p)
+		h.sent(o.chatID)
 		if err == nil {
 			return sent
 		}

@@ -29,6 +29,7 @@ type Deps struct {
 	Store    *store.Store
 	Config   *config.Config
 	Username string // the bot's, for "/cmd@bot"
+	BotID    int64  // the bot's user ID, to check it is in a channel
 	Log      *slog.Logger
 	Redact   func(string) string
 	Now      func() time.Time
@@ -40,6 +41,12 @@ type Deps struct {
 	// admins wait for it); Rate for the bot's share of the token's rate.
 	Pace func(ctx context.Context, chatID int64, urgent bool) bool
 	Rate func(ctx context.Context) bool
+	// Sent tells the pacer that a send Pace let through was answered.
+	Sent func(chatID int64)
+	// ChannelCleanup is when a channel's configuration commands and the
+	// replies to them are deleted, KeyboardCleanup a /settings keyboard
+	// there (0: they stay).
+	ChannelCleanup, KeyboardCleanup time.Duration
 }
 
 // Handler answers updates: commands, taps on the keyboards, the bot's
@@ -68,6 +75,9 @@ func New(d Deps) (*Handler, error) {
 		maxWait:  d.MaxReplyWait,
 		rate:     d.Rate,
 		pace:     d.Pace,
+		sent:     d.Sent,
+		botID:    d.BotID,
+		cleanup:  cleanupRule{after: d.ChannelCleanup, keyboard: d.KeyboardCleanup},
 		pages: &pageSource{
 			snapshots: d.Store.LatestSnapshot,
 			fetch: func(ctx context.Context) (*statuspage.Page, error) {
@@ -95,6 +105,25 @@ func (x *Handler) FloodNote(ctx context.Context, u *models.Update) { x.h.floodNo
 // RefuseTap answers a tap dropped by the flood budget at once.
 func (x *Handler) RefuseTap(ctx context.Context, q *models.CallbackQuery) {
 	x.h.answerTap(ctx, &tap{q: q, answer: AnsTooManyTaps})
+}
+
+// Urgent reports whether u is a command that changes a chat's
+// subscription (its replies are ones the chat's admins wait for),
+// addressed to this bot.
+func Urgent(u *models.Update, username string) bool {
+	m := u.Message
+	if m == nil {
+		m = u.ChannelPost
+	}
+	if m == nil {
+		return false
+	}
+	cmd, ok := ParseCommand(m.Text)
+	if !ok || !cmd.For(username) {
+		return false
+	}
+	c := lookupCommand(cmd.Name)
+	return c != nil && c.admin
 }
 
 // sleep waits d; false if ctx ended first.

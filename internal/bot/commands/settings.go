@@ -204,6 +204,10 @@ func (h *handler) cmdSettings(ctx context.Context, r *request) {
 		h.openKeyboard(ctx, r, sub)
 		return
 	}
+	if req.Test && r.about != nil {
+		h.reply(ctx, r, fmtRef(replyChannelNoTest, esc(r.about.title)))
+		return
+	}
 	if req.Test {
 		h.sendTestNotice(ctx, r, sub)
 		return

@@ -89,6 +89,14 @@ func (h *handler) cmdInfo(ctx context.Context, r *request) {
 		h.storeFailed(ctx, r, err)
 		return
 	}
+	if r.about != nil {
+		if sub == nil {
+			h.reply(ctx, r, fmtRef(replyChannelNotSubscribed, esc(r.about.title), esc(r.about.typed)))
+			return
+		}
+		h.reply(ctx, r, "<b>"+esc(r.about.title)+"</b>\n"+infoReply(r.about.id, 0, sub, h.names(ctx, sub)))
+		return
+	}
 	h.reply(ctx, r, infoReply(r.chatID, r.thread, sub, h.names(ctx, sub)))
 }
 

@@ -33,6 +33,10 @@ func (h *handler) subscribed(ctx context.Context, r *request) (*store.Subscriber
 		h.storeFailed(ctx, r, err)
 		return nil, false
 	}
+	if sub == nil && r.about != nil {
+		h.reply(ctx, r, fmtRef(replyChannelNotSubscribed, esc(r.about.title), esc(r.about.typed)))
+		return nil, false
+	}
 	if sub == nil {
 		h.reply(ctx, r, NotSubscribedReply(r.topic(), r.channel))
 		return nil, false

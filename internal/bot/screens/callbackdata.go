@@ -11,19 +11,29 @@ import (
 // (with a token of that list, so a changed page is noticed), and token is
 // a hash of the chat's settings when the keyboard was drawn, so a tap on
 // buttons drawn before a change made elsewhere is not applied blindly.
+// A keyboard shown in a private chat for a channel's settings starts
+// with "@chat:" (the channel's ID in base 36): the chat it changes.
 
 // MaxCallbackData is Telegram's limit for callback_data, in bytes.
 const MaxCallbackData = 64
 
 // Callback is a decoded callback_data.
 type Callback struct {
+	// Chat is the chat whose settings the button changes when it is not
+	// the one the keyboard is shown in (0: that one).
+	Chat int64
 	Op   string
 	Args []string
 	Tok  string
 }
 
+// Encode is the button's callback_data.
 func (c Callback) Encode() string {
-	return strings.Join(append(append([]string{c.Op}, c.Args...), c.Tok), ":")
+	s := strings.Join(append(append([]string{c.Op}, c.Args...), c.Tok), ":")
+	if c.Chat != 0 {
+		s = "@" + strconv.FormatInt(c.Chat, 36) + ":" + s
+	}
+	return s
 }
 
 // argc is how many arguments each op takes.
@@ -40,6 +50,14 @@ func ParseCallback(data string) (Callback, bool) {
 		return Callback{}, false
 	}
 	f := strings.Split(data, ":")
+	var chat int64
+	if len(f) > 0 && strings.HasPrefix(f[0], "@") {
+		id, err := strconv.ParseInt(f[0][1:], 36, 64)
+		if err != nil || id == 0 || "@"+strconv.FormatInt(id, 36) != f[0] {
+			return Callback{}, false
+		}
+		chat, f = id, f[1:]
+	}
 	if len(f) < 2 {
 		return Callback{}, false
 	}
@@ -47,7 +65,7 @@ func ParseCallback(data string) (Callback, bool) {
 	if !ok || len(f) != n+2 {
 		return Callback{}, false
 	}
-	return Callback{Op: f[0], Args: f[1 : n+1], Tok: f[n+1]}, true
+	return Callback{Chat: chat, Op: f[0], Args: f[1 : n+1], Tok: f[n+1]}, true
 }
 
 // Arg is argument i as a number in [0, n); ok false otherwise.

@@ -36,8 +36,13 @@ func TestCallbackDataWithin64Bytes(t *testing.T) {
 	}
 	seen := map[int]bool{}
 	longest, buttons := 0, 0
+	var kbs []*KB
 	for _, sub := range subs {
-		k := New(sub, idx)
+		// In a private chat for a channel, every button carries the
+		// channel's ID too: the longest there is.
+		kbs = append(kbs, New(sub, idx), New(sub, idx).For(-1009999999999999, "A channel"))
+	}
+	for _, k := range kbs {
 		screens := []Screen{k.Main(), k.Kinds(), k.Severity(), k.Quiet(), k.Zones(), k.Delivery()}
 		for p := 0; p < pages(len(idx.Groups), groupsPerScreen); p++ {
 			screens = append(screens, k.Groups(p))
@@ -83,14 +88,14 @@ func TestCallbackDataWithin64Bytes(t *testing.T) {
 		t.Fatalf("%d of 34 components reachable", len(seen))
 	}
 	// The worst case: the longest token and the highest indices.
-	worst := Callback{Op: "c", Args: []string{"999", "1", "999", "zzzzzzz"}, Tok: "zzzzzzz"}.Encode()
+	worst := Callback{Chat: -1009999999999999, Op: "c", Args: []string{"999", "1", "999", "zzzzzzz"}, Tok: "zzzzzzz"}.Encode()
 	if len(worst) > MaxCallbackData {
 		t.Fatalf("worst case %d bytes", len(worst))
 	}
 }
 
 func FuzzParseCallback(f *testing.F) {
-	for _, s := range []string{"m:abc", "c:3:1:0:xyz:abc", "G:1:0:xyz:abc", "Q:x:abc", "K:0:1:t", "Z:12:t", ":", "c:-1:1:0::"} {
+	for _, s := range []string{"m:abc", "c:3:1:0:xyz:abc", "G:1:0:xyz:abc", "Q:x:abc", "K:0:1:t", "Z:12:t", ":", "c:-1:1:0::", "@-9uy3hbwbnk:S:1:abc", "@0:m:x", "@:m:x"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, data string) {

@@ -41,14 +41,35 @@ type KB struct {
 	sub *store.Subscriber
 	idx *PageIndex // nil: the page is unavailable
 	Tok string
+	// chat and title: the channel whose settings a keyboard in a private
+	// chat changes (0: the chat it is shown in).
+	chat  int64
+	title string
 }
 
+// New draws the screens of sub's settings (idx nil: the page is not known).
 func New(sub *store.Subscriber, idx *PageIndex) *KB {
 	return &KB{sub: sub, idx: idx, Tok: StateToken(sub)}
 }
 
+// For makes the buttons change chat's settings (a channel's, shown in a
+// private chat); title names it in the first screen.
+func (k *KB) For(chat int64, title string) *KB {
+	k.chat, k.title = chat, title
+	return k
+}
+
+// Button is a button with op and args, for the settings as drawn.
 func (k *KB) Button(text, op string, args ...string) models.InlineKeyboardButton {
-	return models.InlineKeyboardButton{Text: CutButton(text), CallbackData: Callback{Op: op, Args: args, Tok: k.Tok}.Encode()}
+	return models.InlineKeyboardButton{Text: CutButton(text), CallbackData: Callback{Chat: k.chat, Op: op, Args: args, Tok: k.Tok}.Encode()}
+}
+
+// heading is the first screen's title.
+func (k *KB) heading() string {
+	if k.title != "" {
+		return "<b>Settings of " + EscName(k.title) + "</b>"
+	}
+	return "<b>Settings</b>"
 }
 
 func CutButton(s string) string {
@@ -80,7 +101,7 @@ func (k *KB) Names() map[string]string {
 // Main is the first screen: a summary and a button per topic.
 func (k *KB) Main() Screen {
 	return Screen{
-		Text: "<b>Settings</b>\n" + Summary(k.sub, k.Names()) +
+		Text: k.heading() + "\n" + Summary(k.sub, k.Names()) +
 			"\n\nTap to change. Every setting can be typed too: /settings &lt;name&gt; &lt;value&gt;.",
 		Rows: [][]models.InlineKeyboardButton{
 			{k.Button("Notice types", "k"), k.Button("Components", "g", "0")},
