@@ -49,7 +49,7 @@ func TestChannelConfiguredFromPrivateChat(t *testing.T) {
 	h.start()
 
 	kb := h.openSettings(private(newsAdmin, "/settings @ournews"), newsAdmin)
-	if !strings.HasPrefix(kb.Text, "<b>Settings of @ournews</b>\n") {
+	if !strings.HasPrefix(kb.Text, "<b>Settings of @ournews</b>\n") || !strings.Contains(kb.Text, "typed too: /settings @ournews &lt;name&gt;") {
 		t.Fatalf("the keyboard does not say which chat it changes: %q", kb.Text)
 	}
 	a, m := h.tap(kb, models.ChatTypePrivate, newsAdmin, button(t, kb, "Severity").CallbackData)

@@ -65,7 +65,7 @@ type tap struct {
 func (t *tap) keyboard(sub *store.Subscriber, idx *screens.PageIndex) *screens.KB {
 	k := screens.New(sub, idx)
 	if t.about != nil {
-		k.For(t.about.id, t.about.title)
+		k.For(t.about.id, t.about.title, t.about.typed)
 	}
 	return k
 }
@@ -330,7 +330,7 @@ func (h *handler) openKeyboard(ctx context.Context, r *request, sub *store.Subsc
 	}
 	k := screens.New(sub, idx)
 	if r.about != nil {
-		k.For(r.about.id, r.about.title)
+		k.For(r.about.id, r.about.title, r.about.typed)
 	}
 	if r.channel {
 		r.cleanup = h.cleanup.keyboard

@@ -40,7 +40,7 @@ func TestCallbackDataWithin64Bytes(t *testing.T) {
 	for _, sub := range subs {
 		// In a private chat for a channel, every button carries the
 		// channel's ID too: the longest there is.
-		kbs = append(kbs, New(sub, idx), New(sub, idx).For(-1009999999999999, "A channel"))
+		kbs = append(kbs, New(sub, idx), New(sub, idx).For(-1009999999999999, "A channel", "-1009999999999999"))
 	}
 	for _, k := range kbs {
 		screens := []Screen{k.Main(), k.Kinds(), k.Severity(), k.Quiet(), k.Zones(), k.Delivery()}

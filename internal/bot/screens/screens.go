@@ -41,10 +41,11 @@ type KB struct {
 	sub *store.Subscriber
 	idx *PageIndex // nil: the page is unavailable
 	Tok string
-	// chat and title: the channel whose settings a keyboard in a private
-	// chat changes (0: the chat it is shown in).
-	chat  int64
-	title string
+	// chat, title and typed: the channel whose settings a keyboard in a
+	// private chat changes (0: the chat it is shown in), how it is shown
+	// and how it is typed in a command.
+	chat         int64
+	title, typed string
 }
 
 // New draws the screens of sub's settings (idx nil: the page is not known).
@@ -53,15 +54,24 @@ func New(sub *store.Subscriber, idx *PageIndex) *KB {
 }
 
 // For makes the buttons change chat's settings (a channel's, shown in a
-// private chat); title names it in the first screen.
-func (k *KB) For(chat int64, title string) *KB {
-	k.chat, k.title = chat, title
+// private chat); title names it in the first screen, typed is how a
+// command names it ("@name" or its ID).
+func (k *KB) For(chat int64, title, typed string) *KB {
+	k.chat, k.title, k.typed = chat, title, typed
 	return k
 }
 
 // Button is a button with op and args, for the settings as drawn.
 func (k *KB) Button(text, op string, args ...string) models.InlineKeyboardButton {
 	return models.InlineKeyboardButton{Text: CutButton(text), CallbackData: Callback{Chat: k.chat, Op: op, Args: args, Tok: k.Tok}.Encode()}
+}
+
+// typedRef is the channel as typed before a setting ("" for the chat's own).
+func (k *KB) typedRef() string {
+	if k.typed == "" {
+		return ""
+	}
+	return esc(k.typed) + " "
 }
 
 // heading is the first screen's title.
@@ -102,7 +112,7 @@ func (k *KB) Names() map[string]string {
 func (k *KB) Main() Screen {
 	return Screen{
 		Text: k.heading() + "\n" + Summary(k.sub, k.Names()) +
-			"\n\nTap to change. Every setting can be typed too: /settings &lt;name&gt; &lt;value&gt;.",
+			"\n\nTap to change. Every setting can be typed too: /settings " + k.typedRef() + "&lt;name&gt; &lt;value&gt;.",
 		Rows: [][]models.InlineKeyboardButton{
 			{k.Button("Notice types", "k"), k.Button("Components", "g", "0")},
 			{k.Button("Severity", "s"), k.Button("Quiet hours", "q")},
