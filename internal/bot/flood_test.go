@@ -224,3 +224,17 @@ func TestGroupFloodNeverDelaysAdmins(t *testing.T) {
 		})
 	}
 }
+
+// A member's /settings is held as an admin's command would be (casual
+// replies wait for it) only until it turns out to be a refusal: the
+// refusal itself goes at once, not after expectHold.
+func TestRefusalIsNotHeldForItself(t *testing.T) {
+	g := newFloodGroup(t)
+	sent := time.Now()
+	g.h.upd.Push(group(g.chat, g.member, "/settings"))
+	_, took := g.reply(t, sent, "Only group administrators")
+	t.Logf("the member's refusal came %v after the command", took.Round(time.Millisecond))
+	if took >= expectHold {
+		t.Fatalf("the refusal waited %v: held for its own command", took)
+	}
+}

@@ -187,7 +187,7 @@ func (s *service) newHandler(me models.User) (*commands.Handler, error) {
 // persister.
 func (s *service) wire() {
 	p, h, log, redact, tn := s.poll, s.handler, s.log, s.redact, s.tn
-	p.handle = func(upd *models.Update, gen int) {
+	p.handle = func(upd *models.Update, gen int, release func()) {
 		defer func() {
 			if s.hctx.Err() != nil {
 				// Cut short at shutdown: leave it unhandled, so the
@@ -200,7 +200,7 @@ func (s *service) wire() {
 		safely(log, redact, upd.ID, func() {
 			uctx, cancel := context.WithTimeout(s.hctx, tn.handlerTimeout)
 			defer cancel()
-			h.Handle(uctx, upd)
+			h.Handle(commands.WithRelease(uctx, release), upd)
 		})
 	}
 	p.flood = func(upd *models.Update) {

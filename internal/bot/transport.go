@@ -119,7 +119,7 @@ type poller struct {
 
 	tracker  *tracker
 	disp     *dispatch.Dispatcher
-	handle   func(upd *models.Update, gen int)
+	handle   func(upd *models.Update, gen int, release func())
 	flood    func(*models.Update) // answers a flooding sender once
 	dropTap  func(*models.CallbackQuery)
 	saveSoon func() // asks for the watermark to be saved
@@ -262,7 +262,7 @@ func (p *poller) dispatch(ctx context.Context, upds []polled) (fresh int, ok boo
 		if p.urgent != nil && p.expect != nil && p.urgent(upd) {
 			release = p.expect(chatOf(upd))
 		}
-		j := dispatch.Job{Run: func() { defer release(); p.handle(upd, gen) }}
+		j := dispatch.Job{Run: func() { defer release(); p.handle(upd, gen, release) }}
 		if droppable(upd) {
 			j.Drop = func() {
 				defer release()

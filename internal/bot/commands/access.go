@@ -17,6 +17,7 @@ func (h *handler) allowed(ctx context.Context, r *request) bool {
 	}
 	refuse := func(text string) bool {
 		r.class = casual // anyone can make the bot refuse
+		releaseHold(ctx) // the refusal must not wait for its own command
 		h.reply(ctx, r, text)
 		return false
 	}

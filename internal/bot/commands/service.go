@@ -126,6 +126,24 @@ func Urgent(u *models.Update, username string) bool {
 	return c != nil && c.admin
 }
 
+// releaseKey carries, in a handler's context, what lets a group's casual
+// replies go again once an admin's command turns out to need none of
+// the chat's urgent seconds (a refusal).
+type releaseKey struct{}
+
+// WithRelease gives the handler of an admin's command the function that
+// ends the hold on the group's casual replies (internal/bot pace.go).
+func WithRelease(ctx context.Context, release func()) context.Context {
+	return context.WithValue(ctx, releaseKey{}, release)
+}
+
+// releaseHold ends that hold early.
+func releaseHold(ctx context.Context) {
+	if f, ok := ctx.Value(releaseKey{}).(func()); ok && f != nil {
+		f()
+	}
+}
+
 // sleep waits d; false if ctx ended first.
 func sleep(ctx context.Context, d time.Duration) bool {
 	t := time.NewTimer(d)
