@@ -57,9 +57,15 @@ type chatSends struct {
 	// yet handled: casual messages wait for them (expect).
 	expected []time.Time
 	// inFlight: a message was let through and its send has not been
-	// answered yet (done); the next waits for that answer.
+	// answered yet (done); the next waits for that answer, at most
+	// maxInFlight (a send that never reports back must not close the
+	// chat for good).
 	inFlight bool
 }
+
+// maxInFlight is longer than any send may take (the HTTP timeout and a
+// 429 wait are far shorter).
+const maxInFlight = time.Minute
 
 // next is when a message of class may go into the chat at the earliest,
 // as far as the rule is concerned (now or later). A casual message waits
@@ -85,7 +91,7 @@ func (r paceRule) next(s chatSends, class sendClass, now time.Time) time.Time {
 			}
 		}
 	}
-	if s.inFlight {
+	if n := len(s.all); s.inFlight && n > 0 && now.Sub(s.all[n-1]) < maxInFlight {
 		at = later(at, now.Add(pacePoll))
 	}
 	return at

@@ -114,6 +114,9 @@ func TestChatPacerCountsFromTheAnswer(t *testing.T) {
 	if got := p.rule.next(*s, urgent, now.Add(5*time.Second)); !got.Equal(now.Add(5*time.Second + pacePoll)) {
 		t.Fatalf("while the send is in flight the next waits: %v", got.Sub(now))
 	}
+	if got := p.rule.next(*s, urgent, now.Add(maxInFlight)); !got.Equal(now.Add(maxInFlight)) {
+		t.Fatalf("a send that never reports back still holds the chat: %v", got.Sub(now))
+	}
 	now = now.Add(300 * time.Millisecond) // the send is answered
 	p.done(-1)
 	if got := p.rule.next(*s, urgent, now); !got.Equal(now.Add(time.Second)) {
