@@ -127,10 +127,12 @@ func (g *floodGroup) adminAsks(t *testing.T, text, prefix string, afterMember bo
 
 // sendSlack is what a member's reply sent just before the admin's
 // command adds to Telegram's second: the second counts from Telegram's
-// answer to that send (its round trip back, and the bot's scheduling
-// under load), so the admin's reply is accepted up to this much after
-// the second has passed. Measured: 0-23 ms.
-const sendSlack = 50 * time.Millisecond
+// answer to that send (its way back, and the bot's timers and goroutines
+// waiting for a CPU), so the admin's reply is accepted this much after
+// the second has passed. Measured 0-23 ms alone, up to 92 ms with the
+// whole suite and other work on two CPUs; the bound leaves room for a
+// loaded machine, the figures are in the README.
+const sendSlack = 200 * time.Millisecond
 
 // A member flooding /status at any rate delays an admin's /stop or
 // /settings by at most Telegram's second between two messages of a chat
