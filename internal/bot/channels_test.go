@@ -225,3 +225,32 @@ func TestChannelCleanupSurvivesRestart(t *testing.T) {
 		t.Fatalf("deleted %+v, want the post 41 and the reply %d", d, got[0].ID)
 	}
 }
+
+// "/settings channels" lists the channels the user changed from the
+// private chat; a button opens the channel's keyboard in place, with
+// the rights checked again.
+func TestChannelsListedInPrivateChat(t *testing.T) {
+	h := newHarness(t)
+	newsChannel(t, h)
+	h.start()
+	if got := h.ask(newsAdmin, 0, private(newsAdmin, "/settings channels")); !strings.HasPrefix(got, "You have not changed a channel's settings from here yet.") {
+		t.Fatalf("no channels yet: %q", got)
+	}
+	h.openSettings(private(newsAdmin, "/settings @ournews"), newsAdmin)
+	list := h.openSettings(private(newsAdmin, "/settings channels"), newsAdmin)
+	if !strings.HasPrefix(list.Text, "<b>Your channels</b>") {
+		t.Fatalf("list: %q", list.Text)
+	}
+	a, m := h.tap(list, models.ChatTypePrivate, newsAdmin, button(t, list, "⚙️ @ournews").CallbackData)
+	if a.Text != "" || !strings.HasPrefix(m.Text, "<b>Settings of @ournews</b>") {
+		t.Fatalf("tap on the list: %+v %q", a, m.Text)
+	}
+	if got := h.ask(newsUser, 0, private(newsUser, "/settings channels")); !strings.HasPrefix(got, "You have not changed") {
+		t.Fatalf("another user's list: %q", got)
+	}
+	h.tg.SetMember(newsID, newsAdmin, "member")
+	list = h.openSettings(private(newsAdmin, "/settings channels"), newsAdmin)
+	if a, _ := h.tap(list, models.ChatTypePrivate, newsAdmin, button(t, list, "⚙️ @ournews").CallbackData); a.Text != commands.AnsNotAdmin {
+		t.Fatalf("a demoted admin's tap on the list: %+v", a)
+	}
+}

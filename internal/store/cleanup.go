@@ -76,3 +76,42 @@ func (s *Store) PostponeDeletion(ctx context.Context, d PendingDeletion, due tim
 	}
 	return nil
 }
+
+// colChannelAdmins remembers, per user, the channels whose settings they
+// changed from a private chat, for "/settings channels". Only a list to
+// offer: the user's rights are checked again on every use.
+const colChannelAdmins = "channel_admins"
+
+// ManagedChannel is a channel a user configured from a private chat.
+type ManagedChannel struct {
+	UserID int64     `bson:"user_id"`
+	ChatID int64     `bson:"chat_id"`
+	Typed  string    `bson:"typed"` // "@name" or the ID
+	Title  string    `bson:"title"`
+	At     time.Time `bson:"at"`
+}
+
+// RememberChannel records (or refreshes) that a user configured a channel.
+func (s *Store) RememberChannel(ctx context.Context, c ManagedChannel) error {
+	id := strconv.FormatInt(c.UserID, 10) + ":" + strconv.FormatInt(c.ChatID, 10)
+	_, err := s.db.Collection(colChannelAdmins).ReplaceOne(ctx, bson.D{{Key: "_id", Value: id}}, c, options.Replace().SetUpsert(true))
+	if err != nil {
+		return fmt.Errorf("mongodb: remember a channel: %w", err)
+	}
+	return nil
+}
+
+// ManagedChannels lists at most limit channels a user configured, the
+// latest first.
+func (s *Store) ManagedChannels(ctx context.Context, userID int64, limit int) ([]ManagedChannel, error) {
+	cur, err := s.db.Collection(colChannelAdmins).Find(ctx, bson.D{{Key: "user_id", Value: userID}},
+		options.Find().SetSort(bson.D{{Key: "at", Value: -1}}).SetLimit(int64(limit)))
+	if err != nil {
+		return nil, fmt.Errorf("mongodb: list a user's channels: %w", err)
+	}
+	var out []ManagedChannel
+	if err := cur.All(ctx, &out); err != nil {
+		return nil, fmt.Errorf("mongodb: list a user's channels: %w", err)
+	}
+	return out, nil
+}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/openai-status-bot/statusbot/internal/store"
 	"github.com/openai-status-bot/statusbot/internal/testenv"
 )
 
@@ -47,4 +48,18 @@ func TestPendingDeletions(t *testing.T) {
 	due, err = st.DueDeletions(ctx, now.Add(2*time.Minute), 10)
 	require.NoError(t, err)
 	require.Len(t, due, 1, "scheduling again moved the time")
+}
+
+func TestManagedChannels(t *testing.T) {
+	ctx := context.Background()
+	st := testenv.Store(t)
+	t0 := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	require.NoError(t, st.RememberChannel(ctx, store.ManagedChannel{UserID: 5, ChatID: -1001, Typed: "@a", Title: "@a", At: t0}))
+	require.NoError(t, st.RememberChannel(ctx, store.ManagedChannel{UserID: 5, ChatID: -1002, Typed: "-1002", Title: "B", At: t0.Add(time.Minute)}))
+	require.NoError(t, st.RememberChannel(ctx, store.ManagedChannel{UserID: 6, ChatID: -1001, Typed: "@a", Title: "@a", At: t0}))
+	require.NoError(t, st.RememberChannel(ctx, store.ManagedChannel{UserID: 5, ChatID: -1001, Typed: "@a", Title: "@a", At: t0.Add(2 * time.Minute)}))
+	got, err := st.ManagedChannels(ctx, 5, 10)
+	require.NoError(t, err)
+	require.Len(t, got, 2, "one entry per channel")
+	require.Equal(t, int64(-1001), got[0].ChatID, "the latest first")
 }

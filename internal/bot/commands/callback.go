@@ -112,7 +112,7 @@ func (h *handler) onCallback(ctx context.Context, q *models.CallbackQuery) {
 			t.answer = AnsInvalid
 			return
 		}
-		ch := h.knownChannel(cb.Chat)
+		ch := h.knownChannel(ctx, q.From.ID, cb.Chat)
 		t.about, t.key = &ch, aboutKey(cb.Chat)
 		chat = models.Chat{ID: cb.Chat, Type: models.ChatTypeChannel}
 	}

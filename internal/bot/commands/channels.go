@@ -9,6 +9,7 @@ import (
 	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
 
+	"github.com/openai-status-bot/statusbot/internal/bot/screens"
 	"github.com/openai-status-bot/statusbot/internal/store"
 )
 
@@ -39,6 +40,8 @@ const (
 	replyChannelCheckFailed = "Could not check the channel or your rights in it. Please try again."
 	replyChannelNoTest      = "A test notice would reach every reader of %s, so it is not sent from here. " +
 		"/settings test in a private chat or group shows how notices arrive."
+	replyNoChannels = "You have not changed a channel's settings from here yet. Send /settings @channel " +
+		"(or the channel's ID) to begin; the channels you do are listed here afterwards."
 )
 
 // parseChannelRef reads a channel named at the start of a private chat's
@@ -131,14 +134,54 @@ func (h *handler) checkChannel(ctx context.Context, ref string, user int64) (*ch
 		return nil, fmtRef(replyNotChannelAdmin, shown)
 	}
 	h.channels.Store(ch.id, *ch)
+	if err := h.st.RememberChannel(ctx, store.ManagedChannel{UserID: user, ChatID: ch.id, Typed: ch.typed, Title: ch.title, At: h.now()}); err != nil {
+		h.log.Warn("remember a user's channel", "err", err)
+	}
 	return ch, ""
 }
 
+// maxListedChannels bounds "/settings channels".
+const maxListedChannels = 20
+
+// listChannels answers "/settings channels" in a private chat: the
+// channels the user changed from here, a button each that opens the
+// channel's keyboard in place (rights checked again on the tap).
+func (h *handler) listChannels(ctx context.Context, r *request) {
+	if r.msg.From == nil {
+		return
+	}
+	list, err := h.st.ManagedChannels(ctx, r.msg.From.ID, maxListedChannels)
+	if err != nil {
+		h.storeFailed(ctx, r, err)
+		return
+	}
+	if len(list) == 0 {
+		h.reply(ctx, r, replyNoChannels)
+		return
+	}
+	var rows [][]models.InlineKeyboardButton
+	for _, c := range list {
+		h.channels.Store(c.ChatID, channelRef{id: c.ChatID, typed: c.Typed, title: c.Title})
+		data := screens.Callback{Chat: c.ChatID, Op: "m", Tok: "0"}.Encode()
+		rows = append(rows, []models.InlineKeyboardButton{{Text: screens.CutButton("⚙️ " + c.Title), CallbackData: data}})
+	}
+	h.replyMarkup(ctx, r, "<b>Your channels</b>\nThe channels whose settings you changed from here. Tap one to change them again.", &models.InlineKeyboardMarkup{InlineKeyboard: rows})
+}
+
 // knownChannel is how a channel checked before is named (a tap carries
-// only its ID).
-func (h *handler) knownChannel(id int64) channelRef {
+// only its ID): from memory, else from the user's list.
+func (h *handler) knownChannel(ctx context.Context, user, id int64) channelRef {
 	if v, ok := h.channels.Load(id); ok {
 		return v.(channelRef)
+	}
+	if list, err := h.st.ManagedChannels(ctx, user, maxListedChannels); err == nil {
+		for _, c := range list {
+			if c.ChatID == id {
+				ref := channelRef{id: id, typed: c.Typed, title: c.Title}
+				h.channels.Store(id, ref)
+				return ref
+			}
+		}
 	}
 	s := strconv.FormatInt(id, 10)
 	return channelRef{id: id, typed: s, title: "the channel " + s}

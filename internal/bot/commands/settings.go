@@ -188,6 +188,10 @@ func settingNote(name string, s store.Settings) string {
 }
 
 func (h *handler) cmdSettings(ctx context.Context, r *request) {
+	if r.private && r.about == nil && strings.EqualFold(strings.TrimSpace(r.cmd.Args), "channels") {
+		h.listChannels(ctx, r)
+		return
+	}
 	req := ParseSettings(r.cmd.Args)
 	if req.Err != "" {
 		h.reply(ctx, r, esc(req.Err)+"\n\n"+settingsUsage)
