@@ -34,7 +34,7 @@ const (
 	replyChannelNotChannel = "%s is not a channel. Change a group's settings in the group itself."
 	replyBotNotInChannel   = "I am not in %s. Add me to the channel as an administrator, post /start there " +
 		"(I remove the post and my reply), then send /settings %s here."
-	replyNotChannelAdmin      = "Only administrators of %s can change its settings."
+	replyNotChannelAdmin      = "Only administrators of %s can see or change its settings from here."
 	replyChannelNotSubscribed = "%s is not subscribed. Post /start in the channel (I remove the post and my reply " +
 		"after a minute), then send /settings %s here."
 	replyChannelCheckFailed = "Could not check the channel or your rights in it. Please try again."
