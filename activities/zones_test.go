@@ -82,7 +82,8 @@ func TestRecipientsCarryTheirZone(t *testing.T) {
 	maint := maintenanceEvent()
 	require.Equal(t, map[string]string{"1": "Europe/Berlin", "2": ""}, zones(maint))
 	comp := event.Event{Key: "component:api:major_outage:t", Kind: event.KindComponent, ComponentID: "api", NewStatus: "major_outage", Notify: true}
-	require.Equal(t, map[string]string{"1": "", "2": ""}, zones(comp), "a component change shows no time")
+	require.Equal(t, map[string]string{"1": "Europe/Berlin", "2": ""}, zones(comp),
+		"a component change in cards mode may be told on a card, whose timeline shows times")
 
 	now := time.Now()
 	require.NoError(t, w.st.SaveRetries(ctx, []store.Retry{

@@ -199,3 +199,26 @@ func TestCardStateAfterAnEditOfAnOldUpdate(t *testing.T) {
 		t.Fatalf("second step: %+v %v", s, message.Timeline(inc, second))
 	}
 }
+
+// The card lists the incident's components with their statuses, and its
+// timeline the component changes folded into it, placed by time.
+func TestCardOfComponents(t *testing.T) {
+	e := incidentEvent("identified", "u2", "Rolling back.", t0.Add(time.Hour))
+	steps := []message.Step{{Status: "investigating", At: t0, Text: "Looking."}, {Status: "identified", At: t0.Add(time.Hour)}}
+	notes := []message.Step{{Component: "API", Status: "partial_outage", At: t0.Add(time.Minute)},
+		{Component: "API", Status: "operational", At: t0.Add(2 * time.Hour)}}
+	comps := []message.ComponentState{{Name: "API", Status: "operational"}, {Name: "Chat<GPT>", Status: "major_outage"}, {Name: "Files"}}
+	got := message.CardOf(e, message.WithNotes(steps, notes), comps, time.UTC)
+	require.Contains(t, got, "<b>Components</b>\n🟢 API: Operational\n🔴 Chat&lt;GPT&gt;: Major Outage\n⚪ Files: Unknown\n")
+	require.Contains(t, got, "• Nov 30 14:02 Investigating — Looking.\n• Nov 30 14:03 API: Partial Outage\n• Nov 30 15:02 Identified\n• Nov 30 16:02 API: Operational")
+	require.NotContains(t, got, "Components: API, ChatGPT", "the statuses replace the list of names")
+	require.Equal(t, message.CardIn(e, steps, time.UTC), message.CardOf(e, steps, nil, time.UTC), "without statuses: the names")
+
+	var many []message.ComponentState
+	for i := range 30 {
+		many = append(many, message.ComponentState{Name: "C" + strings.Repeat("x", i), Status: "operational"})
+	}
+	got = message.CardOf(e, steps, many, time.UTC)
+	require.Contains(t, got, "<i>… 18 more</i>")
+	require.LessOrEqual(t, message.VisibleLength(got), message.MaxLength)
+}

@@ -105,7 +105,7 @@ func TextZone(s store.Settings, e event.Event) string {
 	if loc == time.UTC {
 		return ""
 	}
-	if message.ShowsTimes(e) || (e.Kind == event.KindIncident && s.Cards()) {
+	if message.ShowsTimes(e) || ((e.Kind == event.KindIncident || e.Kind == event.KindComponent) && s.Cards()) {
 		return loc.String()
 	}
 	return ""

@@ -19,6 +19,7 @@ var expiring = []struct {
 	{colRetries, LedgerRetention}, // left by deliveries that were terminated
 	{colMigrations, LedgerRetention},
 	{colCards, LedgerRetention}, // from the card's last update
+	{colCardNotes, LedgerRetention},
 	{colHistory, HistoryRetention},
 	{colTold, ToldRetention}, // from the story's last step
 }
