@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"log/slog"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -306,6 +307,8 @@ func checkHTML(t testing.TB, s string) {
 	}
 }
 
+var tgTimeAttrs = regexp.MustCompile(`^tg-time unix="[1-9][0-9]*" format="(r|w?[dD]?[tT]?)"$`)
+
 func validHTML(s string) string {
 	var stack []string
 	for i := 0; i < len(s); {
@@ -325,6 +328,9 @@ func validHTML(s string) string {
 				continue
 			}
 			name := tag
+			if tgTimeAttrs.MatchString(tag) { // a date-time entity, as the Bot API takes it
+				name = "tg-time"
+			}
 			if strings.HasPrefix(tag, "a href=\"") && strings.HasSuffix(tag, "\"") {
 				name = "a"
 				if strings.ContainsAny(tag[8:len(tag)-1], "<>\"") {
@@ -332,7 +338,7 @@ func validHTML(s string) string {
 				}
 			}
 			switch name {
-			case "b", "i", "code", "a", "pre":
+			case "b", "i", "code", "a", "pre", "tg-time":
 			default:
 				return "unknown tag <" + tag + ">"
 			}

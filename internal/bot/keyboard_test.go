@@ -312,10 +312,10 @@ func TestSettingsTyped(t *testing.T) {
 		}
 	}
 	// testPage's first incident was created 09:02 UTC on 8 March: 10:02 in Berlin.
-	if got := ask("/history 1"); !strings.Contains(got, "Created: 2026-03-08 10:02 CET") {
+	if got := ask("/history 1"); !strings.Contains(got, `format="dt">2026-03-08 10:02 CET</tg-time>`) {
 		t.Errorf("/history not in the chat's zone: %q", got)
 	}
-	if got := ask("/status sora"); !strings.Contains(got, "Last change: 2026-03-01 13:00 CET") {
+	if got := ask("/status sora"); !strings.Contains(got, `format="dt">2026-03-01 13:00 CET</tg-time>`) {
 		t.Errorf("/status not in the chat's zone: %q", got)
 	}
 }

@@ -159,9 +159,10 @@ func timelineHTML(steps []Step, loc *time.Location) string {
 	var lines []string
 	line := func(i int) string {
 		s := steps[i]
-		l := "• " + s.At.In(loc).Format("Jan 2 15:04") + " " + Escape(truncateRunes(statuspage.Label(s.Status), maxLabelLen))
+		at := TimeHTML(s.At, loc, "Jan 2 15:04", FormatDateTime)
+		l := "• " + at + " " + Escape(truncateRunes(statuspage.Label(s.Status), maxLabelLen))
 		if s.Component != "" {
-			l = "• " + s.At.In(loc).Format("Jan 2 15:04") + " " + Escape(truncateRunes(s.Component, maxLabelLen)) + ": " +
+			l = "• " + at + " " + Escape(truncateRunes(s.Component, maxLabelLen)) + ": " +
 				Escape(truncateRunes(statuspage.Label(s.Status), maxLabelLen))
 			return l
 		}

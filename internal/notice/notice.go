@@ -122,3 +122,15 @@ func FormatTime(t time.Time, loc *time.Location) string {
 	}
 	return t.In(loc).Format("2006-01-02 15:04 MST")
 }
+
+// FormatTimeHTML is FormatTime as a date-time entity: Telegram apps show
+// each reader their own time; the text, FormatTime in loc, is the fallback.
+func FormatTimeHTML(t time.Time, loc *time.Location) string {
+	if t.IsZero() {
+		return "unknown"
+	}
+	if loc == nil {
+		loc = time.UTC
+	}
+	return message.TimeHTML(t, loc, "2006-01-02 15:04 MST", message.FormatDateTime)
+}
