@@ -40,7 +40,7 @@ func parseError(format string, a ...any) *APIError {
 func ParseHTML(text string, now time.Time) (string, []DateTime, *APIError) {
 	type open struct {
 		tag, arg, unix string
-		at                 int // byte offset in the result
+		at             int // byte offset in the result
 	}
 	var stack []open
 	var out strings.Builder
@@ -264,9 +264,13 @@ func decodeEntity(s string) (rune, int) {
 	return 0, 0
 }
 
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v' }
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v'
+}
 
-func isAlnum(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+func isAlnum(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
 
 // checkEntities is ParseHTML for a request's text: nil when the message
 // has no parse mode (sent as it is) or parses.

@@ -13,7 +13,7 @@ func TestParseHTML(t *testing.T) {
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	for _, tc := range []struct {
 		in, text, err string
-		times     int
+		times         int
 	}{
 		{in: `<b>Incident</b> &lt;API&gt; &amp; more`, text: "Incident <API> & more"},
 		{in: `at <tg-time unix="1796047320" format="dt">Nov 30 14:02</tg-time>`, text: "at Nov 30 14:02", times: 1},

@@ -211,8 +211,8 @@ func TestWindowHTMLFallsBackToWindowIn(t *testing.T) {
 func TestPlain(t *testing.T) {
 	for in, want := range map[string]string{
 		`<b>Errors &lt;API&gt;</b> at <tg-time unix="1" format="t">09:00 UTC</tg-time>`: "Errors <API> at 09:00 UTC",
-		`<a href="https://x">View &amp; more</a>`:                                      "View & more",
-		`plain & simple <3`:                                                            "plain & simple <3",
+		`<a href="https://x">View &amp; more</a>`:                                       "View & more",
+		`plain & simple <3`: "plain & simple <3",
 	} {
 		if got := message.Plain(in); got != want {
 			t.Errorf("Plain(%q) = %q, want %q", in, got, want)
