@@ -134,22 +134,22 @@ func (a *Activities) withCards(ctx context.Context, e event.Event, rs []Recipien
 // deliver sends the event to one recipient: as a message, or in cards mode
 // as a fresh card or an edit of the card with a reply under it. It returns
 // a card it sent but could not record.
-func (a *Activities) deliver(ctx context.Context, eventKey, text string, r Recipient) (*store.IncidentCard, error) {
+func (a *Activities) deliver(ctx context.Context, eventKey, text string, r Recipient) (as string, unsaved *store.IncidentCard, err error) {
 	if folded, card, err := a.fold(ctx, eventKey, r); err != nil || folded {
-		return card, err
+		return store.AsCardEdit, card, err
 	}
 	texts, err := a.cardTextsOf(ctx, eventKey, r.Zone)
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	if texts == nil || (r.CardRead && !r.Cards) {
-		return nil, a.Telegram.SendWith(ctx, r.ChatID, r.ThreadID, text, telegram.SendOptions{Silent: r.Silent})
+		return store.AsMessage, nil, a.Telegram.SendWith(ctx, r.ChatID, r.ThreadID, text, telegram.SendOptions{Silent: r.Silent})
 	}
 	if err := a.readCard(ctx, texts.Incident, &r); err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	if !r.Cards {
-		return nil, a.Telegram.SendWith(ctx, r.ChatID, r.ThreadID, text, telegram.SendOptions{Silent: r.Silent})
+		return store.AsMessage, nil, a.Telegram.SendWith(ctx, r.ChatID, r.ThreadID, text, telegram.SendOptions{Silent: r.Silent})
 	}
 	var shown []string
 	var notes []store.CardNote
@@ -157,7 +157,7 @@ func (a *Activities) deliver(ctx context.Context, eventKey, text string, r Recip
 		// Changes of its components told on the card (fold.go).
 		all, err := a.Store.CardNotes(ctx, texts.Incident, []string{r.Key})
 		if err != nil {
-			return nil, err
+			return "", nil, err
 		}
 		notes = all[r.Key]
 	}
@@ -165,13 +165,15 @@ func (a *Activities) deliver(ctx context.Context, eventKey, text string, r Recip
 		card, err := a.updateCard(ctx, eventKey, texts, r, *r.Card, notes)
 		var se *telegram.SendError
 		if !errors.As(err, &se) || se.Outcome != telegram.Gone {
-			return a.saveCard(ctx, card, err)
+			unsaved, err := a.saveCard(ctx, card, err)
+			return store.AsReply, unsaved, err
 		}
 		activity.GetLogger(ctx).Info("incident card gone (deleted in the chat): posting a fresh one", "subscriber", r.Key)
 		shown = r.Card.Updates
 	}
 	card, err := a.freshCard(ctx, eventKey, texts, r, shown, notes)
-	return a.saveCard(ctx, card, err)
+	unsaved, err = a.saveCard(ctx, card, err)
+	return store.AsCard, unsaved, err
 }
 
 // readCard reads what the page of recipients did not (a retry saved in

@@ -99,6 +99,9 @@ func (a *Activities) Recipients(ctx context.Context, in PageInput) (*RecipientPa
 	if err != nil {
 		return nil, err
 	}
+	if err := a.Store.RecordFates(ctx, pageFates(in.Event, append(fresh, kindless(in.Event, subs)...), verdicts, blocked, a.now())); err != nil {
+		return nil, err
+	}
 	for _, s := range ready {
 		if v := verdicts[s.Key]; v.Send {
 			out.Recipients = append(out.Recipients, a.recipientOf(in.Event, s, v))
@@ -208,6 +211,18 @@ func (a *Activities) recipientOf(e event.Event, s store.Subscriber, v notice.Ver
 		r.Cards, r.CardRead = s.Settings.Cards(), true
 	}
 	return r
+}
+
+// kindless are the page's subscribers that do not take the event's kind
+// (left out of the candidates): withheld by their notice types.
+func kindless(e event.Event, subs []store.Subscriber) []store.Subscriber {
+	var out []store.Subscriber
+	for _, s := range subs {
+		if !e.AcceptsKind(s.Kinds) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 func subKeys(subs []store.Subscriber) []string {

@@ -335,13 +335,13 @@ func TestCommandMenusByScope(t *testing.T) {
 		}
 		return out
 	}
-	everything := []string{"start", "stop", "status", "components", "subscribe", "settings", "history", "uptime", "info", "help"}
+	everything := []string{"start", "stop", "status", "components", "subscribe", "settings", "history", "uptime", "info", "why", "help"}
 	for _, scope := range []string{"default", "all_private_chats", "all_chat_administrators"} {
 		if got := names(h.tg.CommandMenu(scope)); !slices.Equal(got, everything) {
 			t.Errorf("%s: %v", scope, got)
 		}
 	}
-	if got := names(h.tg.CommandMenu("all_group_chats")); !slices.Equal(got, []string{"status", "components", "history", "uptime", "info", "help"}) {
+	if got := names(h.tg.CommandMenu("all_group_chats")); !slices.Equal(got, []string{"status", "components", "history", "uptime", "info", "why", "help"}) {
 		t.Errorf("group members: %v", got)
 	}
 	for _, c := range everything {

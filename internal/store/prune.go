@@ -20,6 +20,7 @@ var expiring = []struct {
 	{colMigrations, LedgerRetention},
 	{colCards, LedgerRetention}, // from the card's last update
 	{colCardNotes, LedgerRetention},
+	{colFates, FateRetention},
 	{colHistory, HistoryRetention},
 	{colTold, ToldRetention}, // from the story's last step
 }

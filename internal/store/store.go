@@ -120,6 +120,10 @@ func (s *Store) ensureIndexes(ctx context.Context) error {
 		colCards: {
 			{Keys: bson.D{{Key: "at", Value: 1}}},
 		},
+		colFates: {
+			{Keys: bson.D{{Key: "sub", Value: 1}, {Key: "at", Value: 1}}},
+			{Keys: bson.D{{Key: "at", Value: 1}}},
+		},
 		colCardNotes: {
 			{Keys: bson.D{{Key: "incident", Value: 1}, {Key: "sub", Value: 1}}},
 			{Keys: bson.D{{Key: "at", Value: 1}}},
@@ -130,7 +134,7 @@ func (s *Store) ensureIndexes(ctx context.Context) error {
 			{Keys: bson.D{{Key: "at", Value: 1}}},
 		},
 	}
-	for _, name := range []string{colDeliveries, colHistory, colSubscriptions, colRetries, colMigrations, colCards, colCardNotes, colTold} {
+	for _, name := range []string{colDeliveries, colHistory, colSubscriptions, colRetries, colMigrations, colCards, colCardNotes, colFates, colTold} {
 		iv := s.db.Collection(name).Indexes()
 		specs, err := iv.ListSpecifications(ctx)
 		if err != nil {
