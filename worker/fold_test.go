@@ -52,10 +52,10 @@ func TestCardTellsComponents(t *testing.T) {
 	s.Page.SetComponent("chatgpt001", "ChatGPT", "operational")
 	s.Page.AddIncidentUpdate("inc00009", "Errors on the API and ChatGPT", "resolved", "major", "upd0000903", "This incident has been resolved.")
 	plain.wait(t, 7, "ChatGPT's recovery and the resolution in messages mode")
-	msgs := card.wait(t, 3, "the resolution's reply")
+	card.wait(t, 3, "the resolution's reply")
 	time.Sleep(4 * interval) // nothing more comes
 
-	msgs = card.messages()
+	msgs := card.messages()
 	require.Len(t, msgs, 3, "one card and two replies: %s", texts(msgs))
 	final := currentText(s, msgs[0])
 	for _, want := range []string{"Incident resolved", "API: Operational", "ChatGPT: Operational",

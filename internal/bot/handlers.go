@@ -267,7 +267,7 @@ func (h *handler) cmdInfo(ctx context.Context, r *request) {
 		h.storeFailed(ctx, r, err)
 		return
 	}
-	h.reply(ctx, r, infoReply(r.chatID, r.thread, sub, h.names(ctx, sub)))
+	h.reply(ctx, r, infoReply(r.chatID, r.thread, sub, h.names(ctx, sub))+h.lastFate(ctx, sub))
 }
 
 // zone is the chat's time zone for the times a reply shows (UTC when the
