@@ -46,12 +46,26 @@ func (a *Activities) Send(ctx context.Context, in SendInput) (*SendResult, error
 	defer heartbeatWhile(ctx, sendHeartbeatEvery)()
 	r := in.Recipient
 	// Quiet hours by the clock of this attempt, not of the page read.
-	r.Silent = r.Silent || r.Quiet.Covers(a.now())
+	severitySilent, quiet := r.Silent, r.Quiet.Covers(a.now())
+	r.Silent = r.Silent || quiet
 	text, err := a.noticeIn(ctx, in.EventKey, r.Zone)
 	if err != nil {
 		return nil, err
 	}
-	unsaved, err := a.deliver(ctx, in.EventKey, text, r)
+	res, err := a.sendAndNote(ctx, in.EventKey, text, r, severitySilent, quiet)
+	if err != nil {
+		a.noteFailed(ctx, in.EventKey, r, err)
+	}
+	return res, err
+}
+
+// sendAndNote is Send's delivery, its outcome noted for /why (fates.go).
+func (a *Activities) sendAndNote(ctx context.Context, eventKey, text string, r Recipient, severitySilent, quiet bool) (*SendResult, error) {
+	in := SendInput{EventKey: eventKey, Recipient: r}
+	as, unsaved, err := a.deliver(ctx, in.EventKey, text, r)
+	if err == nil {
+		a.noteSent(ctx, in.EventKey, r, severitySilent, quiet, as)
+	}
 	var se *telegram.SendError
 	var moved *Recipient
 	if err != nil && errors.As(err, &se) && se.Outcome == telegram.Migrated {
@@ -65,7 +79,8 @@ func (a *Activities) Send(ctx context.Context, in SendInput) (*SendResult, error
 			return &SendResult{MigratedTo: se.MigrateTo, NewKey: r.Key, Merged: true}, nil
 		}
 		moved = &r
-		if unsaved, err = a.deliver(ctx, in.EventKey, text, r); err == nil {
+		if as, unsaved, err = a.deliver(ctx, in.EventKey, text, r); err == nil {
+			a.noteSent(ctx, in.EventKey, r, severitySilent, quiet, as)
 			return &SendResult{MigratedTo: se.MigrateTo, NewKey: r.Key, Card: unsaved}, nil
 		}
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/openai-status-bot/statusbot/internal/bot/screens"
 	"github.com/openai-status-bot/statusbot/internal/event"
 	"github.com/openai-status-bot/statusbot/internal/fakes"
+	"github.com/openai-status-bot/statusbot/internal/notice"
 )
 
 func TestStartup(t *testing.T) {
@@ -254,15 +255,15 @@ func TestPrivateCommands(t *testing.T) {
 
 	// Status and lists, from the snapshot.
 	expect("/status", "<b>OpenAI status:</b> Partially Degraded Service\n\n<b>Components not operational</b>\n• API: Degraded Performance\n• Sora: Major Outage")
-	expect("/status sora", "<b>Sora:</b> Major Outage\nLast change: 2026-03-01 12:00 UTC")
-	expect("/status \"api\"", "<b>API:</b> Degraded Performance\nLast change: 2026-03-01 12:00 UTC")
-	expect("/status chatgpt", "<b>ChatGPT:</b> Operational\nLast change: 2026-03-01 12:00 UTC")
+	expect("/status sora", "<b>Sora:</b> Major Outage\nLast change: <tg-time unix=\"1772366400\" format=\"dt\">2026-03-01 12:00 UTC</tg-time>")
+	expect("/status \"api\"", "<b>API:</b> Degraded Performance\nLast change: <tg-time unix=\"1772366400\" format=\"dt\">2026-03-01 12:00 UTC</tg-time>")
+	expect("/status chatgpt", "<b>ChatGPT:</b> Operational\nLast change: <tg-time unix=\"1772366400\" format=\"dt\">2026-03-01 12:00 UTC</tg-time>")
 	expect("/status <script>&", "No component matches “&lt;script&gt;&amp;”. See /components for the list.")
 	expect("/status APIs", "No component matches “APIs”. See /components for the list.")
 	expect("/components", "<b>Components</b>\n• API: Degraded Performance\n• Embeddings: Operational\n• ChatGPT: Operational\n• ChatGPT Enterprise: Operational\n• Sora: Major Outage\n\nFilter notices with /subscribe component &lt;name&gt;.")
 	hist2 := "<b>Recent incidents</b>\n\n" +
-		"<b>1. Elevated errors on API</b>\nImpact: Minor · Status: Investigating\nCreated: 2026-03-08 09:02 UTC\n<a href=\"https://stspg.io/inc1\">Details</a>\n\n" +
-		"<b>2. Sora &lt;outage&gt; &amp; more</b>\nImpact: Major · Status: Resolved\nCreated: 2026-03-07 09:00 UTC\n<a href=\"" + h.sp.URL() + "/incidents/inc2\">Details</a>"
+		"<b>1. Elevated errors on API</b>\nImpact: Minor · Status: Investigating\nCreated: <tg-time unix=\"1772960520\" format=\"dt\">2026-03-08 09:02 UTC</tg-time>\n<a href=\"https://stspg.io/inc1\">Details</a>\n\n" +
+		"<b>2. Sora &lt;outage&gt; &amp; more</b>\nImpact: Major · Status: Resolved\nCreated: <tg-time unix=\"1772874000\" format=\"dt\">2026-03-07 09:00 UTC</tg-time>\n<a href=\"" + h.sp.URL() + "/incidents/inc2\">Details</a>"
 	expect("/history 2", hist2)
 	for _, arg := range []string{"", " abc", " 0", " -3"} {
 		if got := ask("/history" + arg); strings.Count(got, "Impact:") != 3 {
@@ -364,7 +365,7 @@ func TestLiveFetchWithoutFreshSnapshot(t *testing.T) {
 	h2.sp.Fault("", fakes.ServerError)
 	h2.start()
 	got = h2.ask(3, 0, private(3, "/status sora"))
-	if got != "<b>Sora:</b> Major Outage\nLast change: 2026-03-01 12:00 UTC\n\n<i>The status page could not be reached; this is the status as of "+fmtTime(staleAt)+".</i>" {
+	if got != "<b>Sora:</b> Major Outage\nLast change: <tg-time unix=\"1772366400\" format=\"dt\">2026-03-01 12:00 UTC</tg-time>\n\n"+"<i>The status page could not be reached; this is the status as of "+notice.FormatTimeHTML(staleAt, time.UTC)+".</i>" {
 		t.Fatalf("stale status: %q", got)
 	}
 	// No snapshot at all and no page: a clear answer.

@@ -313,10 +313,10 @@ func TestSettingsTyped(t *testing.T) {
 		}
 	}
 	// testPage's first incident was created 09:02 UTC on 8 March: 10:02 in Berlin.
-	if got := ask("/history 1"); !strings.Contains(got, "Created: 2026-03-08 10:02 CET") {
+	if got := ask("/history 1"); !strings.Contains(got, `format="dt">2026-03-08 10:02 CET</tg-time>`) {
 		t.Errorf("/history not in the chat's zone: %q", got)
 	}
-	if got := ask("/status sora"); !strings.Contains(got, "Last change: 2026-03-01 13:00 CET") {
+	if got := ask("/status sora"); !strings.Contains(got, `format="dt">2026-03-01 13:00 CET</tg-time>`) {
 		t.Errorf("/status not in the chat's zone: %q", got)
 	}
 }
@@ -336,13 +336,13 @@ func TestCommandMenusByScope(t *testing.T) {
 		}
 		return out
 	}
-	everything := []string{"start", "stop", "status", "components", "subscribe", "settings", "history", "uptime", "info", "help"}
+	everything := []string{"start", "stop", "status", "components", "subscribe", "settings", "history", "uptime", "info", "why", "help"}
 	for _, scope := range []string{"default", "all_private_chats", "all_chat_administrators"} {
 		if got := names(h.tg.CommandMenu(scope)); !slices.Equal(got, everything) {
 			t.Errorf("%s: %v", scope, got)
 		}
 	}
-	if got := names(h.tg.CommandMenu("all_group_chats")); !slices.Equal(got, []string{"status", "components", "history", "uptime", "info", "help"}) {
+	if got := names(h.tg.CommandMenu("all_group_chats")); !slices.Equal(got, []string{"status", "components", "history", "uptime", "info", "why", "help"}) {
 		t.Errorf("group members: %v", got)
 	}
 	for _, c := range everything {

@@ -67,6 +67,8 @@ type Message struct {
 	Deleted bool
 	// ReplyTo is the message it replies to (0: none).
 	ReplyTo int
+	// Times are its date-time entities (as last edited).
+	Times []DateTime
 }
 
 // Params are a request's parameters, whatever the encoding.
@@ -110,6 +112,7 @@ type Telegram struct {
 	cardState         *cardState      // telegram_cards.go
 	deletions         []Deletion      // telegram_delete.go
 	chats             map[int64]*Chat // telegram_chats.go
+	refusedEntities   int             // telegram_entities.go
 }
 
 // RealLimits makes the fake enforce Telegram's documented limits for one
@@ -311,6 +314,11 @@ func (t *Telegram) sendMessage(p Params) (any, *APIError) {
 			return nil, e
 		}
 	}
+	times, perr := checkEntities(p, now)
+	t.refusedEntities += countRefused(perr)
+	if perr != nil {
+		return nil, perr
+	}
 	if e := t.admit(chatID, now); e != nil {
 		return nil, e
 	}
@@ -318,7 +326,7 @@ func (t *Telegram) sendMessage(p Params) (any, *APIError) {
 	t.nextMsgID++
 	t.messages = append(t.messages, Message{ChatID: chatID, ThreadID: thread, Text: p["text"], ParseMode: p["parse_mode"],
 		NoPreview: noPreview, At: now, ID: t.nextMsgID, ReplyMarkup: p["reply_markup"], Silent: p["disable_notification"] == "true",
-		ReplyTo: replyTo(p)})
+		ReplyTo: replyTo(p), Times: times})
 	msg := map[string]any{"message_id": t.nextMsgID, "date": now.Unix(), "chat": map[string]any{"id": chatID, "type": "private"}, "text": p["text"]}
 	if thread != 0 {
 		msg["message_thread_id"] = thread

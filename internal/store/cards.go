@@ -25,6 +25,9 @@ type IncidentCard struct {
 	Updates []string  `bson:"updates,omitempty" json:"updates,omitempty"`
 	Pinned  bool      `bson:"pinned,omitempty" json:"pinned,omitempty"`
 	At      time.Time `bson:"at" json:"at"`
+	// Event is the incident event whose texts the card shows: a change of
+	// one of the incident's components renders the card again from it.
+	Event string `bson:"event,omitempty" json:"event,omitempty"`
 }
 
 // Shows reports whether the card has shown the update already.

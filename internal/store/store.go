@@ -126,13 +126,21 @@ func (s *Store) ensureIndexes(ctx context.Context) error {
 		colChannelAdmins: {
 			{Keys: bson.D{{Key: "user_id", Value: 1}, {Key: "at", Value: 1}}},
 		},
+		colFates: {
+			{Keys: bson.D{{Key: "sub", Value: 1}, {Key: "at", Value: 1}}},
+			{Keys: bson.D{{Key: "at", Value: 1}}},
+		},
+		colCardNotes: {
+			{Keys: bson.D{{Key: "incident", Value: 1}, {Key: "sub", Value: 1}}},
+			{Keys: bson.D{{Key: "at", Value: 1}}},
+		},
 		colTold: {
 			{Keys: bson.D{{Key: "order_key", Value: 1}, {Key: "sub", Value: 1}}},
 			{Keys: bson.D{{Key: "sub", Value: 1}}},
 			{Keys: bson.D{{Key: "at", Value: 1}}},
 		},
 	}
-	for _, name := range []string{colDeliveries, colHistory, colSubscriptions, colRetries, colMigrations, colCards, colTold, colCleanup, colChannelAdmins} {
+	for _, name := range []string{colDeliveries, colHistory, colSubscriptions, colRetries, colMigrations, colCards, colCardNotes, colFates, colTold, colCleanup, colChannelAdmins} {
 		iv := s.db.Collection(name).Indexes()
 		specs, err := iv.ListSpecifications(ctx)
 		if err != nil {

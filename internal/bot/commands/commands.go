@@ -85,6 +85,7 @@ func init() {
 		{name: "history", args: "[count]", help: "recent incidents (default 5, at most 10)", run: (*handler).cmdHistory},
 		{name: "uptime", help: "uptime per component over 24 hours, 7 days and 30 days", run: (*handler).cmdUptime},
 		{name: "info", args: "[@channel]", help: "this chat's subscription and settings", run: cleanInChannels(aboutChannel((*handler).cmdInfo))},
+		{name: "why", args: "[@channel]", help: "what became of the last notices: sent, silent, withheld (by which setting) or waiting", run: cleanInChannels(aboutChannel((*handler).cmdWhy))},
 		{name: "help", help: "this list", run: func(h *handler, ctx context.Context, r *request) { h.reply(ctx, r, HelpText()) }},
 	}
 }

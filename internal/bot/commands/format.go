@@ -81,7 +81,7 @@ func NotSubscribedReply(topic, channel bool) string {
 // staleNote is added when a reply uses an old snapshot because the page
 // could not be fetched.
 func staleNote(at time.Time, loc *time.Location) string {
-	return "<i>The status page could not be reached; this is the status as of " + esc(notice.FormatTime(at, loc)) + ".</i>"
+	return "<i>The status page could not be reached; this is the status as of " + notice.FormatTimeHTML(at, loc) + ".</i>"
 }
 
 // statusOverview answers /status without arguments.
@@ -118,7 +118,7 @@ func componentStatus(c statuspage.Component) string { return componentStatusIn(c
 // componentStatusIn shows the time in the chat's zone.
 func componentStatusIn(c statuspage.Component, loc *time.Location) string {
 	s := "<b>" + screens.EscName(c.Name) + ":</b> " + screens.EscName(statuspage.Label(c.Status))
-	s += "\nLast change: " + esc(notice.FormatTime(c.UpdatedAt, loc))
+	s += "\nLast change: " + notice.FormatTimeHTML(c.UpdatedAt, loc)
 	return s
 }
 
@@ -205,7 +205,7 @@ func historyReplyIn(p *statuspage.Page, n int, loc *time.Location) string {
 		}
 		entry := "<b>" + strconv.Itoa(i+1) + ". " + screens.EscName(title) + "</b>\n" +
 			"Impact: " + screens.EscName(statuspage.Label(inc.Impact)) + " · Status: " + screens.EscName(statuspage.Label(inc.Status)) + "\n" +
-			"Created: " + esc(notice.FormatTime(inc.CreatedAt, loc))
+			"Created: " + notice.FormatTimeHTML(inc.CreatedAt, loc)
 		url := inc.Shortlink
 		if message.Link(url, "x") == "" {
 			url = strings.TrimRight(p.URL, "/") + "/incidents/" + inc.ID

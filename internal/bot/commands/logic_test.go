@@ -166,7 +166,7 @@ func TestHistoryReplyOrderAndLinks(t *testing.T) {
 	p := bottest.Page("https://status.openai.com/")
 	p.Incidents[0].Shortlink = "javascript:alert(1)"
 	got := historyReply(p, 1)
-	want := "<b>Recent incidents</b>\n\n<b>1. Elevated errors on API</b>\nImpact: Minor · Status: Investigating\nCreated: 2026-03-08 09:02 UTC\n<a href=\"https://status.openai.com/incidents/inc1\">Details</a>"
+	want := "<b>Recent incidents</b>\n\n<b>1. Elevated errors on API</b>\nImpact: Minor · Status: Investigating\nCreated: <tg-time unix=\"1772960520\" format=\"dt\">2026-03-08 09:02 UTC</tg-time>\n<a href=\"https://status.openai.com/incidents/inc1\">Details</a>"
 	if got != want {
 		t.Fatalf("got %q\nwant %q", got, want)
 	}

@@ -94,10 +94,10 @@ func (h *handler) cmdInfo(ctx context.Context, r *request) {
 			h.reply(ctx, r, fmtRef(replyChannelNotSubscribed, esc(r.about.title), esc(r.about.typed)))
 			return
 		}
-		h.reply(ctx, r, "<b>"+esc(r.about.title)+"</b>\n"+infoReply(r.about.id, 0, sub, h.names(ctx, sub)))
+		h.reply(ctx, r, "<b>"+esc(r.about.title)+"</b>\n"+infoReply(r.about.id, 0, sub, h.names(ctx, sub))+h.lastFate(ctx, sub))
 		return
 	}
-	h.reply(ctx, r, infoReply(r.chatID, r.thread, sub, h.names(ctx, sub)))
+	h.reply(ctx, r, infoReply(r.chatID, r.thread, sub, h.names(ctx, sub))+h.lastFate(ctx, sub))
 }
 
 // zone is the chat's time zone for the times a reply shows (UTC when the
