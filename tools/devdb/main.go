@@ -126,6 +126,11 @@ func startPostgres(bin, dir string) (*exec.Cmd, string, error) {
 	if _, err := os.Stat(filepath.Join(bin, "postgres")); err != nil {
 		return nil, "", fmt.Errorf("PostgreSQL not found in %s (-pg-bin, $PG_BIN; Debian: apt-get install postgresql-15): %w", bin, err)
 	}
+	if cred != nil { // the postgres user must reach its directory in ours
+		if err := os.Chmod(filepath.Dir(dir), 0o755); err != nil {
+			return nil, "", err
+		}
+	}
 	if _, err := os.Stat(filepath.Join(dir, "PG_VERSION")); err != nil {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return nil, "", err
