@@ -24,6 +24,7 @@ import (
 	"os/user"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -76,6 +77,18 @@ func main() {
 			stopPG()
 			fail(err)
 		}
+	}
+	if *handler == "postgresql" && !strings.Contains(cfg.PostgreSQLURL, "pool_max_conns") {
+		// FerretDB v1 holds a connection for every statement of an update
+		// command that matched a document until the whole command ends,
+		// and needs another to write: a bulk of 50 replacements of existing
+		// documents (a story's second step, told.go) took all of its
+		// default 50 and waited forever.
+		sep := "?"
+		if strings.Contains(cfg.PostgreSQLURL, "?") {
+			sep = "&"
+		}
+		cfg.PostgreSQLURL += sep + "pool_max_conns=250"
 	}
 	f, err := ferretdb.New(cfg)
 	if err != nil {
@@ -154,7 +167,7 @@ func startPostgres(bin, dir string) (*exec.Cmd, string, error) {
 		return nil, "", err
 	}
 	cmd := run("postgres", "-D", dir, "-p", strconv.Itoa(port), "-k", dir, "-c", "listen_addresses=127.0.0.1",
-		"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "max_connections=200",
+		"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "max_connections=300",
 		// Plans for FerretDB's parameterized queries see the field name, so
 		// that they can use the GIN companions.
 		"-c", "plan_cache_mode=force_custom_plan")
