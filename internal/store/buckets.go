@@ -81,26 +81,34 @@ const maxGroups = 8
 
 // groupKeys splits keys by bucket at the finest level where they fall in
 // at most maxGroups buckets, or else at the finest level (about one key a
-// read: each reads a bucket of N/8192 documents).
+// read: each reads a bucket of N/8192 documents). A coarser level that
+// takes a quarter of the reads or fewer wins: it decodes the same
+// documents (a bucket holds the finer ones of its residue) in fewer trips.
 func groupKeys(keys []string) (level int, groups map[int][]string) {
-	for i := len(bucketLevels) - 1; i >= 0; i-- {
-		level = bucketLevels[i]
-		groups = map[int][]string{}
+	at := func(level int) map[int][]string {
+		g := map[int][]string{}
 		for _, k := range keys {
 			b := bucketOf(k, level)
-			groups[b] = append(groups[b], k)
+			g[b] = append(g[b], k)
 		}
-		if len(groups) <= maxGroups {
-			return level, groups
+		return g
+	}
+	i := len(bucketLevels) - 1
+	groups = at(bucketLevels[i])
+	for j := i; j >= 0; j-- {
+		if g := at(bucketLevels[j]); len(g) <= maxGroups {
+			i, groups = j, g
+			break
 		}
 	}
-	level = bucketLevels[len(bucketLevels)-1]
-	groups = map[int][]string{}
-	for _, k := range keys {
-		b := bucketOf(k, level)
-		groups[b] = append(groups[b], k)
+	for i > 0 {
+		g := at(bucketLevels[i-1])
+		if len(g) > len(groups)/4 {
+			break
+		}
+		i, groups = i-1, g
 	}
-	return level, groups
+	return bucketLevels[i], groups
 }
 
 // findByKeys reads the documents of filter whose keyField is one of keys,
