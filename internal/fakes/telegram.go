@@ -201,6 +201,13 @@ func (t *Telegram) Messages() []Message {
 	return append([]Message(nil), t.messages...)
 }
 
+// MessageCount is len(Messages()) without the copy (benchmarks poll it).
+func (t *Telegram) MessageCount() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.messages)
+}
+
 // MessagesTo returns the messages accepted for one chat (and thread).
 func (t *Telegram) MessagesTo(chatID int64, threadID int) []Message {
 	var out []Message
