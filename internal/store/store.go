@@ -120,13 +120,16 @@ func (s *Store) ensureIndexes(ctx context.Context) error {
 		colCards: {
 			{Keys: bson.D{{Key: "at", Value: 1}}},
 		},
+		colChatCalls: {
+			{Keys: bson.D{{Key: "chat", Value: 1}, {Key: "seq", Value: 1}}},
+		},
 		colTold: {
 			{Keys: bson.D{{Key: "order_key", Value: 1}, {Key: "sub", Value: 1}}},
 			{Keys: bson.D{{Key: "sub", Value: 1}}},
 			{Keys: bson.D{{Key: "at", Value: 1}}},
 		},
 	}
-	for _, name := range []string{colDeliveries, colHistory, colSubscriptions, colRetries, colMigrations, colCards, colTold} {
+	for _, name := range []string{colDeliveries, colHistory, colSubscriptions, colRetries, colMigrations, colCards, colTold, colChatCalls} {
 		iv := s.db.Collection(name).Indexes()
 		specs, err := iv.ListSpecifications(ctx)
 		if err != nil {

@@ -1,0 +1,116 @@
+package store_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/openai-status-bot/statusbot/internal/store"
+	"github.com/openai-status-bot/statusbot/internal/telegram"
+	"github.com/openai-status-bot/statusbot/internal/testenv"
+)
+
+// Claims of one group from many processes at once (on FerretDB, which
+// loses concurrent updates of one document) get one turn; the others
+// queue, and coming back when told (a simulated clock: minutes in a
+// moment) they get their turns a budget's interval apart, at most 19 in
+// any minute, in the order they queued.
+func TestClaimCallSharesAGroupsBudget(t *testing.T) {
+	st := testenv.Store(t)
+	ctx := context.Background()
+	const group = int64(-4242)
+	b := telegram.BudgetOf(group)
+	start := time.Now().UTC().Truncate(time.Millisecond)
+	type waiter struct {
+		ticket string
+		at     time.Time
+	}
+	var mu sync.Mutex
+	var waiting []waiter
+	var granted []time.Time
+	var wg sync.WaitGroup
+	for i := range 25 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ticket := fmt.Sprintf("t%02d", i)
+			ok, at, err := st.ClaimCall(ctx, group, ticket, b, start)
+			require.NoError(t, err)
+			mu.Lock()
+			defer mu.Unlock()
+			if ok {
+				granted = append(granted, start)
+			} else {
+				waiting = append(waiting, waiter{ticket, at})
+			}
+		}()
+	}
+	wg.Wait()
+	require.Len(t, granted, 1, "one turn at once")
+	told := map[string]time.Time{}
+	for _, w := range waiting {
+		told[w.ticket] = w.at
+	}
+	var order []time.Time // when each was told to come, in the order it went
+	for tries := 0; len(waiting) > 0 && tries < 2000; tries++ {
+		slices.SortFunc(waiting, func(a, b waiter) int { return a.at.Compare(b.at) })
+		w := waiting[0]
+		ok, at, err := st.ClaimCall(ctx, group, w.ticket, b, w.at)
+		require.NoError(t, err)
+		require.False(t, at.Before(w.at))
+		if ok {
+			granted, order = append(granted, w.at), append(order, told[w.ticket])
+			waiting = waiting[1:]
+			continue
+		}
+		waiting[0].at = at
+	}
+	require.Len(t, granted, 25, "every send got its turn")
+	for i := 1; i < len(granted); i++ {
+		require.GreaterOrEqual(t, granted[i].Sub(granted[i-1]), b.Interval, "turns %d and %d", i-1, i)
+		if i >= b.PerMinute {
+			require.GreaterOrEqual(t, granted[i].Sub(granted[i-b.PerMinute]), time.Minute, "20 turns within a minute")
+		}
+	}
+	require.True(t, slices.IsSortedFunc(order, time.Time.Compare), "turns go in the order they queued")
+	require.Equal(t, granted[1:], order, "each came back when told and went")
+}
+
+// A claim that comes back finds its place; a turn whose owner never comes
+// back holds the queue TurnGrace past the time it was told, no longer; an
+// owner that comes back after that queues again at the end.
+func TestClaimCallAbandonedTurns(t *testing.T) {
+	st := testenv.Store(t)
+	ctx := context.Background()
+	const chat = int64(77)
+	b := telegram.BudgetOf(chat)
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	claim := func(ticket string, at time.Time) (bool, time.Time) {
+		ok, next, err := st.ClaimCall(ctx, chat, ticket, b, at)
+		require.NoError(t, err)
+		return ok, next
+	}
+	ok, _ := claim("a", now)
+	require.True(t, ok)
+	ok, atB := claim("b", now.Add(100*time.Millisecond))
+	require.False(t, ok, "within the interval")
+	require.Equal(t, now.Add(b.Interval), atB)
+	ok, atC := claim("c", now.Add(200*time.Millisecond))
+	require.False(t, ok)
+	require.Equal(t, now.Add(2*b.Interval), atC, "behind b")
+	ok, _ = claim("c", atC)
+	require.False(t, ok, "b has not gone yet")
+	late := atB.Add(store.TurnGrace + time.Second)
+	ok, _ = claim("c", late)
+	require.True(t, ok, "b is given up")
+	ok, again := claim("b", late.Add(10*time.Millisecond))
+	require.False(t, ok, "b queues again")
+	require.Equal(t, late.Add(b.Interval), again)
+	ok, _ = claim("b", again)
+	require.True(t, ok)
+}
