@@ -17,11 +17,12 @@ import (
 //   - the send queue's server-side rate limit (TaskQueueActivitiesPerSecond,
 //     TELEGRAM_RATE_LIMIT) counts Sends, and with one call each it counts
 //     the token's calls exactly, across every worker;
-//   - each call first takes the chat's turn in MongoDB (store.ClaimCall):
-//     about one call a second in a chat and 19 a minute in a group,
-//     whichever worker makes it; a Send that may not call yet returns
-//     when to come back, and the delivery sleeps on a timer: no wait
-//     happens inside an attempt's time-out.
+//   - each call first takes the chat's turn in MongoDB (store.ClaimCall,
+//     right before the call: telegram.WithTurn): about one call a second
+//     in a chat and 19 a minute in a group, whichever worker makes it; a
+//     Send that may not call yet returns when to come back, and the
+//     delivery sleeps on a timer: no wait happens inside an attempt's
+//     time-out.
 //
 // A card update is a chain: edit, then reply, then unpin when the
 // incident is resolved and its card pinned; a fresh card is a send, then
@@ -47,20 +48,34 @@ func (a *Activities) sendCall(ctx context.Context, in SendInput, r Recipient) (*
 		return nil, err
 	}
 	budget := telegram.BudgetOf(r.ChatID)
-	ok, at, err := a.Store.ClaimCall(ctx, r.ChatID, callTicket(in), budget, a.now())
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return &SendResult{Next: &in, NotBefore: at}, nil
-	}
-	ctx = telegram.Claimed(ctx)
+	ticket := callTicket(in)
+	// The chat's turn is taken right before the call (in the sender).
+	ctx = telegram.WithTurn(ctx, func(ctx context.Context) (func(time.Time), time.Time, error) {
+		claimed := a.now()
+		c, err := a.Store.ClaimCall(ctx, r.ChatID, ticket, budget, claimed)
+		if err != nil || !c.OK {
+			return nil, c.RetryAt, err
+		}
+		return func(started time.Time) {
+			if started.Sub(claimed) <= store.ConfirmAfter {
+				return
+			}
+			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			defer cancel()
+			if err := a.Store.ConfirmCall(cctx, r.ChatID, ticket, started); err != nil {
+				activity.GetLogger(ctx).Info("could not confirm a call's start", "error", err)
+			}
+		}, time.Time{}, nil
+	})
 	var moved *Recipient
 	if in.Moved {
 		moved = &r
 	}
 	res, err := a.call(ctx, in, text, r)
 	var se *telegram.SendError
+	if errors.As(err, &se) && se.Outcome == telegram.NotYet {
+		return &SendResult{Next: &in, NotBefore: se.RetryAt}, nil
+	}
 	if err != nil && in.Step == nil && errors.As(err, &se) && se.Outcome == telegram.Migrated {
 		independent, err := a.Store.MigrateChatAt(ctx, r.ChatID, se.MigrateTo, a.now())
 		if err != nil {
@@ -140,14 +155,18 @@ func (a *Activities) cardStep(ctx context.Context, in SendInput, r Recipient) (*
 	card := in.Step.Card
 	switch in.Step.Call {
 	case callPin:
-		if err := a.Telegram.Pin(ctx, r.ChatID, card.MessageID); err != nil {
+		if err := a.Telegram.Pin(ctx, r.ChatID, card.MessageID); notYet(err) {
+			return nil, err
+		} else if err != nil {
 			// Missing rights never fail a delivery.
 			activity.GetLogger(ctx).Info("could not pin an incident card", "subscriber", r.Key, "error", err)
 			return &SendResult{}, nil // the card is recorded unpinned
 		}
 		card.Pinned = true
 	case callUnpin:
-		if err := a.Telegram.Unpin(ctx, r.ChatID, card.MessageID); err != nil {
+		if err := a.Telegram.Unpin(ctx, r.ChatID, card.MessageID); notYet(err) {
+			return nil, err
+		} else if err != nil {
 			activity.GetLogger(ctx).Info("could not unpin a resolved incident card", "subscriber", r.Key, "error", err)
 		}
 		card.Pinned = false
@@ -175,6 +194,12 @@ func (a *Activities) cardStep(ctx context.Context, in SendInput, r Recipient) (*
 	}
 	unsaved, _ := a.saveCard(ctx, &card, nil)
 	return &SendResult{Card: unsaved, CardRecorded: unsaved == nil}, nil
+}
+
+// notYet: the call was not made, its chat's turn has not come.
+func notYet(err error) bool {
+	var se *telegram.SendError
+	return errors.As(err, &se) && se.Outcome == telegram.NotYet
 }
 
 // chained is a result whose chain goes on with call on card.

@@ -96,9 +96,10 @@ func TestSendPerCallWaitsForTheChatsTurnWithoutCalling(t *testing.T) {
 	require.NoError(t, err)
 	_, err = w.st.Subscribe(ctx, 1, 0, time.Now())
 	require.NoError(t, err)
-	ok, _, err := w.st.ClaimCall(ctx, 1, "another worker's call", telegram.BudgetOf(1), time.Now())
+	c, err := w.st.ClaimCall(ctx, 1, "another worker's call", telegram.BudgetOf(1), time.Now())
 	require.NoError(t, err)
-	require.True(t, ok)
+	require.True(t, c.OK)
+	require.NoError(t, w.st.ConfirmCall(ctx, 1, "another worker's call", time.Now()))
 	in := activities.SendInput{EventKey: e.Key, Recipient: activities.Recipient{Key: "1", ChatID: 1}, PerCall: true, Ticket: "t"}
 	v, err := w.env.ExecuteActivity(w.a.Send, in)
 	require.NoError(t, err)

@@ -39,8 +39,12 @@ func TestClaimCallSharesAGroupsBudget(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			ticket := fmt.Sprintf("t%02d", i)
-			ok, at, err := st.ClaimCall(ctx, group, ticket, b, start)
+			c, err := st.ClaimCall(ctx, group, ticket, b, start)
 			require.NoError(t, err)
+			ok, at := c.OK, c.RetryAt
+			if ok {
+				require.NoError(t, st.ConfirmCall(ctx, group, ticket, start))
+			}
 			mu.Lock()
 			defer mu.Unlock()
 			if ok {
@@ -60,24 +64,26 @@ func TestClaimCallSharesAGroupsBudget(t *testing.T) {
 	for tries := 0; len(waiting) > 0 && tries < 2000; tries++ {
 		slices.SortFunc(waiting, func(a, b waiter) int { return a.at.Compare(b.at) })
 		w := waiting[0]
-		ok, at, err := st.ClaimCall(ctx, group, w.ticket, b, w.at)
+		c, err := st.ClaimCall(ctx, group, w.ticket, b, w.at)
 		require.NoError(t, err)
+		ok, at := c.OK, c.RetryAt
 		require.False(t, at.Before(w.at))
 		if ok {
+			require.NoError(t, st.ConfirmCall(ctx, group, w.ticket, w.at))
 			granted, order = append(granted, w.at), append(order, told[w.ticket])
 			waiting = waiting[1:]
 			continue
 		}
 		waiting[0].at = at
 	}
-	require.Len(t, granted, 25, "every send got its turn")
+	require.Len(t, granted, 25, "every send got its turn; waiting %v", waiting)
 	for i := 1; i < len(granted); i++ {
 		require.GreaterOrEqual(t, granted[i].Sub(granted[i-1]), b.Interval, "turns %d and %d", i-1, i)
 		if i >= b.PerMinute {
-			require.GreaterOrEqual(t, granted[i].Sub(granted[i-b.PerMinute]), time.Minute, "20 turns within a minute")
+			require.GreaterOrEqual(t, granted[i].Sub(granted[i-b.PerMinute]), time.Minute, "20 turns within a minute: %v", granted)
 		}
 	}
-	require.True(t, slices.IsSortedFunc(order, time.Time.Compare), "turns go in the order they queued")
+	require.True(t, slices.IsSortedFunc(order, time.Time.Compare), "turns go in the order they queued: %v", order)
 	require.Equal(t, granted[1:], order, "each came back when told and went")
 }
 
@@ -91,9 +97,12 @@ func TestClaimCallAbandonedTurns(t *testing.T) {
 	b := telegram.BudgetOf(chat)
 	now := time.Now().UTC().Truncate(time.Millisecond)
 	claim := func(ticket string, at time.Time) (bool, time.Time) {
-		ok, next, err := st.ClaimCall(ctx, chat, ticket, b, at)
+		c, err := st.ClaimCall(ctx, chat, ticket, b, at)
 		require.NoError(t, err)
-		return ok, next
+		if c.OK {
+			require.NoError(t, st.ConfirmCall(ctx, chat, ticket, at))
+		}
+		return c.OK, c.RetryAt
 	}
 	ok, _ := claim("a", now)
 	require.True(t, ok)
@@ -113,4 +122,26 @@ func TestClaimCallAbandonedTurns(t *testing.T) {
 	require.Equal(t, late.Add(b.Interval), again)
 	ok, _ = claim("b", again)
 	require.True(t, ok)
+}
+
+// A call that started late after its claim (confirmed) spaces the next
+// turn from its start.
+func TestClaimCallSpacesFromTheConfirmedStart(t *testing.T) {
+	st := testenv.Store(t)
+	ctx := context.Background()
+	const chat = int64(78)
+	b := telegram.BudgetOf(chat)
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	a, err := st.ClaimCall(ctx, chat, "a", b, now)
+	require.NoError(t, err)
+	require.True(t, a.OK)
+	started := now.Add(700 * time.Millisecond) // a slow answer
+	require.NoError(t, st.ConfirmCall(ctx, chat, "a", started))
+	c, err := st.ClaimCall(ctx, chat, "b", b, now.Add(b.Interval))
+	require.NoError(t, err)
+	require.False(t, c.OK, "an interval after a started, not after it claimed")
+	require.Equal(t, started.Add(b.Interval), c.RetryAt)
+	c, err = st.ClaimCall(ctx, chat, "b", b, c.RetryAt)
+	require.NoError(t, err)
+	require.True(t, c.OK)
 }

@@ -21,6 +21,7 @@ var expiring = []struct {
 	{colCards, LedgerRetention}, // from the card's last update
 	{colHistory, HistoryRetention},
 	{colTold, ToldRetention}, // from the story's last step
+	{colChatCalls, ChatCallsRetention},
 }
 
 // PruneBatch deletes at most batch expired documents of each collection

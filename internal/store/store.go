@@ -121,7 +121,7 @@ func (s *Store) ensureIndexes(ctx context.Context) error {
 			{Keys: bson.D{{Key: "at", Value: 1}}},
 		},
 		colChatCalls: {
-			{Keys: bson.D{{Key: "chat", Value: 1}, {Key: "seq", Value: 1}}},
+			{Keys: bson.D{{Key: "at", Value: 1}}},
 		},
 		colTold: {
 			{Keys: bson.D{{Key: "order_key", Value: 1}, {Key: "sub", Value: 1}}},

@@ -37,6 +37,7 @@ type SendError struct {
 	Description string
 	RetryAfter  time.Duration
 	MigrateTo   int64
+	RetryAt     time.Time // NotYet: when the chat's turn comes
 }
 
 func (e *SendError) Error() string { return string(e.Outcome) + ": " + e.Description }
@@ -137,8 +138,8 @@ func NewSender(apiURL, token string, timeout time.Duration, opts ...Option) (*Se
 // its error. A wait cut short by ctx makes no call: wait is then a
 // Transient *SendError, for the caller to return as it is.
 func (s *Sender) paced(ctx context.Context, chatID int64, call func() error) (wait *SendError, err error) {
-	if ctx.Value(claimedKey{}) != nil {
-		return nil, call()
+	if turn, ok := ctx.Value(turnKey{}).(Turn); ok {
+		return s.inTurn(ctx, turn, call)
 	}
 	done, werr := s.pace.wait(ctx, chatID)
 	if werr != nil {
@@ -147,13 +148,6 @@ func (s *Sender) paced(ctx context.Context, chatID int64, call func() error) (wa
 	defer done()
 	return nil, call()
 }
-
-type claimedKey struct{}
-
-// Claimed marks a call whose turn the caller took in the budget shared by
-// every process (store.ClaimCall, and the send queue's rate limit): it
-// skips this process's pacing, which would wait inside the caller's time-out.
-func Claimed(ctx context.Context) context.Context { return context.WithValue(ctx, claimedKey{}, true) }
 
 // SendOptions are per-message choices.
 type SendOptions struct {
