@@ -180,7 +180,7 @@ func cardsFanOutKeepsTelegramLimits(t *testing.T, workers int) {
 	testenv.WaitFor(t, 3*time.Minute, "the replies", func() bool {
 		if time.Since(lastLog) > 10*time.Second {
 			lastLog = time.Now()
-			t.Logf("DEBUG replies %d edits %d 429 %d", len(s.Telegram.Messages())-cards, len(s.Telegram.Edits())-edits0, s.Telegram.TooManyCount())
+			t.Logf("progress: replies %d, edits %d, 429s %d", len(s.Telegram.Messages())-cards, len(s.Telegram.Edits())-edits0, s.Telegram.TooManyCount())
 		}
 		return len(s.Telegram.Messages())-cards >= n
 	})
