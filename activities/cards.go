@@ -135,7 +135,7 @@ func (a *Activities) withCards(ctx context.Context, e event.Event, rs []Recipien
 // as a fresh card or an edit of the card with a reply under it. It returns
 // a card it sent but could not record.
 func (a *Activities) deliver(ctx context.Context, eventKey, text string, r Recipient) (as string, unsaved *store.IncidentCard, err error) {
-	if folded, card, err := a.fold(ctx, eventKey, r); err != nil || folded {
+	if folded, card, err := a.fold(ctx, eventKey, r, false); err != nil || folded {
 		return store.AsCardEdit, card, err
 	}
 	texts, err := a.cardTextsOf(ctx, eventKey, r.Zone)

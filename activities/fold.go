@@ -162,7 +162,8 @@ func (a *Activities) foldOf(ctx context.Context, eventKey string) (*foldTexts, e
 // cover it, and reports whether it did (then no message goes). A chat
 // with no card yet of an open incident it hears of gets the note kept for
 // the card to come (that card shows the component's status anyway).
-func (a *Activities) fold(ctx context.Context, eventKey string, r Recipient) (bool, *store.IncidentCard, error) {
+// oneCall: edit one card at most (the rest show the note when next edited).
+func (a *Activities) fold(ctx context.Context, eventKey string, r Recipient, oneCall bool) (bool, *store.IncidentCard, error) {
 	f, err := a.foldOf(ctx, eventKey)
 	if err != nil || f == nil || (r.CardRead && !r.Cards) {
 		return false, nil, err
@@ -229,6 +230,11 @@ func (a *Activities) fold(ctx context.Context, eventKey string, r Recipient) (bo
 		}
 		if err := a.Store.AddCardNote(ctx, note); err != nil {
 			return false, nil, err
+		}
+		if oneCall && folded {
+			// One Bot API call per Send (calls.go): a second incident's
+			// card shows the note at its next edit.
+			continue
 		}
 		edited, err := a.editWithNotes(ctx, r, c, texts, t.Components)
 		if err != nil {

@@ -15,6 +15,17 @@ import (
 type SendInput struct {
 	EventKey  string    `json:"event_key"`
 	Recipient Recipient `json:"recipient"`
+	// PerCall: the Send makes at most one Bot API call, after taking the
+	// chat's turn in the shared budget (calls.go); a card update is then
+	// a chain of Sends. Unset in deliveries from before versionCallPerSend.
+	PerCall bool `json:"per_call,omitempty"`
+	// Ticket names the send in its chat's queue of turns (TicketOf).
+	Ticket string `json:"ticket,omitempty"`
+	// Step is the call after the first of a chain; nil for the first.
+	Step *SendStep `json:"step,omitempty"`
+	// Moved: the recipient is the supergroup an earlier call of the chain
+	// moved the group to (failures name it, as for MovedRecipient).
+	Moved bool `json:"moved,omitempty"`
 }
 
 // SendResult says what happened; failures that need a retry are errors.
@@ -32,6 +43,17 @@ type SendResult struct {
 	// Card was sent but could not be recorded (MongoDB failed after the
 	// send): the delivery writes it with the ledger (RecordInput.Cards).
 	Card *store.IncidentCard `json:"card,omitempty"`
+	// Next is the chain's next Send (PerCall), to start at NotBefore or
+	// later: the chat's turn, or its next free slot. Nothing is settled
+	// until a Send of the chain returns no Next.
+	// CardRecorded: this Send recorded the chain's card; a card an earlier
+	// Send left to record is out of date.
+	CardRecorded bool `json:"card_recorded,omitempty"`
+	// As is how the chain's notice went out (store.AsCard...), for /why;
+	// set by the Send that ends the chain.
+	As        string     `json:"as,omitempty"`
+	Next      *SendInput `json:"next,omitempty"`
+	NotBefore time.Time  `json:"not_before,omitempty"`
 }
 
 // Send delivers the event's message to one subscriber.
@@ -48,6 +70,16 @@ func (a *Activities) Send(ctx context.Context, in SendInput) (*SendResult, error
 	// Quiet hours by the clock of this attempt, not of the page read.
 	severitySilent, quiet := r.Silent, r.Quiet.Covers(a.now())
 	r.Silent = r.Silent || quiet
+	if in.PerCall {
+		res, err := a.sendCall(ctx, in, r)
+		switch {
+		case err != nil:
+			a.noteFailed(ctx, in.EventKey, r, err)
+		case res.Next == nil && res.As != "":
+			a.noteSent(ctx, in.EventKey, r, severitySilent, quiet, res.As)
+		}
+		return res, err
+	}
 	text, err := a.noticeIn(ctx, in.EventKey, r.Zone)
 	if err != nil {
 		return nil, err
@@ -87,6 +119,14 @@ func (a *Activities) sendAndNote(ctx context.Context, eventKey, text string, r R
 	if err == nil {
 		return &SendResult{Card: unsaved}, nil
 	}
+	return a.failed(ctx, err, r, moved)
+}
+
+// failed is what a failed send means: terminal errors remove the
+// subscriber, the others fail the attempt (after a move, naming the
+// supergroup).
+func (a *Activities) failed(ctx context.Context, err error, r Recipient, moved *Recipient) (*SendResult, error) {
+	var se *telegram.SendError
 	if !errors.As(err, &se) {
 		return nil, sendFailure(err.Error(), ErrTypeTransient, 0, false, moved)
 	}

@@ -93,7 +93,24 @@ func BenchmarkFanOutScale(b *testing.B) {
 
 func runFanOut(b *testing.B, s *testenv.Stack, n int) { runFanOutMode(b, s, n, "") }
 
-func runFanOutMode(b *testing.B, s *testenv.Stack, n int, mode string) {
+// BenchmarkFanOutWorkers is the fan-out in messages mode on one worker
+// and on two (each its own process's pacing; the send queue's limit and
+// the chats' turns are shared), against a fake Telegram enforcing
+// Telegram's limits: 30 a second overall, one a second per chat, 20 a
+// minute per group, edits and pins counted.
+func BenchmarkFanOutWorkers(b *testing.B) {
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			s := testenv.NewStack(b, time.Hour)
+			s.Telegram.RealLimits()
+			runFanOutWith(b, s, 1000, "", workers)
+		})
+	}
+}
+
+func runFanOutMode(b *testing.B, s *testenv.Stack, n int, mode string) { runFanOutWith(b, s, n, mode, 1) }
+
+func runFanOutWith(b *testing.B, s *testenv.Stack, n int, mode string, workers int) {
 	s.Telegram.GlobalPerSecond = telegramGlobalPerSecond
 	s.Telegram.PerChatInterval = telegramPerChat
 	if os.Getenv("BENCH_FAKE_LIMITS") == "off" {
@@ -106,7 +123,9 @@ func runFanOutMode(b *testing.B, s *testenv.Stack, n int, mode string) {
 	seedSubscribersWith(b, s, firstChat, n, store.Settings{Mode: mode})
 	b.Logf("seeded %d subscribers in %v", n, time.Since(seedStart).Round(time.Millisecond))
 
-	s.StartWorker(b)
+	for range workers {
+		s.StartWorker(b)
+	}
 	s.WaitForBaseline(b)
 	trigger := func(i int) {
 		if mode == store.ModeCards {
@@ -216,6 +235,7 @@ func runFanOutMode(b *testing.B, s *testenv.Stack, n int, mode string) {
 	if mode == store.ModeCards {
 		b.ReportMetric(float64(edits)/tot.total.Seconds(), "edits/s_incl_poll")
 	}
+	b.Logf("RESULT fanout workers=%d", workers)
 	b.Logf("RESULT fanout mode=%s edits=%d: %.2f Bot API calls/s (messages and edits; ratio %.3f of TELEGRAM_RATE_LIMIT), busiest second %d calls, 429s=%d",
 		cmp.Or(mode, "messages"), edits, callsPerSec, callsPerSec/limit, tot.busiest, tot.tooMany)
 	b.Logf("RESULT fanout subscribers=%d: %.2f msgs/s (ratio %.3f of TELEGRAM_RATE_LIMIT=%g; %.2f msgs/s from trigger to last), "+

@@ -145,17 +145,26 @@ func TestIncidentCards(t *testing.T) {
 // both: the fan-out to a few hundred chats at the default
 // TELEGRAM_RATE_LIMIT must keep the token's calls under Telegram's limits
 // (the fake enforces 30 a second overall, one a second per chat) and get
-// no 429, every chat its edit and its reply, once.
+// no 429, every chat its edit and its reply, once; with two workers as
+// with one (each with its own pacing, the limits are the token's).
 func TestCardsFanOutKeepsTelegramLimits(t *testing.T) {
 	if testing.Short() {
 		t.Skip("integration test")
 	}
+	for _, workers := range []int{1, 2} {
+		t.Run(fmt.Sprintf("workers=%d", workers), func(t *testing.T) { cardsFanOutKeepsTelegramLimits(t, workers) })
+	}
+}
+
+func cardsFanOutKeepsTelegramLimits(t *testing.T, workers int) {
 	s := testenv.NewStack(t, time.Hour)
 	s.Config.TelegramRateLimit = 20 // the default
 	s.Telegram.RealLimits()
 	const n, firstChat = 300, 8_000_000
 	seedSubscribersWith(t, s, firstChat, n, store.Settings{Mode: store.ModeCards})
-	s.StartWorker(t)
+	for range workers {
+		s.StartWorker(t)
+	}
 	s.WaitForBaseline(t)
 	update := func(i int, status string) {
 		s.Page.AddIncidentUpdate("inc00001", "Elevated errors on the API", status, "major", fmt.Sprintf("upd%05d", i), fmt.Sprintf("Update %d of the incident.", i))
@@ -167,7 +176,14 @@ func TestCardsFanOutKeepsTelegramLimits(t *testing.T) {
 	cards, edits0 := len(s.Telegram.Messages()), len(s.Telegram.Edits())
 
 	update(2, "identified")
-	testenv.WaitFor(t, 3*time.Minute, "the replies", func() bool { return len(s.Telegram.Messages())-cards >= n })
+	lastLog := time.Now()
+	testenv.WaitFor(t, 3*time.Minute, "the replies", func() bool {
+		if time.Since(lastLog) > 10*time.Second {
+			lastLog = time.Now()
+			t.Logf("progress: replies %d, edits %d, 429s %d", len(s.Telegram.Messages())-cards, len(s.Telegram.Edits())-edits0, s.Telegram.TooManyCount())
+		}
+		return len(s.Telegram.Messages())-cards >= n
+	})
 	waitDeliveriesClosed(t, s)
 	replies, edits := s.Telegram.Messages()[cards:], s.Telegram.Edits()[edits0:]
 	var at []time.Time

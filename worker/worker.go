@@ -88,8 +88,11 @@ func Run(ctx context.Context, cfg *config.Config, c client.Client, st *store.Sto
 	if err := RegisterSearchAttributes(ctx, c, cfg.TemporalNamespace); err != nil {
 		return err
 	}
-	// TELEGRAM_RATE_LIMIT counts Bot API calls, not deliveries: a card
-	// update is an edit and a reply (the task queue limit below counts Sends).
+	// TELEGRAM_RATE_LIMIT counts Bot API calls. A delivery's Send makes
+	// one (activities/calls.go), so the send queue's limit below counts
+	// calls across every worker, and the chat's turn is taken in MongoDB;
+	// the sender's own pacing is for the Sends of deliveries started
+	// before that (a card update in one Send).
 	sender, err := telegram.NewSender(cfg.TelegramAPIURL, cfg.TelegramBotToken, cfg.HTTPTimeout,
 		telegram.CallsPerSecond(cfg.TelegramRateLimit))
 	if err != nil {
@@ -123,7 +126,8 @@ func Run(ctx context.Context, cfg *config.Config, c client.Client, st *store.Sto
 	pipeline.RegisterWorkflow(workflows.ReminderWorkflow)
 	pipeline.RegisterActivity(acts)
 	// The server enforces TaskQueueActivitiesPerSecond across every worker
-	// polling this queue: Telegram's global limit holds however many run.
+	// polling this queue (of one partition: watchPartitions): one Bot API
+	// call per Send, Telegram's global limit holds however many run.
 	// Its token bucket lets bursts through, though (up to ~1.4x the rate in
 	// one second); WorkerActivitiesPerSecond spaces this worker's sends
 	// evenly (a bucket of one), so a single worker never bursts.

@@ -103,6 +103,9 @@ const (
 	// versionBoundedState: pending subscribers in MongoDB, operator
 	// Updates. Histories without it replay with legacyDeliveryWorkflow.
 	versionBoundedState = "bounded-state"
+	// versionCallPerSend: one Bot API call per Send activity, a card
+	// update a chain of them, each after its chat's turn (activities/calls.go).
+	versionCallPerSend = "call-per-send"
 )
 
 // DeliveryInput starts a delivery; State is set when it continues as new.
@@ -211,6 +214,7 @@ func DeliveryWorkflow(ctx workflow.Context, in DeliveryInput) (*Progress, error)
 		return legacyDeliveryWorkflow(ctx, in)
 	}
 	d := newDelivery(ctx, in)
+	d.perCall = workflow.GetVersion(ctx, versionCallPerSend, workflow.DefaultVersion, 1) == 1
 	if err := d.setup(ctx); err != nil {
 		return nil, err
 	}
@@ -225,6 +229,8 @@ type delivery struct {
 	batch outcomes
 	// finished: the result is decided; operator actions are refused.
 	finished bool
+	// perCall: sends make one Bot API call each (versionCallPerSend).
+	perCall bool
 }
 
 // outcomes are the results of sends not yet written to MongoDB.
@@ -542,15 +548,16 @@ func (d *delivery) pump(ctx workflow.Context, next func() (activities.Retry, boo
 			st.InFlight = append(st.InFlight, p.Recipient.Key)
 			inFlight++
 			started++
-			f := workflow.ExecuteActivity(sctx, a.Send, activities.SendInput{EventKey: d.e.Key, Recipient: p.Recipient})
-			sel.AddFuture(f, func(f workflow.Future) {
+			in := activities.SendInput{EventKey: d.e.Key, Recipient: p.Recipient}
+			if d.perCall {
+				in.PerCall, in.Ticket = true, activities.TicketOf(d.e.At, d.e.Key, p.Recipient.Key)
+			}
+			d.send(ctx, sctx, sel, in, activities.SendResult{}, func(res *activities.SendResult, err error) {
 				inFlight--
 				if i := slices.Index(st.InFlight, p.Recipient.Key); i >= 0 {
 					st.InFlight = slices.Delete(st.InFlight, i, i+1)
 				}
-				var res activities.SendResult
-				err := f.Get(ctx, &res)
-				d.settle(ctx, p, retrying, &res, err)
+				d.settle(ctx, p, retrying, res, err)
 			})
 		}
 		if inFlight == 0 {
@@ -566,6 +573,48 @@ func (d *delivery) pump(ctx workflow.Context, next func() (activities.Retry, boo
 			}
 		}
 	}
+}
+
+// send runs one Send and, while its result names the next Send of the
+// chain (a card update's reply, a chat's turn to come), that one at its
+// time, on a timer: the waits for Telegram's limits are the delivery's,
+// never inside an attempt. done gets the chain's result.
+func (d *delivery) send(ctx, sctx workflow.Context, sel workflow.Selector, in activities.SendInput, acc activities.SendResult,
+	done func(*activities.SendResult, error)) {
+	f := workflow.ExecuteActivity(sctx, a.Send, in)
+	sel.AddFuture(f, func(f workflow.Future) {
+		var res activities.SendResult
+		if err := f.Get(ctx, &res); err != nil {
+			done(&acc, err)
+			return
+		}
+		acc = chainResult(acc, res)
+		if res.Next == nil {
+			done(&acc, nil)
+			return
+		}
+		next := *res.Next
+		wait := res.NotBefore.Sub(workflow.Now(ctx))
+		if wait <= 0 {
+			d.send(ctx, sctx, sel, next, acc, done)
+			return
+		}
+		t := workflow.NewTimerWithOptions(ctx, wait, workflow.TimerOptions{Summary: "Wait for the chat's turn under Telegram's limits"})
+		sel.AddFuture(t, func(workflow.Future) { d.send(ctx, sctx, sel, next, acc, done) })
+	})
+}
+
+// chainResult is what a chain of Sends did so far: a move to a supergroup
+// is the first Send's, a card left to record the latest one's.
+func chainResult(acc, res activities.SendResult) activities.SendResult {
+	if res.MigratedTo == 0 {
+		res.MigratedTo, res.NewKey = acc.MigratedTo, acc.NewKey
+	}
+	if res.Card == nil && !res.CardRecorded {
+		res.Card = acc.Card
+	}
+	res.Next, res.NotBefore = nil, time.Time{}
+	return res
 }
 
 func (d *delivery) sendContext(ctx workflow.Context) workflow.Context {

@@ -48,6 +48,11 @@ type deliveryEnv struct {
 	blocked func(key string) bool
 	// maxRetries is the most retries stored at once.
 	maxRetries int
+	// chain, when set, answers every Send (under mu): a chain of Sends.
+	chain func(in activities.SendInput) *activities.SendResult
+	inputs []activities.SendInput // every Send's input, in order
+	at     []time.Time            // when each started (the test clock)
+	cards  []string               // subscribers of the cards recorded with the ledger
 }
 
 func newDeliveryEnv(t *testing.T) *deliveryEnv { return newSlowDeliveryEnv(t, 0) }
@@ -65,6 +70,10 @@ func newSlowDeliveryEnv(t *testing.T, sendTime time.Duration) *deliveryEnv {
 			d.mu.Lock()
 			defer d.mu.Unlock()
 			k := in.Recipient.Key
+			d.inputs, d.at = append(d.inputs, in), append(d.at, env.Now())
+			if d.chain != nil {
+				return d.chain(in), nil
+			}
 			d.attempts[k]++
 			if errs := d.fail[k]; len(errs) > 0 {
 				d.fail[k] = errs[1:]
@@ -83,6 +92,9 @@ func newSlowDeliveryEnv(t *testing.T, sendTime time.Duration) *deliveryEnv {
 			d.mu.Lock()
 			defer d.mu.Unlock()
 			d.recorded = append(d.recorded, in.Keys...)
+			for _, c := range in.Cards {
+				d.cards = append(d.cards, c.Sub)
+			}
 			for _, r := range in.Retries {
 				d.retries[r.Recipient.Key] = r
 			}

@@ -24,7 +24,9 @@ func TestReplayRecordedHistories(t *testing.T) {
 		// Recorded before the story records (Seq, CardAt, RecordInput.Step):
 		// the commands did not change, the inputs grew.
 		"delivery_429_then_success_before_story_records.json", "delivery_403_removed_before_story_records.json",
-		"poll_with_events_before_story_records.json"} {
+		"poll_with_events_before_story_records.json",
+		// Recorded before one Bot API call per Send (call-per-send).
+		"delivery_429_then_success_before_call_per_send.json", "delivery_403_removed_before_call_per_send.json"} {
 		require.Contains(t, files, filepath.Join("testdata", want))
 	}
 	for _, f := range files {

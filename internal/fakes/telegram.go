@@ -94,8 +94,8 @@ type Telegram struct {
 	nextMsgID int
 	// Rate limits like Telegram's: 0 disables (the default; RealLimits
 	// sets Telegram's). Violations get 429 with retry_after. They count
-	// sendMessage and edit (editMessageText, editMessageReplyMarkup) calls
-	// of the token, whoever makes them (worker or bot): see telegram_limits.go.
+	// sendMessage, edit (editMessageText, editMessageReplyMarkup), pin and
+	// unpin calls of the token, whoever makes them (worker or bot): see telegram_limits.go.
 	GlobalPerSecond   int           // messages and edits per second, any chats
 	PerChatInterval   time.Duration // between two messages or edits in one chat
 	PerGroupPerMinute int           // messages and edits per minute in one group (negative chat ID)
@@ -117,7 +117,7 @@ type Telegram struct {
 
 // RealLimits makes the fake enforce Telegram's documented limits for one
 // token: about 30 messages a second overall, one a second per chat, 20 a
-// minute per group, edits counted like messages. Call it before traffic
+// minute per group, edits and pins counted like messages. Call it before traffic
 // starts.
 func (t *Telegram) RealLimits() {
 	t.mu.Lock()

@@ -3,6 +3,7 @@ package fakes
 import (
 	"encoding/json"
 	"strconv"
+	"time"
 )
 
 // Pinning and replies, for incident cards (editing is in telegram_edit.go).
@@ -54,6 +55,9 @@ func (t *Telegram) setPinned(p Params, pin bool) (any, *APIError) {
 	}
 	if i := t.find(chatID, id); i < 0 || t.messages[i].Deleted {
 		return nil, &APIError{Code: 400, Description: "Bad Request: message to pin not found"}
+	}
+	if e := t.admit(chatID, time.Now()); e != nil { // a pin posts a service message
+		return nil, e
 	}
 	c.pinned[id] = pin
 	return true, nil

@@ -11,8 +11,8 @@ import (
 // fake counts an edit like a message in all three, the global one
 // included: an edit is the same kind of message traffic, and a fake that
 // let edits through for free hid a fan-out of incident cards (an edit and
-// a reply per chat) running at twice the rate limit. Pinning is not
-// counted: the reference names no limit for it.
+// a reply per chat) running at twice the rate limit. Pins and unpins
+// count too: each posts a service message in the chat (apis.md).
 
 // admit applies the limits to one message or edit in chatID at now,
 // counting it when it passes; a 429 when it does not. The caller holds

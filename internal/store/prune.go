@@ -23,6 +23,7 @@ var expiring = []struct {
 	{colFates, FateRetention},
 	{colHistory, HistoryRetention},
 	{colTold, ToldRetention}, // from the story's last step
+	{colChatCalls, ChatCallsRetention},
 }
 
 // PruneBatch deletes at most batch expired documents of each collection

@@ -31,5 +31,11 @@ func (s *Sender) htmlOrPlain(ctx context.Context, chatID int64, text string, cal
 		return wait, err
 	}
 	metrics.TelegramSend("entities_refused", 0)
+	if _, ok := ctx.Value(turnKey{}).(Turn); ok {
+		// The refused call posted nothing: the plain one takes its turn
+		// (a second turn would come only after the chat's interval, and
+		// the chain would start over with the refused text).
+		return nil, call(message.Plain(text), "")
+	}
 	return s.paced(ctx, chatID, func() error { return call(message.Plain(text), "") })
 }

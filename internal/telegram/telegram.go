@@ -37,6 +37,7 @@ type SendError struct {
 	Description string
 	RetryAfter  time.Duration
 	MigrateTo   int64
+	RetryAt     time.Time // NotYet: when the chat's turn comes
 }
 
 func (e *SendError) Error() string { return string(e.Outcome) + ": " + e.Description }
@@ -137,6 +138,9 @@ func NewSender(apiURL, token string, timeout time.Duration, opts ...Option) (*Se
 // its error. A wait cut short by ctx makes no call: wait is then a
 // Transient *SendError, for the caller to return as it is.
 func (s *Sender) paced(ctx context.Context, chatID int64, call func() error) (wait *SendError, err error) {
+	if turn, ok := ctx.Value(turnKey{}).(Turn); ok {
+		return s.inTurn(ctx, turn, call)
+	}
 	done, werr := s.pace.wait(ctx, chatID)
 	if werr != nil {
 		return &SendError{Outcome: Transient, Description: "waiting for a Telegram send slot: " + werr.Error()}, nil

@@ -1,0 +1,261 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+
+	"github.com/openai-status-bot/statusbot/internal/store"
+	"github.com/openai-status-bot/statusbot/internal/telegram"
+)
+
+// One Bot API call per Send (SendInput.PerCall). Telegram's limits count
+// calls, whoever makes them; so:
+//
+//   - the send queue's server-side rate limit (TaskQueueActivitiesPerSecond,
+//     TELEGRAM_RATE_LIMIT) counts Sends, and with one call each it counts
+//     the token's calls exactly, across every worker;
+//   - each call first takes the chat's turn in MongoDB (store.ClaimCall,
+//     right before the call: telegram.WithTurn): about one call a second
+//     in a chat and 19 a minute in a group, whichever worker makes it; a
+//     Send that may not call yet returns when to come back, and the
+//     delivery sleeps on a timer: no wait happens inside an attempt's
+//     time-out.
+//
+// A card update is a chain: edit, then reply, then unpin when the
+// incident is resolved and its card pinned; a fresh card is a send, then
+// a pin.
+
+// SendStep is a call of a card chain after the first.
+type SendStep struct {
+	Call string             `json:"call"` // callReply, callPin or callUnpin
+	Card store.IncidentCard `json:"card"`
+}
+
+const (
+	callReply = "reply"
+	callPin   = "pin"
+	callUnpin = "unpin"
+)
+
+// sendCall makes the one call of in, or none when the chat's turn has not
+// come: then the result's Next is in itself.
+func (a *Activities) sendCall(ctx context.Context, in SendInput, r Recipient) (*SendResult, error) {
+	text, err := a.noticeIn(ctx, in.EventKey, r.Zone)
+	if err != nil {
+		return nil, err
+	}
+	budget := telegram.BudgetOf(r.ChatID)
+	ticket := callTicket(in)
+	// The chat's turn is taken right before the call (in the sender).
+	ctx = telegram.WithTurn(ctx, func(ctx context.Context) (func(time.Time), time.Time, error) {
+		claimed := a.now()
+		c, err := a.Store.ClaimCall(ctx, r.ChatID, ticket, budget, claimed)
+		if err != nil || !c.OK {
+			return nil, c.RetryAt, err
+		}
+		return func(started time.Time) {
+			if started.Sub(claimed) <= store.ConfirmAfter {
+				return
+			}
+			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			defer cancel()
+			if err := a.Store.ConfirmCall(cctx, r.ChatID, ticket, started); err != nil {
+				activity.GetLogger(ctx).Info("could not confirm a call's start", "error", err)
+			}
+		}, time.Time{}, nil
+	})
+	var moved *Recipient
+	if in.Moved {
+		moved = &r
+	}
+	res, err := a.call(ctx, in, text, r)
+	var se *telegram.SendError
+	if errors.As(err, &se) && se.Outcome == telegram.NotYet {
+		return &SendResult{Next: &in, NotBefore: se.RetryAt}, nil
+	}
+	if err != nil && in.Step == nil && errors.As(err, &se) && se.Outcome == telegram.Migrated {
+		independent, err := a.Store.MigrateChatAt(ctx, r.ChatID, se.MigrateTo, a.now())
+		if err != nil {
+			return nil, err
+		}
+		activity.GetLogger(ctx).Info("subscriber migrated to supergroup", "subscriber", r.Key)
+		r = movedTo(r, se.MigrateTo)
+		if independent[r.Key] {
+			return &SendResult{MigratedTo: se.MigrateTo, NewKey: r.Key, Merged: true}, nil
+		}
+		next := in
+		next.Recipient, next.Moved = r, true
+		return &SendResult{MigratedTo: se.MigrateTo, NewKey: r.Key, Next: &next}, nil
+	}
+	if err != nil {
+		return a.failed(ctx, err, r, moved)
+	}
+	if res.Next != nil {
+		res.NotBefore = a.now().Add(budget.Interval) // the chat's next turn at the earliest
+	}
+	return res, nil
+}
+
+// call makes the call of in: the step named, or the first of a delivery
+// (the message, the card's edit, or a fresh card).
+func (a *Activities) call(ctx context.Context, in SendInput, text string, r Recipient) (*SendResult, error) {
+	if in.Step != nil {
+		return a.cardStep(ctx, in, r)
+	}
+	// A component change an incident's card covers is an edit of the card
+	// (fold.go): one call, the card of the first incident that covers it.
+	if folded, _, err := a.fold(ctx, in.EventKey, r, true); err != nil || folded {
+		if err != nil {
+			return nil, err
+		}
+		return &SendResult{As: store.AsCardEdit}, nil
+	}
+	texts, err := a.cardTextsOf(ctx, in.EventKey, r.Zone)
+	if err != nil {
+		return nil, err
+	}
+	asMessage := func() (*SendResult, error) {
+		if err := a.Telegram.SendWith(ctx, r.ChatID, r.ThreadID, text, telegram.SendOptions{Silent: r.Silent}); err != nil {
+			return nil, err
+		}
+		return &SendResult{As: store.AsMessage}, nil
+	}
+	if texts == nil || (r.CardRead && !r.Cards) {
+		return asMessage()
+	}
+	if err := a.readCard(ctx, texts.Incident, &r); err != nil {
+		return nil, err
+	}
+	if !r.Cards {
+		return asMessage()
+	}
+	var notes []store.CardNote
+	if len(texts.Components) > 0 {
+		// Changes of its components told on the card (fold.go).
+		all, err := a.Store.CardNotes(ctx, texts.Incident, []string{r.Key})
+		if err != nil {
+			return nil, err
+		}
+		notes = all[r.Key]
+	}
+	cardText := a.cardText(ctx, in.EventKey, texts, r.Zone, notes, nil)
+	var shown []string
+	if r.Card != nil {
+		err := a.Telegram.Edit(ctx, r.ChatID, r.Card.MessageID, cardText)
+		var se *telegram.SendError
+		if !errors.As(err, &se) || se.Outcome != telegram.Gone {
+			if err != nil {
+				return nil, err
+			}
+			card := *r.Card
+			card.Event = in.EventKey
+			return chained(in, r, callReply, card), nil
+		}
+		activity.GetLogger(ctx).Info("incident card gone (deleted in the chat): posting a fresh one", "subscriber", r.Key)
+		shown = r.Card.Updates
+	}
+	id, err := a.Telegram.SendMessage(ctx, r.ChatID, r.ThreadID, cardText, telegram.SendOptions{Silent: r.Silent})
+	if err != nil {
+		return nil, err
+	}
+	card := store.IncidentCard{Incident: texts.Incident, Sub: r.Key, MessageID: id, Updates: shown, Event: in.EventKey}
+	if !card.Shows(texts.UpdateID) {
+		card.Updates = append(card.Updates, texts.UpdateID)
+	}
+	// Recorded at once, so that no retry posts the card again.
+	unsaved, _ := a.saveCard(ctx, &card, nil)
+	res := &SendResult{As: store.AsCard}
+	if r.PinCards && !texts.Final {
+		res = chained(in, r, callPin, card)
+	}
+	res.Card, res.CardRecorded = unsaved, unsaved == nil
+	return res, nil
+}
+
+// cardStep makes a later call of a card chain: the reply under the edited
+// card, the pin of a fresh one, the unpin of a resolved one.
+func (a *Activities) cardStep(ctx context.Context, in SendInput, r Recipient) (*SendResult, error) {
+	card := in.Step.Card
+	switch in.Step.Call {
+	case callPin:
+		if err := a.Telegram.Pin(ctx, r.ChatID, card.MessageID); notYet(err) {
+			return nil, err
+		} else if err != nil {
+			// Missing rights never fail a delivery.
+			activity.GetLogger(ctx).Info("could not pin an incident card", "subscriber", r.Key, "error", err)
+			return &SendResult{As: store.AsCard}, nil // the card is recorded unpinned
+		}
+		card.Pinned = true
+	case callUnpin:
+		if err := a.Telegram.Unpin(ctx, r.ChatID, card.MessageID); notYet(err) {
+			return nil, err
+		} else if err != nil {
+			activity.GetLogger(ctx).Info("could not unpin a resolved incident card", "subscriber", r.Key, "error", err)
+		}
+		card.Pinned = false
+	default: // callReply
+		texts, err := a.cardTextsOf(ctx, in.EventKey, r.Zone)
+		if err != nil || texts == nil {
+			return nil, err
+		}
+		reply := texts.Reply
+		if card.Shows(texts.UpdateID) {
+			reply = texts.Edited
+		}
+		if _, err := a.Telegram.SendMessage(ctx, r.ChatID, r.ThreadID, reply, telegram.SendOptions{ReplyTo: card.MessageID, Silent: r.Silent}); err != nil {
+			return nil, err
+		}
+		if !card.Shows(texts.UpdateID) {
+			card.Updates = append(card.Updates, texts.UpdateID)
+		}
+		if texts.Final && card.Pinned {
+			unsaved, _ := a.saveCard(ctx, &card, nil)
+			res := chained(in, r, callUnpin, card)
+			res.Card, res.CardRecorded = unsaved, unsaved == nil
+			return res, nil
+		}
+	}
+	unsaved, _ := a.saveCard(ctx, &card, nil)
+	return &SendResult{Card: unsaved, CardRecorded: unsaved == nil, As: stepAs(in.Step.Call)}, nil
+}
+
+// stepAs is how a chain that ends with call went out, for /why: a pin
+// ends a fresh card, a reply or an unpin an update under the card.
+func stepAs(call string) string {
+	if call == callPin {
+		return store.AsCard
+	}
+	return store.AsReply
+}
+
+// notYet: the call was not made, its chat's turn has not come.
+func notYet(err error) bool {
+	var se *telegram.SendError
+	return errors.As(err, &se) && se.Outcome == telegram.NotYet
+}
+
+// chained is a result whose chain goes on with call on card.
+func chained(in SendInput, r Recipient, call string, card store.IncidentCard) *SendResult {
+	next := in
+	next.Recipient, next.Step = r, &SendStep{Call: call, Card: card}
+	return &SendResult{Next: &next}
+}
+
+// TicketOf names a delivery's send to one subscriber in its chat's queue
+// of turns (a forum's topics share their chat's budget).
+func TicketOf(eventAt time.Time, eventKey, subKey string) string {
+	return eventAt.UTC().Format("2006-01-02T15:04:05.000Z") + "|" + eventKey + "|" + subKey
+}
+
+// callTicket is the ticket of one call of a send: a claim that comes back
+// finds its place in the queue again.
+func callTicket(in SendInput) string {
+	call := "first"
+	if in.Step != nil {
+		call = in.Step.Call
+	}
+	return in.Ticket + "|" + call
+}

@@ -1,0 +1,152 @@
+package activities_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/openai-status-bot/statusbot/activities"
+	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/internal/fakes"
+	"github.com/openai-status-bot/statusbot/internal/store"
+	"github.com/openai-status-bot/statusbot/internal/telegram"
+)
+
+// chain runs a send as a delivery does with one call per Send: each Send,
+// then its Next at NotBefore. It returns the chain's last result and how
+// many Bot API calls it made, checking that no Send made more than one.
+func chain(t *testing.T, w *world, in activities.SendInput) (*activities.SendResult, int) {
+	t.Helper()
+	in.PerCall = true
+	calls := 0
+	for n := 1; ; n++ {
+		before := w.tg.Calls("sendMessage") + w.tg.Calls("editMessageText") + w.tg.Calls("pinChatMessage") + w.tg.Calls("unpinChatMessage")
+		v, err := w.env.ExecuteActivity(w.a.Send, in)
+		require.NoError(t, err)
+		var r activities.SendResult
+		require.NoError(t, v.Get(&r))
+		after := w.tg.Calls("sendMessage") + w.tg.Calls("editMessageText") + w.tg.Calls("pinChatMessage") + w.tg.Calls("unpinChatMessage")
+		require.LessOrEqual(t, after-before, 1, "Bot API calls in Send %d", n)
+		calls += after - before
+		if r.Next == nil {
+			return &r, calls
+		}
+		time.Sleep(time.Until(r.NotBefore))
+		in = *r.Next
+	}
+}
+
+// In cards mode a group's card is posted and pinned, edited and replied
+// to, and on resolution edited, replied to and unpinned, one Bot API call
+// per Send, a turn apart: under Telegram's limits (the fake's, pins
+// counted), no 429.
+func TestSendPerCallCardChains(t *testing.T) {
+	w := newWorld(t)
+	w.tg.RealLimits()
+	ctx := context.Background()
+	const group = int64(-5)
+	key := store.SubscriberKey(group, 0)
+	_, err := w.st.Subscribe(ctx, group, 0, time.Now())
+	require.NoError(t, err)
+	require.NoError(t, w.st.ReplaceSettings(ctx, key, store.Settings{Mode: store.ModeCards, PinCards: true}))
+	at := time.Date(2026, 11, 30, 14, 0, 0, 0, time.UTC)
+	ev := func(update, status, body string) event.Event {
+		return event.Event{Key: "incident:inc1:" + update + ":v1", OrderKey: "incident:inc1", Kind: event.KindIncident, At: at,
+			Notify: true, IncidentID: "inc1", IncidentName: "Elevated errors", Impact: "minor", UpdateID: update, UpdateStatus: status, Body: body}
+	}
+	for i, step := range []struct {
+		e     event.Event
+		calls int
+	}{
+		{ev("u1", "investigating", "We are looking into it."), 2}, // card, pin
+		{ev("u2", "identified", "Found it."), 2},                  // edit, reply
+		{ev("u3", "resolved", "Fixed."), 3},                       // edit, reply, unpin
+	} {
+		_, err := w.env.ExecuteActivity(w.a.PrepareMessage, step.e)
+		require.NoError(t, err)
+		in := activities.SendInput{EventKey: step.e.Key, Recipient: activities.Recipient{Key: key, ChatID: group},
+			Ticket: activities.TicketOf(step.e.At, step.e.Key, key)}
+		r, calls := chain(t, w, in)
+		require.Equal(t, step.calls, calls, "update %d", i+1)
+		require.Nil(t, r.Card, "recorded by the send")
+		msgs := w.tg.MessagesTo(group, 0)
+		require.Len(t, msgs, i+1)
+		require.Equal(t, i < 2, w.tg.Pinned(msgs[0].ID), "pinned until resolved")
+	}
+	msgs := w.tg.MessagesTo(group, 0)
+	require.Equal(t, 2, w.tg.EditCount(msgs[0].ID))
+	require.Equal(t, msgs[0].ID, msgs[2].ReplyTo)
+	cards, err := w.st.Cards(ctx, "inc1", []string{key})
+	require.NoError(t, err)
+	require.Equal(t, []string{"u1", "u2", "u3"}, cards[key].Updates)
+	require.False(t, cards[key].Pinned)
+	require.Zero(t, w.tg.TooManyCount(), "429s")
+}
+
+// A Send whose chat's turn another process just took makes no call: it
+// names itself as the next Send, at the chat's next turn (chain then
+// sleeps until it before the next Send).
+func TestSendPerCallWaitsForTheChatsTurnWithoutCalling(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	e := event.Event{Key: "component:x:major_outage:t", Kind: event.KindComponent, ComponentName: "API", OldStatus: "operational", NewStatus: "major_outage"}
+	_, err := w.env.ExecuteActivity(w.a.PrepareMessage, e)
+	require.NoError(t, err)
+	_, err = w.st.Subscribe(ctx, 1, 0, time.Now())
+	require.NoError(t, err)
+	c, err := w.st.ClaimCall(ctx, 1, "another worker's call", telegram.BudgetOf(1), time.Now())
+	require.NoError(t, err)
+	require.True(t, c.OK)
+	require.NoError(t, w.st.ConfirmCall(ctx, 1, "another worker's call", time.Now()))
+	in := activities.SendInput{EventKey: e.Key, Recipient: activities.Recipient{Key: "1", ChatID: 1}, PerCall: true, Ticket: "t"}
+	v, err := w.env.ExecuteActivity(w.a.Send, in)
+	require.NoError(t, err)
+	var r activities.SendResult
+	require.NoError(t, v.Get(&r))
+	require.Equal(t, in, *r.Next)
+	require.Empty(t, w.tg.MessagesTo(1, 0), "no call before the chat's turn")
+	require.WithinDuration(t, time.Now().Add(telegram.BudgetOf(1).Interval), r.NotBefore, 300*time.Millisecond)
+	res, calls := chain(t, w, *r.Next)
+	require.Equal(t, 1, calls)
+	require.Equal(t, activities.SendResult{}, *res)
+	require.Len(t, w.tg.MessagesTo(1, 0), 1)
+}
+
+// A group that became a supergroup: the first Send moves the subscription
+// and names the send to the supergroup as the next; a failure there names
+// the supergroup, as a single Send's does.
+func TestSendPerCallAfterAMove(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	e := event.Event{Key: "component:x:major_outage:t", Kind: event.KindComponent, ComponentName: "API", OldStatus: "operational", NewStatus: "major_outage"}
+	_, err := w.env.ExecuteActivity(w.a.PrepareMessage, e)
+	require.NoError(t, err)
+	_, err = w.st.Subscribe(ctx, -3, 0, time.Now())
+	require.NoError(t, err)
+	w.tg.FailChat(-3, func(int) *fakes.APIError { return fakes.Upgraded(-1003) })
+	w.tg.FailChat(-1003, func(n int) *fakes.APIError {
+		if n == 1 {
+			return fakes.ErrInternal
+		}
+		return nil
+	})
+	in := activities.SendInput{EventKey: e.Key, Recipient: activities.Recipient{Key: "-3", ChatID: -3}, PerCall: true, Ticket: "t"}
+	v, err := w.env.ExecuteActivity(w.a.Send, in)
+	require.NoError(t, err)
+	var r activities.SendResult
+	require.NoError(t, v.Get(&r))
+	require.Equal(t, int64(-1003), r.MigratedTo)
+	require.Equal(t, "-1003", r.NewKey)
+	require.True(t, r.Next.Moved)
+	require.Equal(t, int64(-1003), r.Next.Recipient.ChatID)
+	_, err = w.env.ExecuteActivity(w.a.Send, *r.Next)
+	moved, ok := activities.MovedRecipient(err)
+	require.True(t, ok, "the failure names the supergroup: %v", err)
+	require.Equal(t, "-1003", moved.Key)
+	time.Sleep(1100 * time.Millisecond)
+	_, calls := chain(t, w, *r.Next)
+	require.Equal(t, 1, calls)
+	require.Len(t, w.tg.MessagesTo(-1003, 0), 1, "delivered to the supergroup")
+}

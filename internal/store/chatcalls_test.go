@@ -1,0 +1,147 @@
+package store_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/openai-status-bot/statusbot/internal/store"
+	"github.com/openai-status-bot/statusbot/internal/telegram"
+	"github.com/openai-status-bot/statusbot/internal/testenv"
+)
+
+// Claims of one group from many processes at once (on FerretDB, which
+// loses concurrent updates of one document) get one turn; the others
+// queue, and coming back when told (a simulated clock: minutes in a
+// moment) they get their turns a budget's interval apart, at most 19 in
+// any minute, in the order they queued.
+func TestClaimCallSharesAGroupsBudget(t *testing.T) {
+	st := testenv.Store(t)
+	ctx := context.Background()
+	const group = int64(-4242)
+	b := telegram.BudgetOf(group)
+	start := time.Now().UTC().Truncate(time.Millisecond)
+	type waiter struct {
+		ticket string
+		at     time.Time
+	}
+	var mu sync.Mutex
+	var waiting []waiter
+	var granted []time.Time
+	var wg sync.WaitGroup
+	for i := range 25 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ticket := fmt.Sprintf("t%02d", i)
+			c, err := st.ClaimCall(ctx, group, ticket, b, start)
+			require.NoError(t, err)
+			ok, at := c.OK, c.RetryAt
+			if ok {
+				require.NoError(t, st.ConfirmCall(ctx, group, ticket, start))
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if ok {
+				granted = append(granted, start)
+			} else {
+				waiting = append(waiting, waiter{ticket, at})
+			}
+		}()
+	}
+	wg.Wait()
+	require.Len(t, granted, 1, "one turn at once")
+	told := map[string]time.Time{}
+	for _, w := range waiting {
+		told[w.ticket] = w.at
+	}
+	var order []time.Time // when each was told to come, in the order it went
+	for tries := 0; len(waiting) > 0 && tries < 2000; tries++ {
+		slices.SortFunc(waiting, func(a, b waiter) int { return a.at.Compare(b.at) })
+		w := waiting[0]
+		c, err := st.ClaimCall(ctx, group, w.ticket, b, w.at)
+		require.NoError(t, err)
+		ok, at := c.OK, c.RetryAt
+		require.False(t, at.Before(w.at))
+		if ok {
+			require.NoError(t, st.ConfirmCall(ctx, group, w.ticket, w.at))
+			granted, order = append(granted, w.at), append(order, told[w.ticket])
+			waiting = waiting[1:]
+			continue
+		}
+		waiting[0].at = at
+	}
+	require.Len(t, granted, 25, "every send got its turn; waiting %v", waiting)
+	for i := 1; i < len(granted); i++ {
+		require.GreaterOrEqual(t, granted[i].Sub(granted[i-1]), b.Interval, "turns %d and %d", i-1, i)
+		if i >= b.PerMinute {
+			require.GreaterOrEqual(t, granted[i].Sub(granted[i-b.PerMinute]), time.Minute, "20 turns within a minute: %v", granted)
+		}
+	}
+	require.True(t, slices.IsSortedFunc(order, time.Time.Compare), "turns go in the order they queued: %v", order)
+	require.Equal(t, granted[1:], order, "each came back when told and went")
+}
+
+// A claim that comes back finds its place; a turn whose owner never comes
+// back holds the queue TurnGrace past the time it was told, no longer; an
+// owner that comes back after that queues again at the end.
+func TestClaimCallAbandonedTurns(t *testing.T) {
+	st := testenv.Store(t)
+	ctx := context.Background()
+	const chat = int64(77)
+	b := telegram.BudgetOf(chat)
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	claim := func(ticket string, at time.Time) (bool, time.Time) {
+		c, err := st.ClaimCall(ctx, chat, ticket, b, at)
+		require.NoError(t, err)
+		if c.OK {
+			require.NoError(t, st.ConfirmCall(ctx, chat, ticket, at))
+		}
+		return c.OK, c.RetryAt
+	}
+	ok, _ := claim("a", now)
+	require.True(t, ok)
+	ok, atB := claim("b", now.Add(100*time.Millisecond))
+	require.False(t, ok, "within the interval")
+	require.Equal(t, now.Add(b.Interval), atB)
+	ok, atC := claim("c", now.Add(200*time.Millisecond))
+	require.False(t, ok)
+	require.Equal(t, now.Add(2*b.Interval), atC, "behind b")
+	ok, _ = claim("c", atC)
+	require.False(t, ok, "b has not gone yet")
+	late := atB.Add(store.TurnGrace + time.Second)
+	ok, _ = claim("c", late)
+	require.True(t, ok, "b is given up")
+	ok, again := claim("b", late.Add(10*time.Millisecond))
+	require.False(t, ok, "b queues again")
+	require.Equal(t, late.Add(b.Interval), again)
+	ok, _ = claim("b", again)
+	require.True(t, ok)
+}
+
+// A call that started late after its claim (confirmed) spaces the next
+// turn from its start.
+func TestClaimCallSpacesFromTheConfirmedStart(t *testing.T) {
+	st := testenv.Store(t)
+	ctx := context.Background()
+	const chat = int64(78)
+	b := telegram.BudgetOf(chat)
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	a, err := st.ClaimCall(ctx, chat, "a", b, now)
+	require.NoError(t, err)
+	require.True(t, a.OK)
+	started := now.Add(700 * time.Millisecond) // a slow answer
+	require.NoError(t, st.ConfirmCall(ctx, chat, "a", started))
+	c, err := st.ClaimCall(ctx, chat, "b", b, now.Add(b.Interval))
+	require.NoError(t, err)
+	require.False(t, c.OK, "an interval after a started, not after it claimed")
+	require.Equal(t, started.Add(b.Interval), c.RetryAt)
+	c, err = st.ClaimCall(ctx, chat, "b", b, c.RetryAt)
+	require.NoError(t, err)
+	require.True(t, c.OK)
+}

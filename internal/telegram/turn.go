@@ -1,0 +1,47 @@
+package telegram
+
+import (
+	"context"
+	"time"
+)
+
+// NotYet: the call was not made, its chat's turn has not come (RetryAt).
+// Nothing was sent; the caller comes back at RetryAt.
+const NotYet Outcome = "not_yet"
+
+// Turn takes the chat's turn for one call in a budget shared by every
+// process (store.ClaimCall): confirm, when the call may start now (called
+// with when it started), or when to come back.
+type Turn func(ctx context.Context) (confirm func(started time.Time), retryAt time.Time, err error)
+
+type turnKey struct{}
+
+// WithTurn makes the calls made with ctx take their chat's turn first,
+// instead of waiting for this process's pacing (which would wait inside
+// the caller's time-out): a call whose turn has not come fails NotYet.
+// Only the overall spacing of this process stays (its waits are short:
+// the send queue's rate limit already spaces the callers).
+func WithTurn(ctx context.Context, turn Turn) context.Context {
+	return context.WithValue(ctx, turnKey{}, turn)
+}
+
+// inTurn makes call once this process's overall spacing and the chat's
+// turn let it, and says when it started.
+func (s *Sender) inTurn(ctx context.Context, turn Turn, call func() error) (*SendError, error) {
+	if s.pace.global != nil {
+		if err := s.pace.global.wait(ctx); err != nil {
+			return &SendError{Outcome: Transient, Description: "waiting for a Telegram send slot: " + err.Error()}, nil
+		}
+	}
+	confirm, at, err := turn(ctx)
+	if err != nil {
+		return &SendError{Outcome: Transient, Description: "taking the chat's turn: " + err.Error()}, nil
+	}
+	if confirm == nil {
+		return &SendError{Outcome: NotYet, Description: "the chat's turn has not come", RetryAt: at}, nil
+	}
+	started := time.Now()
+	err = call()
+	confirm(started)
+	return nil, err
+}
