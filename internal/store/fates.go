@@ -86,7 +86,7 @@ func (s *Store) RecordFates(ctx context.Context, fates []Fate) error {
 // LastFates returns what became of a chat's newest n notices, newest first.
 func (s *Store) LastFates(ctx context.Context, sub string, n int) ([]Fate, error) {
 	return findAll[Fate](ctx, s.db.Collection(colFates), "read what became of a chat's notices",
-		bson.D{{Key: "sub", Value: sub}}, options.Find().SetSort(bson.D{{Key: "sub", Value: 1}, {Key: "at", Value: -1}}).SetLimit(int64(n)))
+		bson.D{{Key: "sub", Value: sub}}, options.Find().SetSort(bson.D{{Key: "at", Value: -1}}).SetLimit(int64(n)))
 }
 
 // Summaries returns what the stored notices of some events are about, on
