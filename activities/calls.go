@@ -30,12 +30,13 @@ import (
 
 // SendStep is a call of a card chain after the first.
 type SendStep struct {
-	Call string             `json:"call"` // callReply, callPin or callUnpin
+	Call string             `json:"call"` // callReply, callFresh, callPin or callUnpin
 	Card store.IncidentCard `json:"card"`
 }
 
 const (
 	callReply = "reply"
+	callFresh = "fresh" // a fresh card for one deleted in the chat
 	callPin   = "pin"
 	callUnpin = "unpin"
 )
@@ -76,7 +77,9 @@ func (a *Activities) sendCall(ctx context.Context, in SendInput, r Recipient) (*
 	if errors.As(err, &se) && se.Outcome == telegram.NotYet {
 		return &SendResult{Next: &in, NotBefore: se.RetryAt}, nil
 	}
-	if err != nil && in.Step == nil && errors.As(err, &se) && se.Outcome == telegram.Migrated {
+	if err != nil && errors.As(err, &se) && se.Outcome == telegram.Migrated {
+		// At any call of the chain (a card's reply too): the chain starts
+		// again in the supergroup, with a fresh card there.
 		independent, err := a.Store.MigrateChatAt(ctx, r.ChatID, se.MigrateTo, a.now())
 		if err != nil {
 			return nil, err
@@ -87,7 +90,7 @@ func (a *Activities) sendCall(ctx context.Context, in SendInput, r Recipient) (*
 			return &SendResult{MigratedTo: se.MigrateTo, NewKey: r.Key, Merged: true}, nil
 		}
 		next := in
-		next.Recipient, next.Moved = r, true
+		next.Recipient, next.Moved, next.Step = r, true, nil
 		return &SendResult{MigratedTo: se.MigrateTo, NewKey: r.Key, Next: &next}, nil
 	}
 	if err != nil {
@@ -118,7 +121,6 @@ func (a *Activities) call(ctx context.Context, in SendInput, text string, r Reci
 	if !r.Cards {
 		return &SendResult{}, a.Telegram.SendWith(ctx, r.ChatID, r.ThreadID, text, telegram.SendOptions{Silent: r.Silent})
 	}
-	var shown []string
 	if r.Card != nil {
 		err := a.Telegram.Edit(ctx, r.ChatID, r.Card.MessageID, texts.Card)
 		var se *telegram.SendError
@@ -128,9 +130,16 @@ func (a *Activities) call(ctx context.Context, in SendInput, text string, r Reci
 			}
 			return chained(in, r, callReply, *r.Card), nil
 		}
+		// The edit was this Send's call: the fresh card is the next.
 		activity.GetLogger(ctx).Info("incident card gone (deleted in the chat): posting a fresh one", "subscriber", r.Key)
-		shown = r.Card.Updates
+		return chained(in, r, callFresh, store.IncidentCard{Updates: r.Card.Updates}), nil
 	}
+	return a.freshCall(ctx, in, r, texts, nil)
+}
+
+// freshCall posts a new card, showing the updates of the one it replaces;
+// a pin is the chain's next call when the chat wants it.
+func (a *Activities) freshCall(ctx context.Context, in SendInput, r Recipient, texts *cardTexts, shown []string) (*SendResult, error) {
 	id, err := a.Telegram.SendMessage(ctx, r.ChatID, r.ThreadID, texts.Card, telegram.SendOptions{Silent: r.Silent})
 	if err != nil {
 		return nil, err
@@ -154,6 +163,12 @@ func (a *Activities) call(ctx context.Context, in SendInput, text string, r Reci
 func (a *Activities) cardStep(ctx context.Context, in SendInput, r Recipient) (*SendResult, error) {
 	card := in.Step.Card
 	switch in.Step.Call {
+	case callFresh:
+		texts, err := a.cardTextsOf(ctx, in.EventKey, r.Zone)
+		if err != nil || texts == nil {
+			return nil, err
+		}
+		return a.freshCall(ctx, in, r, texts, card.Updates)
 	case callPin:
 		if err := a.Telegram.Pin(ctx, r.ChatID, card.MessageID); notYet(err) {
 			return nil, err
