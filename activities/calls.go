@@ -30,7 +30,7 @@ import (
 
 // SendStep is a call of a card chain after the first.
 type SendStep struct {
-	Call string             `json:"call"` // callReply, callFresh, callPin or callUnpin
+	Call string             `json:"call"` // callReply, callPin or callUnpin
 	Card store.IncidentCard `json:"card"`
 }
 
@@ -105,52 +105,82 @@ func (a *Activities) sendCall(ctx context.Context, in SendInput, r Recipient) (*
 // call makes the call of in: the step named, or the first of a delivery
 // (the message, the card's edit, or a fresh card).
 func (a *Activities) call(ctx context.Context, in SendInput, text string, r Recipient) (*SendResult, error) {
-	if in.Step != nil {
+	// fresh: the card was found deleted by the chain's edit (its Step
+	// names the updates it showed): this call posts the new one.
+	fresh := in.Step != nil && in.Step.Call == callFresh
+	if in.Step != nil && !fresh {
 		return a.cardStep(ctx, in, r)
+	}
+	// A component change an incident's card covers is an edit of the card
+	// (fold.go): one call, the card of the first incident that covers it.
+	if !fresh {
+		if folded, _, err := a.fold(ctx, in.EventKey, r, true); err != nil || folded {
+			if err != nil {
+				return nil, err
+			}
+			return &SendResult{As: store.AsCardEdit}, nil
+		}
 	}
 	texts, err := a.cardTextsOf(ctx, in.EventKey, r.Zone)
 	if err != nil {
 		return nil, err
 	}
+	asMessage := func() (*SendResult, error) {
+		if err := a.Telegram.SendWith(ctx, r.ChatID, r.ThreadID, text, telegram.SendOptions{Silent: r.Silent}); err != nil {
+			return nil, err
+		}
+		return &SendResult{As: store.AsMessage}, nil
+	}
 	if texts == nil || (r.CardRead && !r.Cards) {
-		return &SendResult{}, a.Telegram.SendWith(ctx, r.ChatID, r.ThreadID, text, telegram.SendOptions{Silent: r.Silent})
+		return asMessage()
 	}
 	if err := a.readCard(ctx, texts.Incident, &r); err != nil {
 		return nil, err
 	}
 	if !r.Cards {
-		return &SendResult{}, a.Telegram.SendWith(ctx, r.ChatID, r.ThreadID, text, telegram.SendOptions{Silent: r.Silent})
+		return asMessage()
+	}
+	var notes []store.CardNote
+	if len(texts.Components) > 0 {
+		// Changes of its components told on the card (fold.go).
+		all, err := a.Store.CardNotes(ctx, texts.Incident, []string{r.Key})
+		if err != nil {
+			return nil, err
+		}
+		notes = all[r.Key]
+	}
+	cardText := a.cardText(ctx, in.EventKey, texts, r.Zone, notes, nil)
+	var shown []string
+	if fresh {
+		r.Card, shown = nil, in.Step.Card.Updates
 	}
 	if r.Card != nil {
-		err := a.Telegram.Edit(ctx, r.ChatID, r.Card.MessageID, texts.Card)
+		err := a.Telegram.Edit(ctx, r.ChatID, r.Card.MessageID, cardText)
 		var se *telegram.SendError
 		if !errors.As(err, &se) || se.Outcome != telegram.Gone {
 			if err != nil {
 				return nil, err
 			}
-			return chained(in, r, callReply, *r.Card), nil
+			card := *r.Card
+			card.Event = in.EventKey
+			return chained(in, r, callReply, card), nil
 		}
-		// The edit was this Send's call: the fresh card is the next.
+		// The edit was this Send's call: the fresh card is the next (two
+		// calls in one Send livelocked on the chat's turn).
 		activity.GetLogger(ctx).Info("incident card gone (deleted in the chat): posting a fresh one", "subscriber", r.Key)
 		return chained(in, r, callFresh, store.IncidentCard{Updates: r.Card.Updates}), nil
 	}
-	return a.freshCall(ctx, in, r, texts, nil)
-}
-
-// freshCall posts a new card, showing the updates of the one it replaces;
-// a pin is the chain's next call when the chat wants it.
-func (a *Activities) freshCall(ctx context.Context, in SendInput, r Recipient, texts *cardTexts, shown []string) (*SendResult, error) {
-	id, err := a.Telegram.SendMessage(ctx, r.ChatID, r.ThreadID, texts.Card, telegram.SendOptions{Silent: r.Silent})
+	id, err := a.Telegram.SendMessage(ctx, r.ChatID, r.ThreadID, cardText, telegram.SendOptions{Silent: r.Silent})
 	if err != nil {
 		return nil, err
 	}
-	card := store.IncidentCard{Incident: texts.Incident, Sub: r.Key, MessageID: id, Updates: shown}
+	card := store.IncidentCard{Incident: texts.Incident, Sub: r.Key, MessageID: id, Updates: shown, Event: in.EventKey}
 	if !card.Shows(texts.UpdateID) {
 		card.Updates = append(card.Updates, texts.UpdateID)
 	}
 	// Recorded at once, so that no retry posts the card again.
 	unsaved, _ := a.saveCard(ctx, &card, nil)
-	res := &SendResult{}
+	res := &SendResult{As: store.AsCard}
 	if r.PinCards && !texts.Final {
 		res = chained(in, r, callPin, card)
 	}
@@ -163,19 +193,13 @@ func (a *Activities) freshCall(ctx context.Context, in SendInput, r Recipient, t
 func (a *Activities) cardStep(ctx context.Context, in SendInput, r Recipient) (*SendResult, error) {
 	card := in.Step.Card
 	switch in.Step.Call {
-	case callFresh:
-		texts, err := a.cardTextsOf(ctx, in.EventKey, r.Zone)
-		if err != nil || texts == nil {
-			return nil, err
-		}
-		return a.freshCall(ctx, in, r, texts, card.Updates)
 	case callPin:
 		if err := a.Telegram.Pin(ctx, r.ChatID, card.MessageID); notYet(err) {
 			return nil, err
 		} else if err != nil {
 			// Missing rights never fail a delivery.
 			activity.GetLogger(ctx).Info("could not pin an incident card", "subscriber", r.Key, "error", err)
-			return &SendResult{}, nil // the card is recorded unpinned
+			return &SendResult{As: store.AsCard}, nil // the card is recorded unpinned
 		}
 		card.Pinned = true
 	case callUnpin:
@@ -208,7 +232,16 @@ func (a *Activities) cardStep(ctx context.Context, in SendInput, r Recipient) (*
 		}
 	}
 	unsaved, _ := a.saveCard(ctx, &card, nil)
-	return &SendResult{Card: unsaved, CardRecorded: unsaved == nil}, nil
+	return &SendResult{Card: unsaved, CardRecorded: unsaved == nil, As: stepAs(in.Step.Call)}, nil
+}
+
+// stepAs is how a chain that ends with call went out, for /why: a pin
+// ends a fresh card, a reply or an unpin an update under the card.
+func stepAs(call string) string {
+	if call == callPin {
+		return store.AsCard
+	}
+	return store.AsReply
 }
 
 // notYet: the call was not made, its chat's turn has not come.

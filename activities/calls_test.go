@@ -110,7 +110,7 @@ func TestSendPerCallWaitsForTheChatsTurnWithoutCalling(t *testing.T) {
 	require.WithinDuration(t, time.Now().Add(telegram.BudgetOf(1).Interval), r.NotBefore, 300*time.Millisecond)
 	res, calls := chain(t, w, *r.Next)
 	require.Equal(t, 1, calls)
-	require.Equal(t, activities.SendResult{}, *res)
+	require.Equal(t, activities.SendResult{As: store.AsMessage}, *res)
 	require.Len(t, w.tg.MessagesTo(1, 0), 1)
 }
 

@@ -34,6 +34,9 @@ type cardTexts struct {
 	// timeline shows times); absent in texts prepared before zones applied.
 	Event *event.Event   `json:"event,omitempty"`
 	Steps []message.Step `json:"steps,omitempty"`
+	// Components are the incident's components with their statuses as the
+	// page showed them with this update.
+	Components []message.ComponentState `json:"components,omitempty"`
 }
 
 // prepareCard renders the card of an incident update from the page as
@@ -48,17 +51,22 @@ func (a *Activities) prepareCard(ctx context.Context, e event.Event) error {
 		return err
 	}
 	var inc *statuspage.Incident
+	var comps []message.ComponentState
 	if snap != nil {
 		for i := range snap.Page.Incidents {
 			if snap.Page.Incidents[i].ID == e.IncidentID {
 				inc = &snap.Page.Incidents[i]
 			}
 		}
+		if inc != nil {
+			comps = ComponentStates(&snap.Page, *inc)
+		}
 	}
 	// The card shows the incident as of this step; the reply, this update.
 	steps, state := message.Timeline(inc, e), message.CardState(inc, e)
 	texts := cardTexts{Incident: e.IncidentID, UpdateID: e.UpdateID, Final: message.Final(state.UpdateStatus),
-		Card: message.Card(state, steps), Reply: message.CardReply(e, false), Edited: message.CardReply(e, true), Event: &state, Steps: steps}
+		Card: message.CardOf(state, steps, comps, time.UTC), Reply: message.CardReply(e, false), Edited: message.CardReply(e, true),
+		Event: &state, Steps: steps, Components: comps}
 	raw, err := json.Marshal(texts)
 	if err != nil {
 		return err
@@ -72,7 +80,8 @@ func (a *Activities) prepareCard(ctx context.Context, e event.Event) error {
 
 // cardTextsOf returns the card texts of an event, the card's timeline in
 // zone ("" is UTC); nil when it has none (not an incident update, or
-// prepared before cards existed): sent as a message.
+// prepared before cards existed): sent as a message. Event and Steps stay
+// for a chat's card with component notes (cardText).
 func (a *Activities) cardTextsOf(ctx context.Context, eventKey, zone string) (*cardTexts, error) {
 	if !strings.HasPrefix(eventKey, "incident:") {
 		return nil, nil
@@ -91,10 +100,9 @@ func (a *Activities) cardTextsOf(ctx context.Context, eventKey, zone string) (*c
 	}
 	if zone != "" && t.Event != nil {
 		t.Card, _ = a.inZone(ctx, eventKey+cardSuffix, zone, func(loc *time.Location) (string, error) {
-			return message.CardIn(*t.Event, t.Steps, loc), nil
+			return message.CardOf(*t.Event, t.Steps, t.Components, loc), nil
 		})
 	}
-	t.Event, t.Steps = nil, nil
 	return &t, nil
 }
 
@@ -126,32 +134,46 @@ func (a *Activities) withCards(ctx context.Context, e event.Event, rs []Recipien
 // deliver sends the event to one recipient: as a message, or in cards mode
 // as a fresh card or an edit of the card with a reply under it. It returns
 // a card it sent but could not record.
-func (a *Activities) deliver(ctx context.Context, eventKey, text string, r Recipient) (*store.IncidentCard, error) {
+func (a *Activities) deliver(ctx context.Context, eventKey, text string, r Recipient) (as string, unsaved *store.IncidentCard, err error) {
+	if folded, card, err := a.fold(ctx, eventKey, r, false); err != nil || folded {
+		return store.AsCardEdit, card, err
+	}
 	texts, err := a.cardTextsOf(ctx, eventKey, r.Zone)
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	if texts == nil || (r.CardRead && !r.Cards) {
-		return nil, a.Telegram.SendWith(ctx, r.ChatID, r.ThreadID, text, telegram.SendOptions{Silent: r.Silent})
+		return store.AsMessage, nil, a.Telegram.SendWith(ctx, r.ChatID, r.ThreadID, text, telegram.SendOptions{Silent: r.Silent})
 	}
 	if err := a.readCard(ctx, texts.Incident, &r); err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	if !r.Cards {
-		return nil, a.Telegram.SendWith(ctx, r.ChatID, r.ThreadID, text, telegram.SendOptions{Silent: r.Silent})
+		return store.AsMessage, nil, a.Telegram.SendWith(ctx, r.ChatID, r.ThreadID, text, telegram.SendOptions{Silent: r.Silent})
 	}
 	var shown []string
+	var notes []store.CardNote
+	if len(texts.Components) > 0 {
+		// Changes of its components told on the card (fold.go).
+		all, err := a.Store.CardNotes(ctx, texts.Incident, []string{r.Key})
+		if err != nil {
+			return "", nil, err
+		}
+		notes = all[r.Key]
+	}
 	if r.Card != nil {
-		card, err := a.updateCard(ctx, texts, r, *r.Card)
+		card, err := a.updateCard(ctx, eventKey, texts, r, *r.Card, notes)
 		var se *telegram.SendError
 		if !errors.As(err, &se) || se.Outcome != telegram.Gone {
-			return a.saveCard(ctx, card, err)
+			unsaved, err := a.saveCard(ctx, card, err)
+			return store.AsReply, unsaved, err
 		}
 		activity.GetLogger(ctx).Info("incident card gone (deleted in the chat): posting a fresh one", "subscriber", r.Key)
 		shown = r.Card.Updates
 	}
-	card, err := a.freshCard(ctx, texts, r, shown)
-	return a.saveCard(ctx, card, err)
+	card, err := a.freshCard(ctx, eventKey, texts, r, shown, notes)
+	unsaved, err = a.saveCard(ctx, card, err)
+	return store.AsCard, unsaved, err
 }
 
 // readCard reads what the page of recipients did not (a retry saved in
@@ -183,8 +205,8 @@ func (a *Activities) readCard(ctx context.Context, incident string, r *Recipient
 // updateCard edits the card to the incident's state and replies under it,
 // returning the card to record. Both are safe to repeat: an edit to the
 // same text succeeds.
-func (a *Activities) updateCard(ctx context.Context, texts *cardTexts, r Recipient, card store.IncidentCard) (*store.IncidentCard, error) {
-	if err := a.Telegram.Edit(ctx, r.ChatID, card.MessageID, texts.Card); err != nil {
+func (a *Activities) updateCard(ctx context.Context, eventKey string, texts *cardTexts, r Recipient, card store.IncidentCard, notes []store.CardNote) (*store.IncidentCard, error) {
+	if err := a.Telegram.Edit(ctx, r.ChatID, card.MessageID, a.cardText(ctx, eventKey, texts, r.Zone, notes, nil)); err != nil {
 		return nil, err
 	}
 	reply := texts.Reply
@@ -197,6 +219,7 @@ func (a *Activities) updateCard(ctx context.Context, texts *cardTexts, r Recipie
 	if !card.Shows(texts.UpdateID) {
 		card.Updates = append(card.Updates, texts.UpdateID)
 	}
+	card.Event = eventKey
 	if texts.Final && card.Pinned {
 		if err := a.Telegram.Unpin(ctx, r.ChatID, card.MessageID); err != nil {
 			activity.GetLogger(ctx).Info("could not unpin a resolved incident card", "subscriber", r.Key, "error", err)
@@ -207,12 +230,12 @@ func (a *Activities) updateCard(ctx context.Context, texts *cardTexts, r Recipie
 }
 
 // freshCard posts a new card (pinned if the chat wants it and the bot may).
-func (a *Activities) freshCard(ctx context.Context, texts *cardTexts, r Recipient, shown []string) (*store.IncidentCard, error) {
-	id, err := a.Telegram.SendMessage(ctx, r.ChatID, r.ThreadID, texts.Card, telegram.SendOptions{Silent: r.Silent})
+func (a *Activities) freshCard(ctx context.Context, eventKey string, texts *cardTexts, r Recipient, shown []string, notes []store.CardNote) (*store.IncidentCard, error) {
+	id, err := a.Telegram.SendMessage(ctx, r.ChatID, r.ThreadID, a.cardText(ctx, eventKey, texts, r.Zone, notes, nil), telegram.SendOptions{Silent: r.Silent})
 	if err != nil {
 		return nil, err
 	}
-	card := store.IncidentCard{Incident: texts.Incident, Sub: r.Key, MessageID: id, Updates: shown}
+	card := store.IncidentCard{Incident: texts.Incident, Sub: r.Key, MessageID: id, Updates: shown, Event: eventKey}
 	if !card.Shows(texts.UpdateID) {
 		card.Updates = append(card.Updates, texts.UpdateID)
 	}

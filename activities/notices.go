@@ -22,6 +22,9 @@ func (a *Activities) PrepareMessage(ctx context.Context, e event.Event) (int, er
 	if err := a.prepareCard(ctx, e); err != nil {
 		return 0, err
 	}
+	if err := a.prepareFold(ctx, e); err != nil {
+		return 0, err
+	}
 	a.cacheMessage(e.Key, text)
 	return len(text), nil
 }

@@ -22,7 +22,7 @@ type Recipient struct {
 	Quiet  *notice.Quiet `json:"quiet,omitempty"`
 	// Cards mode of the subscriber (PinCards: pin the open card), and its
 	// card of the event's incident, as the page read them (CardRead):
-	// incident updates only.
+	// incident updates and component changes (which may fold into a card).
 	Cards    bool                `json:"cards,omitempty"`
 	PinCards bool                `json:"pin_cards,omitempty"`
 	Card     *store.IncidentCard `json:"card,omitempty"`
@@ -97,6 +97,9 @@ func (a *Activities) Recipients(ctx context.Context, in PageInput) (*RecipientPa
 	}
 	verdicts, err := a.verdicts(ctx, in.Event, ready)
 	if err != nil {
+		return nil, err
+	}
+	if err := a.Store.RecordFates(ctx, pageFates(in.Event, append(fresh, kindless(in.Event, subs)...), verdicts, blocked, a.now())); err != nil {
 		return nil, err
 	}
 	for _, s := range ready {
@@ -200,10 +203,26 @@ func (a *Activities) heardBeforeRecords(ctx context.Context, e event.Event, subs
 func (a *Activities) recipientOf(e event.Event, s store.Subscriber, v notice.Verdict) Recipient {
 	r := Recipient{Key: s.Key, ChatID: s.ChatID, ThreadID: s.ThreadID, Silent: v.Silent, Quiet: notice.QuietFor(s.Settings, e),
 		Zone: notice.TextZone(s.Settings, e)}
-	if e.Kind == event.KindIncident {
+	switch e.Kind {
+	case event.KindIncident:
 		r.Cards, r.PinCards = s.Settings.Cards(), s.Settings.PinCards
+	case event.KindComponent:
+		// A component change may be told on an incident's card (fold.go).
+		r.Cards, r.CardRead = s.Settings.Cards(), true
 	}
 	return r
+}
+
+// kindless are the page's subscribers that do not take the event's kind
+// (left out of the candidates): withheld by their notice types.
+func kindless(e event.Event, subs []store.Subscriber) []store.Subscriber {
+	var out []store.Subscriber
+	for _, s := range subs {
+		if !e.AcceptsKind(s.Kinds) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 func subKeys(subs []store.Subscriber) []string {

@@ -121,7 +121,9 @@ func TestReminderDeliveryReadsOnlyTheChatsThatWantIt(t *testing.T) {
 	t.Logf("reminder to %d of %d subscribers: %d page(s) of %d, %d MongoDB round trips", len(got), subscribers, pages, pageSize, trips)
 	require.ElementsMatch(t, want, got)
 	require.Equal(t, 1, pages, "pages read for the reminder")
-	require.LessOrEqual(t, trips, int64(8), "round trips for the reminder's recipients")
+	// The ledger is read a bucket at a time (store/buckets.go): chats from
+	// all over the key space cost a read each, the other 1,194 none.
+	require.LessOrEqual(t, trips, int64(8+len(want)), "round trips for the reminder's recipients")
 }
 
 // The next reminder of a maintenance is planned for the chats that would

@@ -48,9 +48,12 @@ type SendResult struct {
 	// until a Send of the chain returns no Next.
 	// CardRecorded: this Send recorded the chain's card; a card an earlier
 	// Send left to record is out of date.
-	CardRecorded bool       `json:"card_recorded,omitempty"`
-	Next         *SendInput `json:"next,omitempty"`
-	NotBefore    time.Time  `json:"not_before,omitempty"`
+	CardRecorded bool `json:"card_recorded,omitempty"`
+	// As is how the chain's notice went out (store.AsCard...), for /why;
+	// set by the Send that ends the chain.
+	As        string     `json:"as,omitempty"`
+	Next      *SendInput `json:"next,omitempty"`
+	NotBefore time.Time  `json:"not_before,omitempty"`
 }
 
 // Send delivers the event's message to one subscriber.
@@ -65,15 +68,36 @@ func (a *Activities) Send(ctx context.Context, in SendInput) (*SendResult, error
 	defer heartbeatWhile(ctx, sendHeartbeatEvery)()
 	r := in.Recipient
 	// Quiet hours by the clock of this attempt, not of the page read.
-	r.Silent = r.Silent || r.Quiet.Covers(a.now())
+	severitySilent, quiet := r.Silent, r.Quiet.Covers(a.now())
+	r.Silent = r.Silent || quiet
 	if in.PerCall {
-		return a.sendCall(ctx, in, r)
+		res, err := a.sendCall(ctx, in, r)
+		switch {
+		case err != nil:
+			a.noteFailed(ctx, in.EventKey, r, err)
+		case res.Next == nil && res.As != "":
+			a.noteSent(ctx, in.EventKey, r, severitySilent, quiet, res.As)
+		}
+		return res, err
 	}
 	text, err := a.noticeIn(ctx, in.EventKey, r.Zone)
 	if err != nil {
 		return nil, err
 	}
-	unsaved, err := a.deliver(ctx, in.EventKey, text, r)
+	res, err := a.sendAndNote(ctx, in.EventKey, text, r, severitySilent, quiet)
+	if err != nil {
+		a.noteFailed(ctx, in.EventKey, r, err)
+	}
+	return res, err
+}
+
+// sendAndNote is Send's delivery, its outcome noted for /why (fates.go).
+func (a *Activities) sendAndNote(ctx context.Context, eventKey, text string, r Recipient, severitySilent, quiet bool) (*SendResult, error) {
+	in := SendInput{EventKey: eventKey, Recipient: r}
+	as, unsaved, err := a.deliver(ctx, in.EventKey, text, r)
+	if err == nil {
+		a.noteSent(ctx, in.EventKey, r, severitySilent, quiet, as)
+	}
 	var se *telegram.SendError
 	var moved *Recipient
 	if err != nil && errors.As(err, &se) && se.Outcome == telegram.Migrated {
@@ -87,7 +111,8 @@ func (a *Activities) Send(ctx context.Context, in SendInput) (*SendResult, error
 			return &SendResult{MigratedTo: se.MigrateTo, NewKey: r.Key, Merged: true}, nil
 		}
 		moved = &r
-		if unsaved, err = a.deliver(ctx, in.EventKey, text, r); err == nil {
+		if as, unsaved, err = a.deliver(ctx, in.EventKey, text, r); err == nil {
+			a.noteSent(ctx, in.EventKey, r, severitySilent, quiet, as)
 			return &SendResult{MigratedTo: se.MigrateTo, NewKey: r.Key, Card: unsaved}, nil
 		}
 	}

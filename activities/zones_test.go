@@ -2,6 +2,7 @@ package activities_test
 
 import (
 	"context"
+	"regexp"
 	"testing"
 	"time"
 
@@ -27,8 +28,11 @@ func sendIn(t *testing.T, w *world, key string, chat int64, zone string) string 
 	require.NoError(t, err)
 	msgs := w.tg.MessagesTo(chat, 0)
 	require.Len(t, msgs, before+1)
-	return msgs[len(msgs)-1].Text
+	// The times are date-time entities: compare the text behind them.
+	return timeTags.ReplaceAllString(msgs[len(msgs)-1].Text, "")
 }
+
+var timeTags = regexp.MustCompile(`</?tg-time[^>]*>`)
 
 // Send renders the notice in the recipient's zone, once per worker and
 // zone; a text stored before notices kept their event, or a zone the
@@ -46,7 +50,7 @@ func TestSendRendersTheRecipientsZone(t *testing.T) {
 
 	before := w.st.RoundTrips()
 	require.Contains(t, sendIn(t, w, e.Key, 5, "Europe/Berlin"), "CEST")
-	require.Zero(t, w.st.RoundTrips()-before, "the zone's text is cached")
+	require.EqualValues(t, 1, w.st.RoundTrips()-before, "the zone's text is cached: the one round trip records the send for /why")
 
 	// Prepared before: only the UTC text is stored.
 	require.NoError(t, w.st.SaveMessage(context.Background(), "incident:m0:u1:v1", "old text 21:00 UTC", time.Now()))
@@ -82,7 +86,8 @@ func TestRecipientsCarryTheirZone(t *testing.T) {
 	maint := maintenanceEvent()
 	require.Equal(t, map[string]string{"1": "Europe/Berlin", "2": ""}, zones(maint))
 	comp := event.Event{Key: "component:api:major_outage:t", Kind: event.KindComponent, ComponentID: "api", NewStatus: "major_outage", Notify: true}
-	require.Equal(t, map[string]string{"1": "", "2": ""}, zones(comp), "a component change shows no time")
+	require.Equal(t, map[string]string{"1": "Europe/Berlin", "2": ""}, zones(comp),
+		"a component change in cards mode may be told on a card, whose timeline shows times")
 
 	now := time.Now()
 	require.NoError(t, w.st.SaveRetries(ctx, []store.Retry{

@@ -42,11 +42,15 @@ func BenchmarkFanOutOutage(b *testing.B) {
 	b.ResetTimer()
 
 	start := time.Now()
+	b.Logf("store: FerretDB on %s", testenv.DevDBHandler())
 	s.Page.SetComponent("api0000001", "API", "major_outage")
 	s.TriggerPoll(b)
-	testenv.WaitFor(b, time.Duration(after)*time.Second/5+5*time.Minute, "the fan-out to be under way", func() bool { return len(s.Telegram.Messages()) >= after })
+	stopWatch := watchTenths(s, 0, n, start)
+	defer stopWatch()
+	testenv.WaitFor(b, time.Duration(after)*time.Second/5+5*time.Minute, "the fan-out to be under way", func() bool { return s.Telegram.MessageCount() >= after })
 	down := time.Now()
-	atDown := len(s.Telegram.Messages())
+	atDown := s.Telegram.MessageCount()
+	fmt.Fprintf(os.Stderr, "OUTAGE from %s after %d messages\n", down.UTC().Format("15:04:05"), atDown)
 	s.Telegram.Outage(fakes.ErrInternal)
 	peakPending := int64(0)
 	for time.Since(down) < outage {
@@ -55,9 +59,16 @@ func BenchmarkFanOutOutage(b *testing.B) {
 	}
 	s.Telegram.Outage(nil)
 	up := time.Now()
+	fmt.Fprintf(os.Stderr, "OUTAGE over at %s, %d pending at the peak\n", up.UTC().Format("15:04:05"), peakPending)
 	b.Logf("Telegram down for %v after %d messages; %d subscribers pending a retry at the peak", up.Sub(down).Round(time.Second), atDown, peakPending)
 
+	// The count first (cheap), then every chat (a map of n) every 5 s.
+	lastFull := time.Time{}
 	testenv.WaitFor(b, time.Duration(n)*time.Second/10+2*time.Hour, fmt.Sprintf("%d deliveries", n), func() bool {
+		if s.Telegram.MessageCount() < n || time.Since(lastFull) < 5*time.Second {
+			return false
+		}
+		lastFull = time.Now()
 		return chatsWith(s.Telegram.Messages(), "component", firstChat, n) == n
 	})
 	done := time.Now()
@@ -68,6 +79,7 @@ func BenchmarkFanOutOutage(b *testing.B) {
 
 	msgs := s.Telegram.Messages()
 	lost, dups := tally(msgs, firstChat, n)
+	b.Logf("RESULT fanout with outage tenths (msgs/s over each tenth of the messages): %s", formatRates(tenthRates(msgs)))
 	h := scanHistories(b, s)
 	b.ReportMetric(float64(len(msgs)), "msgs")
 	b.ReportMetric(float64(h.events)/float64(len(msgs)), "events/msg")

@@ -70,6 +70,27 @@ func benchFanOut(b *testing.B, n int) {
 	runFanOut(b, testenv.NewStack(b, time.Hour), n)
 }
 
+// BenchmarkFanOutScale is the fan-out to BENCH_SUBSCRIBERS subscribers
+// (skipped without it): the 100,000 runs of docs/benchmarks.md, on
+// FerretDB with PostgreSQL (DEVDB_HANDLER=postgresql). BENCH_RATE sets
+// TELEGRAM_RATE_LIMIT (default 25) and BENCH_FAKE_LIMITS=off lifts the
+// fake Telegram's limits, so that only the pipeline and the store bound
+// the rate (its ceiling). It reports the rate over each tenth of the
+// messages; TENTH lines on stderr show them as the run goes.
+//
+//	DEVDB_HANDLER=postgresql BENCH_SUBSCRIBERS=100000 go test -count=1 -run '^$' -bench FanOutScale -benchtime 1x -timeout 3h ./worker/
+func BenchmarkFanOutScale(b *testing.B) {
+	n := envInt("BENCH_SUBSCRIBERS", 0)
+	if n == 0 {
+		b.Skip("set BENCH_SUBSCRIBERS (docs/benchmarks.md)")
+	}
+	s := testenv.NewStack(b, time.Hour)
+	if r := envInt("BENCH_RATE", 0); r > 0 {
+		s.Config.TelegramRateLimit = float64(r)
+	}
+	runFanOut(b, s, n)
+}
+
 func runFanOut(b *testing.B, s *testenv.Stack, n int) { runFanOutMode(b, s, n, "") }
 
 // BenchmarkFanOutWorkers is the fan-out in messages mode on one worker
@@ -92,6 +113,11 @@ func runFanOutMode(b *testing.B, s *testenv.Stack, n int, mode string) { runFanO
 func runFanOutWith(b *testing.B, s *testenv.Stack, n int, mode string, workers int) {
 	s.Telegram.GlobalPerSecond = telegramGlobalPerSecond
 	s.Telegram.PerChatInterval = telegramPerChat
+	if os.Getenv("BENCH_FAKE_LIMITS") == "off" {
+		s.Telegram.GlobalPerSecond, s.Telegram.PerChatInterval = 0, 0
+	}
+	b.Logf("store: FerretDB on %s; TELEGRAM_RATE_LIMIT=%g; fake limits %d/s, %v per chat", testenv.DevDBHandler(), s.Config.TelegramRateLimit,
+		s.Telegram.GlobalPerSecond, s.Telegram.PerChatInterval)
 	const firstChat = 1_000_000
 	seedStart := time.Now()
 	seedSubscribersWith(b, s, firstChat, n, store.Settings{Mode: mode})
@@ -133,10 +159,16 @@ func runFanOutWith(b *testing.B, s *testenv.Stack, n int, mode string, workers i
 		tm0, rt0 := s.Telegram.TooManyCount(), s.Store.RoundTrips()
 		start := time.Now()
 		trigger(i)
+		stopWatch := watchTenths(s, before, n, start)
 		testenv.WaitFor(b, time.Duration(n)*time.Second/5+5*time.Minute, fmt.Sprintf("%d deliveries", n), func() bool {
-			return len(s.Telegram.Messages())-before >= n
+			return s.Telegram.MessageCount()-before >= n
 		})
+		stopWatch()
 		msgs := s.Telegram.Messages()[before:]
+		tenths := tenthRates(msgs)
+		b.Logf("RESULT fanout subscribers=%d tenths (msgs/s over each tenth of the messages): %s; last/first %.3f",
+			n, formatRates(tenths), tenths[len(tenths)-1]/tenths[0])
+		b.ReportMetric(tenths[len(tenths)-1]/tenths[0], "last_tenth/first_tenth")
 		waitDeliveriesClosed(b, s)
 		first, last := msgs[0].At, msgs[len(msgs)-1].At
 		var calls []time.Time // messages and edits: what Telegram counts
@@ -384,11 +416,11 @@ func seedSubscribersWith(t testing.TB, s *testenv.Stack, first int64, n int, set
 		docs := make([]any, 0, batch)
 		for j := i; j < min(i+batch, n); j++ {
 			chat := first + int64(j)
-			docs = append(docs, bson.D{
+			docs = append(docs, append(bson.D{
 				{Key: "_id", Value: strconv.FormatInt(chat, 10)}, {Key: "chat_id", Value: chat}, {Key: "thread_id", Value: 0},
 				{Key: "kinds", Value: event.DefaultKinds}, {Key: "components", Value: []string{}}, {Key: "created_at", Value: now},
 				{Key: "settings", Value: settings}, {Key: "reminder_lead", Value: store.ReminderLeadOf(event.DefaultKinds, settings)},
-			})
+			}, bucketFields(strconv.FormatInt(chat, 10))...))
 		}
 		if _, err := coll.InsertMany(ctx, docs, options.InsertMany().SetOrdered(false)); err != nil {
 			t.Fatalf("seed subscribers: %v", err)
@@ -589,4 +621,66 @@ func vmHWM() uint64 {
 		}
 	}
 	return 0
+}
+
+// tenthRates is the delivery rate over each tenth of the messages (by
+// count, from the first message's time on), in messages per second.
+func tenthRates(msgs []fakes.Message) []float64 {
+	if len(msgs) < 20 {
+		return []float64{1}
+	}
+	at := make([]time.Time, len(msgs))
+	for i, m := range msgs {
+		at[i] = m.At
+	}
+	slices.SortFunc(at, func(a, b time.Time) int { return a.Compare(b) })
+	var out []float64
+	for k := 0; k < 10; k++ {
+		lo, hi := k*(len(at)-1)/10, (k+1)*(len(at)-1)/10
+		out = append(out, float64(hi-lo)/at[hi].Sub(at[lo]).Seconds())
+	}
+	return out
+}
+
+func formatRates(rs []float64) string {
+	parts := make([]string, len(rs))
+	for i, r := range rs {
+		parts[i] = fmt.Sprintf("%.1f", r)
+	}
+	return strings.Join(parts, " ")
+}
+
+// watchTenths prints a TENTH line to stderr each time another tenth of n
+// messages (counted from before) is out: the rate over that tenth and the
+// machine's load averages, so that a long run can be read (or cut short)
+// as it goes. It stops when the returned func is called.
+func watchTenths(s *testenv.Stack, before, n int, start time.Time) (stop func()) {
+	done := make(chan struct{})
+	go func() {
+		last, lastAt, next := 0, start, 1
+		for {
+			select {
+			case <-done:
+				return
+			case <-time.After(2 * time.Second):
+			}
+			got := s.Telegram.MessageCount() - before
+			for next <= 10 && got >= next*n/10 {
+				now := time.Now()
+				load, _ := os.ReadFile("/proc/loadavg")
+				fmt.Fprintf(os.Stderr, "TENTH %d/10 at %s: %d msgs after %v, %.1f msgs/s over this tenth; load %s\n", next, now.UTC().Format("15:04:05"),
+					got, now.Sub(start).Round(time.Second), float64(got-last)/now.Sub(lastAt).Seconds(), strings.TrimSpace(string(load)))
+				last, lastAt = got, now
+				next++
+			}
+		}
+	}()
+	var once sync.Once
+	return func() { once.Do(func() { close(done) }) }
+}
+
+// bucketFields are a subscription's page buckets, as the store writes them.
+func bucketFields(key string) bson.D {
+	b := store.BucketsOf(key)
+	return bson.D{{Key: "b16", Value: b.B16}, {Key: "b128", Value: b.B128}, {Key: "b1024", Value: b.B1024}, {Key: "b8192", Value: b.B8192}}
 }

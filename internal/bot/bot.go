@@ -41,14 +41,16 @@
 // send an empty multipart body); every other call goes through
 // go-telegram/bot.
 //
-// Files by seam: transport.go (Bot API calls, the long poll) and
-// offsets.go (watermark, persister) know updates and offsets;
+// Packages and files by seam: transport.go (Bot API calls, the long
+// poll) and offsets.go (watermark, persister) know updates and offsets;
 // the dispatch package (lanes, budgets, workers; lanes.go maps updates
-// to lanes) knows chats, senders and budgets; commands.go (the one command table), handlers.go, welcome.go,
-// settings.go, keyboard.go and callback.go are the commands and screens;
-// reply.go, pace.go, sendrate.go and redraw.go send; pages.go and
-// pageuptime.go read the status page; service.go is run: construct,
-// start, serve, stop.
+// to lanes) knows chats, senders and budgets; pace.go and sendrate.go
+// keep each chat's and the token's message budget; service.go is run:
+// construct, start, serve, stop. On top, the commands package holds the
+// one command table (commands.go, its handlers wrapped by middlewares),
+// each command's handler, the taps on keyboards, replies and the page
+// access; the screens package draws the /settings keyboard, one screen
+// per function, without I/O.
 package bot
 
 import (
@@ -87,6 +89,11 @@ type tuning struct {
 	flood           dispatch.Rule // what one sender in one chat may ask
 	groupPace       paceRule      // the bot's own budget in each group
 	stallAfter      time.Duration // updates unhandled this long make health fail
+	// In channels: when configuration posts and keyboards are deleted,
+	// and how often due deletions are looked for.
+	channelCleanup  time.Duration
+	keyboardCleanup time.Duration
+	sweepEvery      time.Duration
 	now             func() time.Time
 }
 
@@ -113,6 +120,9 @@ func defaultTuning(cfg *config.Config) tuning {
 		flood:           defaultFlood,
 		groupPace:       groupPace,
 		stallAfter:      time.Minute,
+		channelCleanup:  time.Minute,
+		keyboardCleanup: 10 * time.Minute,
+		sweepEvery:      5 * time.Second,
 		now:             time.Now,
 	}
 }

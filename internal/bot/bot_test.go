@@ -16,8 +16,11 @@ import (
 
 	"github.com/go-telegram/bot/models"
 
+	"github.com/openai-status-bot/statusbot/internal/bot/commands"
+	"github.com/openai-status-bot/statusbot/internal/bot/screens"
 	"github.com/openai-status-bot/statusbot/internal/event"
 	"github.com/openai-status-bot/statusbot/internal/fakes"
+	"github.com/openai-status-bot/statusbot/internal/notice"
 )
 
 func TestStartup(t *testing.T) {
@@ -28,8 +31,8 @@ func TestStartup(t *testing.T) {
 			t.Errorf("%s called %d times, want 1", m, n)
 		}
 	}
-	if n := h.tg.Calls("setMyCommands"); n != len(menuScopes) {
-		t.Errorf("setMyCommands called %d times, want one per scope (%d)", n, len(menuScopes))
+	if n := h.tg.Calls("setMyCommands"); n != len(commands.MenuScopes) {
+		t.Errorf("setMyCommands called %d times, want one per scope (%d)", n, len(commands.MenuScopes))
 	}
 	if n := h.tg.Calls("getWebhookInfo"); n != 0 {
 		t.Errorf("getWebhookInfo called %d times after a clear deleteWebhook answer", n)
@@ -200,16 +203,16 @@ func TestPrivateCommands(t *testing.T) {
 		}
 	}
 
-	expect("/help", helpText())
+	expect("/help", commands.HelpText())
 	expect("/stop", "This chat was not subscribed. Use /start to subscribe.")
 	expect("/subscribe incident", "This chat is not subscribed. Use /start first.")
 	expect("/info", "<b>Chat ID:</b> <code>42</code>\n<b>Subscribed:</b> no. Use /start to subscribe.")
-	expect("/start", startReply(true, nil, false, false, testPage(h.sp.URL())))
+	expect("/start", commands.StartReply(true, nil, false, false, testPage(h.sp.URL())))
 	sub := h.subscription("42")
 	if sub == nil || !slices.Equal(sub.Kinds, event.DefaultKinds) || len(sub.Components) != 0 {
 		t.Fatalf("subscription after /start: %+v", sub)
 	}
-	expect("/Start", startReply(false, nil, false, false, testPage(h.sp.URL())))
+	expect("/Start", commands.StartReply(false, nil, false, false, testPage(h.sp.URL())))
 
 	// Types.
 	expect("/subscribe incident maintenance", "Notice types set to: incident, maintenance.")
@@ -231,7 +234,7 @@ func TestPrivateCommands(t *testing.T) {
 	expect("/subscribe component emb", "Added <b>Embeddings</b> to the component filter.\nNotices now cover: API, Sora, ChatGPT, Embeddings.")
 	expect("/subscribe component Chat", "“Chat” matches several components. Tap one, or type its name as shown:\n• ChatGPT\n• ChatGPT Enterprise")
 	expect("/subscribe component Nothing<i>", "No component matches “Nothing&lt;i&gt;”. See /components for the list.")
-	expect("/subscribe component remove", "Say which component to remove: /subscribe component remove &lt;name or ID&gt;.\n\n"+subscribeHelp())
+	expect("/subscribe component remove", "Say which component to remove: /subscribe component remove &lt;name or ID&gt;.\n\n"+commands.SubscribeHelp())
 	if sub := h.subscription("42"); !slices.Equal(sub.Components, []string{"api1", "sora1", "chat1", "emb1"}) {
 		t.Fatalf("filter = %v", sub.Components)
 	}
@@ -242,7 +245,7 @@ func TestPrivateCommands(t *testing.T) {
 	expect("/subscribe component remove CHAT1", "Removed <b>ChatGPT</b> from the component filter.\nNotices now cover: API, Embeddings.")
 	expect("/subscribe component remove sora", "“sora” is not in the component filter.\nThe filter holds: API, Embeddings.")
 	got = ask("/subscribe")
-	if !strings.HasPrefix(got, subscribeHelp()) || !strings.HasSuffix(got, "<b>Current settings</b>\nNotice types: incident, component, maintenance\nComponents: API, Embeddings") {
+	if !strings.HasPrefix(got, commands.SubscribeHelp()) || !strings.HasSuffix(got, "<b>Current settings</b>\nNotice types: incident, component, maintenance\nComponents: API, Embeddings") {
 		t.Fatalf("/subscribe: %q", got)
 	}
 	expect("/subscribe component all", "Component filter cleared: notices cover every component.")
@@ -252,15 +255,15 @@ func TestPrivateCommands(t *testing.T) {
 
 	// Status and lists, from the snapshot.
 	expect("/status", "<b>OpenAI status:</b> Partially Degraded Service\n\n<b>Components not operational</b>\n• API: Degraded Performance\n• Sora: Major Outage")
-	expect("/status sora", "<b>Sora:</b> Major Outage\nLast change: 2026-03-01 12:00 UTC")
-	expect("/status \"api\"", "<b>API:</b> Degraded Performance\nLast change: 2026-03-01 12:00 UTC")
-	expect("/status chatgpt", "<b>ChatGPT:</b> Operational\nLast change: 2026-03-01 12:00 UTC")
+	expect("/status sora", "<b>Sora:</b> Major Outage\nLast change: <tg-time unix=\"1772366400\" format=\"dt\">2026-03-01 12:00 UTC</tg-time>")
+	expect("/status \"api\"", "<b>API:</b> Degraded Performance\nLast change: <tg-time unix=\"1772366400\" format=\"dt\">2026-03-01 12:00 UTC</tg-time>")
+	expect("/status chatgpt", "<b>ChatGPT:</b> Operational\nLast change: <tg-time unix=\"1772366400\" format=\"dt\">2026-03-01 12:00 UTC</tg-time>")
 	expect("/status <script>&", "No component matches “&lt;script&gt;&amp;”. See /components for the list.")
 	expect("/status APIs", "No component matches “APIs”. See /components for the list.")
 	expect("/components", "<b>Components</b>\n• API: Degraded Performance\n• Embeddings: Operational\n• ChatGPT: Operational\n• ChatGPT Enterprise: Operational\n• Sora: Major Outage\n\nFilter notices with /subscribe component &lt;name&gt;.")
 	hist2 := "<b>Recent incidents</b>\n\n" +
-		"<b>1. Elevated errors on API</b>\nImpact: Minor · Status: Investigating\nCreated: 2026-03-08 09:02 UTC\n<a href=\"https://stspg.io/inc1\">Details</a>\n\n" +
-		"<b>2. Sora &lt;outage&gt; &amp; more</b>\nImpact: Major · Status: Resolved\nCreated: 2026-03-07 09:00 UTC\n<a href=\"" + h.sp.URL() + "/incidents/inc2\">Details</a>"
+		"<b>1. Elevated errors on API</b>\nImpact: Minor · Status: Investigating\nCreated: <tg-time unix=\"1772960520\" format=\"dt\">2026-03-08 09:02 UTC</tg-time>\n<a href=\"https://stspg.io/inc1\">Details</a>\n\n" +
+		"<b>2. Sora &lt;outage&gt; &amp; more</b>\nImpact: Major · Status: Resolved\nCreated: <tg-time unix=\"1772874000\" format=\"dt\">2026-03-07 09:00 UTC</tg-time>\n<a href=\"" + h.sp.URL() + "/incidents/inc2\">Details</a>"
 	expect("/history 2", hist2)
 	for _, arg := range []string{"", " abc", " 0", " -3"} {
 		if got := ask("/history" + arg); strings.Count(got, "Impact:") != 3 {
@@ -275,9 +278,9 @@ func TestPrivateCommands(t *testing.T) {
 	expect("/frobnicate", "Unknown command. Use /help.")
 	h.silent(chat, 0, private(chat, "/start@OtherBot"))
 	// Plain text in a private chat gets a pointer to the commands.
-	expect("hello /start", replyPlainText)
-	expect("/", replyPlainText)
-	if got := ask("/STOP@" + strings.ToUpper(botName)); got != stopReply(true, false, false) {
+	expect("hello /start", commands.ReplyPlainText)
+	expect("/", commands.ReplyPlainText)
+	if got := ask("/STOP@" + strings.ToUpper(botName)); got != commands.StopReply(true, false, false) {
 		t.Fatalf("stop: %q", got)
 	}
 	expect("/stop", "This chat was not subscribed. Use /start to subscribe.")
@@ -289,7 +292,7 @@ func TestLongArgumentsAreCut(t *testing.T) {
 	h.start()
 	long := strings.Repeat("<x>", 3000) // beyond Telegram's limit even
 	got := h.ask(7, 0, private(7, "/status "+long))
-	if utf16Len(got) > 400 || !strings.Contains(got, "&lt;x&gt;") || !strings.Contains(got, "…") {
+	if screens.UTF16Len(got) > 400 || !strings.Contains(got, "&lt;x&gt;") || !strings.Contains(got, "…") {
 		t.Fatalf("long argument echoed as %q", got)
 	}
 }
@@ -362,14 +365,14 @@ func TestLiveFetchWithoutFreshSnapshot(t *testing.T) {
 	h2.sp.Fault("", fakes.ServerError)
 	h2.start()
 	got = h2.ask(3, 0, private(3, "/status sora"))
-	if got != "<b>Sora:</b> Major Outage\nLast change: 2026-03-01 12:00 UTC\n\n<i>The status page could not be reached; this is the status as of "+fmtTime(staleAt)+".</i>" {
+	if got != "<b>Sora:</b> Major Outage\nLast change: <tg-time unix=\"1772366400\" format=\"dt\">2026-03-01 12:00 UTC</tg-time>\n\n"+"<i>The status page could not be reached; this is the status as of "+notice.FormatTimeHTML(staleAt, time.UTC)+".</i>" {
 		t.Fatalf("stale status: %q", got)
 	}
 	// No snapshot at all and no page: a clear answer.
 	h3 := newHarness(t)
 	h3.sp.Fault("", fakes.ServerError)
 	h3.start()
-	if got := h3.ask(3, 0, private(3, "/history")); got != replyNoPage {
+	if got := h3.ask(3, 0, private(3, "/history")); got != commands.ReplyNoPage {
 		t.Fatalf("no page: %q", got)
 	}
 }
@@ -391,7 +394,7 @@ func TestSlowPageDoesNotStallOthers(t *testing.T) {
 	waitFor(t, "the slow fetch", func() bool { return h.sp.Requests("/api/v2/summary.json") == 1 })
 	// Other chats are answered meanwhile.
 	for chat := int64(2); chat <= 4; chat++ {
-		if got := h.ask(chat, 0, private(chat, "/help")); got != helpText() {
+		if got := h.ask(chat, 0, private(chat, "/help")); got != commands.HelpText() {
 			t.Fatal(got)
 		}
 	}
@@ -401,7 +404,7 @@ func TestSlowPageDoesNotStallOthers(t *testing.T) {
 	close(release)
 	waitFor(t, "chat 1's replies", func() bool { return len(h.tg.MessagesTo(1, 0)) == 2 })
 	msgs := h.tg.MessagesTo(1, 0)
-	if !strings.HasPrefix(msgs[0].Text, "<b>OpenAI status:</b>") || msgs[1].Text != helpText() {
+	if !strings.HasPrefix(msgs[0].Text, "<b>OpenAI status:</b>") || msgs[1].Text != commands.HelpText() {
 		t.Fatalf("chat 1's replies out of order: %q, %q", msgs[0].Text, msgs[1].Text)
 	}
 }
@@ -414,7 +417,7 @@ func TestGroupAdminGating(t *testing.T) {
 	h.start()
 
 	for _, user := range []int64{3, 4} {
-		if got := h.ask(g, 0, group(g, user, "/start")); got != replyNotAdmin {
+		if got := h.ask(g, 0, group(g, user, "/start")); got != commands.ReplyNotAdmin {
 			t.Fatalf("non-admin /start: %q", got)
 		}
 	}
@@ -433,7 +436,7 @@ func TestGroupAdminGating(t *testing.T) {
 			}
 			continue
 		}
-		if got != replyNotAdmin {
+		if got != commands.ReplyNotAdmin {
 			t.Fatalf("non-admin %s: %q", text, got)
 		}
 	}
@@ -442,7 +445,7 @@ func TestGroupAdminGating(t *testing.T) {
 	}
 	// Read-only commands are open to everyone.
 	for _, text := range []string{"/status", "/components", "/history", "/uptime", "/info", "/subscribe"} {
-		if got := h.ask(g, 0, group(g, 3, text)); got == replyNotAdmin {
+		if got := h.ask(g, 0, group(g, 3, text)); got == commands.ReplyNotAdmin {
 			t.Fatalf("%s refused to a member", text)
 		}
 	}
@@ -453,26 +456,26 @@ func TestGroupAdminGating(t *testing.T) {
 	// An anonymous admin posts as the group itself.
 	anon := group(g, 1087968824, "/stop")
 	anon.Message.SenderChat = &models.Chat{ID: g, Type: models.ChatTypeSupergroup, Title: "Group"}
-	if got := h.ask(g, 0, anon); got != stopReply(true, false, false) {
+	if got := h.ask(g, 0, anon); got != commands.StopReply(true, false, false) {
 		t.Fatalf("anonymous admin: %q", got)
 	}
 	// Someone posting as a channel is no admin of the group.
 	asChannel := group(g, 136817688, "/start")
 	asChannel.Message.SenderChat = &models.Chat{ID: -100999, Type: models.ChatTypeChannel, Title: "Other"}
-	if got := h.ask(g, 0, asChannel); got != replyNotAdmin {
+	if got := h.ask(g, 0, asChannel); got != commands.ReplyNotAdmin {
 		t.Fatalf("sender_chat of another chat: %q", got)
 	}
 
 	// Unknown commands stay quiet in groups unless addressed to us.
 	h.silent(g, 0, group(g, 3, "/frobnicate"))
 	h.silent(g, 0, group(g, 3, "/start@OtherBot"))
-	if got := h.ask(g, 0, group(g, 3, "/frobnicate@"+botName)); got != replyUnknown {
+	if got := h.ask(g, 0, group(g, 3, "/frobnicate@"+botName)); got != commands.ReplyUnknown {
 		t.Fatalf("addressed unknown command: %q", got)
 	}
 
 	// getChatMember failing: say so, change nothing.
 	h.tg.Handle("getChatMember", func(fakes.Params) (any, *fakes.APIError) { return nil, fakes.ErrInternal })
-	if got := h.ask(g, 0, group(g, 2, "/start")); got != replyAdminError {
+	if got := h.ask(g, 0, group(g, 2, "/start")); got != commands.ReplyAdminError {
 		t.Fatalf("admin check failure: %q", got)
 	}
 	if h.subscription("-1001") != nil {
@@ -524,7 +527,7 @@ func TestChannelPosts(t *testing.T) {
 	if h.subscription("-1004") == nil {
 		t.Fatal("channel not subscribed")
 	}
-	if got := h.ask(ch, 0, channelPost(ch, "/subscribe@"+botName+" incident")); got != "Notice types set to: incident." {
+	if got := h.ask(ch, 0, channelPost(ch, "/subscribe@"+botName+" incident")); !strings.HasPrefix(got, "Notice types set to: incident.\n\n<i>I remove this post") {
 		t.Fatalf("channel /subscribe: %q", got)
 	}
 	h.silent(ch, 0, channelPost(ch, "/unknown"))
@@ -640,7 +643,7 @@ func TestOffsetPersistedAcrossRestart(t *testing.T) {
 		t.Fatalf("replayed: %v", calls[0].Returned)
 	}
 	msgs := h.tg.MessagesTo(9, 0)
-	if msgs[3].Text != replyUnknown {
+	if msgs[3].Text != commands.ReplyUnknown {
 		t.Fatalf("4th reply %q", msgs[3].Text)
 	}
 	waitFor(t, "the offset saved", func() bool {
@@ -692,7 +695,7 @@ func TestMalformedUpdateSkipped(t *testing.T) {
 	h.upd.PushRaw(`{"edited_message":{"message_id":3,"date":1,"chat":{"id":5,"type":"private"},"text":"/start"}}`)
 	waitFor(t, "callback answered", func() bool { return h.tg.Calls("answerCallbackQuery") == 1 })
 	waitFor(t, "group refusal", func() bool { return len(h.tg.MessagesTo(-6, 0)) == 1 })
-	if got := h.tg.MessagesTo(-6, 0)[0].Text; got != replyNotAdmin {
+	if got := h.tg.MessagesTo(-6, 0)[0].Text; got != commands.ReplyNotAdmin {
 		t.Fatalf("sender-less group command: %q", got)
 	}
 	if h.subscription("5") != nil {
@@ -752,10 +755,10 @@ func TestStoreFailureReply(t *testing.T) {
 	if err := h.st.Close(time.Second); err != nil {
 		t.Fatal(err)
 	}
-	if got := h.ask(14, 0, private(14, "/start")); got != replyStoreError {
+	if got := h.ask(14, 0, private(14, "/start")); got != commands.ReplyStoreError {
 		t.Fatalf("got %q", got)
 	}
-	if got := h.ask(14, 0, private(14, "/info")); got != replyStoreError {
+	if got := h.ask(14, 0, private(14, "/info")); got != commands.ReplyStoreError {
 		t.Fatalf("got %q", got)
 	}
 }

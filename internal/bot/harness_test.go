@@ -9,9 +9,13 @@ import (
 
 	"github.com/go-telegram/bot/models"
 
+	"github.com/openai-status-bot/statusbot/internal/bot/bottest"
+	"github.com/openai-status-bot/statusbot/internal/bot/commands"
 	"github.com/openai-status-bot/statusbot/internal/config"
 	"github.com/openai-status-bot/statusbot/internal/fakes"
 	"github.com/openai-status-bot/statusbot/internal/health"
+	"github.com/openai-status-bot/statusbot/internal/message"
+	"github.com/openai-status-bot/statusbot/internal/notice"
 	"github.com/openai-status-bot/statusbot/internal/statuspage"
 	"github.com/openai-status-bot/statusbot/internal/store"
 	"github.com/openai-status-bot/statusbot/internal/testenv"
@@ -118,16 +122,7 @@ func (h *harness) stop() error {
 	}
 }
 
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
+func waitFor(t *testing.T, what string, cond func() bool) { t.Helper(); bottest.WaitFor(t, what, cond) }
 
 // exchange sends an update and returns the replies to (chat, thread) that
 // it produced. It sends /help afterwards in the same chat and waits for
@@ -138,7 +133,7 @@ func (h *harness) exchange(chatID int64, thread int, u models.Update) []fakes.Me
 	before := len(h.tg.MessagesTo(chatID, thread))
 	want := 1
 	for _, m := range []*models.Message{u.Message, u.ChannelPost} {
-		if c, ok := ParseCommand(textOf(m)); ok && c.Name == "help" {
+		if c, ok := commands.ParseCommand(textOf(m)); ok && c.Name == "help" {
 			want = 2
 		}
 	}
@@ -149,11 +144,11 @@ func (h *harness) exchange(chatID int64, thread int, u models.Update) []fakes.Me
 		got = h.tg.MessagesTo(chatID, thread)[before:]
 		n := 0
 		for _, m := range got {
-			if m.Text == helpText() {
+			if m.Text == commands.HelpText() {
 				n++
 			}
 		}
-		return n >= want && got[len(got)-1].Text == helpText()
+		return n >= want && got[len(got)-1].Text == commands.HelpText()
 	})
 	return got[:len(got)-1]
 }
@@ -253,30 +248,6 @@ func memberUpdate(chatID int64, chatType models.ChatType, status models.ChatMemb
 		Date: 1700000000, OldChatMember: old, NewChatMember: nw}}
 }
 
-// testPage is a page with a group row, a shared name and statuses.
-func testPage(url string) *statuspage.Page {
-	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	return &statuspage.Page{
-		Name: "OpenAI", URL: url, Indicator: "minor", Description: "Partially Degraded Service",
-		Components: []statuspage.Component{
-			{ID: "grp1", Name: "APIs", Status: "operational", Group: true, Components: []string{"api1", "emb1"}},
-			{ID: "api1", Name: "API", Status: "degraded_performance", UpdatedAt: at, GroupID: "grp1"},
-			{ID: "emb1", Name: "Embeddings", Status: "operational", UpdatedAt: at, GroupID: "grp1"},
-			{ID: "chat1", Name: "ChatGPT", Status: "operational", UpdatedAt: at},
-			{ID: "chat2", Name: "ChatGPT Enterprise", Status: "operational", UpdatedAt: at},
-			{ID: "sora1", Name: "Sora", Status: "major_outage", UpdatedAt: at},
-		},
-		Incidents: []statuspage.Incident{
-			{ID: "inc1", Name: "Elevated errors on API", Status: "investigating", Impact: "minor",
-				Shortlink: "https://stspg.io/inc1", CreatedAt: time.Date(2026, 3, 8, 9, 2, 0, 0, time.UTC)},
-			{ID: "inc2", Name: "Sora <outage> & more", Status: "resolved", Impact: "major",
-				CreatedAt: time.Date(2026, 3, 7, 1, 0, 0, 0, time.FixedZone("PST", -8*3600))},
-			{ID: "inc3", Name: "Login issues", Status: "resolved", Impact: "critical",
-				Shortlink: "https://stspg.io/inc3", CreatedAt: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)},
-		},
-	}
-}
-
 // snapshot stores p as the poll workflow's latest snapshot, fetched now.
 func (h *harness) snapshot(p *statuspage.Page) {
 	h.t.Helper()
@@ -295,68 +266,12 @@ func (h *harness) subscription(key string) *store.Subscriber {
 }
 
 // checkHTML fails unless s is well-formed Telegram HTML of the tags the
-// bot uses, with every & < > escaped outside tags.
-func checkHTML(t testing.TB, s string) {
-	t.Helper()
-	if err := validHTML(s); err != "" {
-		t.Fatalf("bad HTML (%s): %q", err, s)
-	}
-	if n := utf16Len(s); n > 4096 {
-		t.Fatalf("reply too long: %d", n)
-	}
-}
+// bot uses, within the message limit.
+func checkHTML(t testing.TB, s string) { t.Helper(); bottest.CheckHTML(t, s) }
 
-func validHTML(s string) string {
-	var stack []string
-	for i := 0; i < len(s); {
-		switch s[i] {
-		case '<':
-			j := strings.IndexByte(s[i:], '>')
-			if j < 0 {
-				return "unclosed tag"
-			}
-			tag := s[i+1 : i+j]
-			i += j + 1
-			if strings.HasPrefix(tag, "/") {
-				if len(stack) == 0 || stack[len(stack)-1] != tag[1:] {
-					return "unbalanced </" + tag[1:] + ">"
-				}
-				stack = stack[:len(stack)-1]
-				continue
-			}
-			name := tag
-			if strings.HasPrefix(tag, "a href=\"") && strings.HasSuffix(tag, "\"") {
-				name = "a"
-				if strings.ContainsAny(tag[8:len(tag)-1], "<>\"") {
-					return "bad href"
-				}
-			}
-			switch name {
-			case "b", "i", "code", "a", "pre":
-			default:
-				return "unknown tag <" + tag + ">"
-			}
-			stack = append(stack, name)
-		case '>':
-			return "bare >"
-		case '&':
-			ok := false
-			for _, e := range []string{"&amp;", "&lt;", "&gt;", "&quot;"} {
-				if strings.HasPrefix(s[i:], e) {
-					ok = true
-					i += len(e)
-					break
-				}
-			}
-			if !ok {
-				return "bare &"
-			}
-		default:
-			i++
-		}
-	}
-	if len(stack) > 0 {
-		return "unclosed <" + stack[len(stack)-1] + ">"
-	}
-	return ""
-}
+// testPage is bottest.Page.
+func testPage(url string) *statuspage.Page { return bottest.Page(url) }
+
+func esc(s string) string { return message.Escape(s) }
+
+func fmtTime(t time.Time) string { return notice.FormatTime(t, time.UTC) }

@@ -10,9 +10,10 @@ import (
 
 	"github.com/go-telegram/bot/models"
 
+	"github.com/openai-status-bot/statusbot/internal/bot/commands"
+	"github.com/openai-status-bot/statusbot/internal/bot/screens"
 	"github.com/openai-status-bot/statusbot/internal/event"
 	"github.com/openai-status-bot/statusbot/internal/fakes"
-	"github.com/openai-status-bot/statusbot/internal/statuspage"
 	"github.com/openai-status-bot/statusbot/internal/store"
 )
 
@@ -58,7 +59,7 @@ func (h *harness) openSettings(u models.Update, chatID int64) fakes.Message {
 // the answer and the keyboard message as it is then.
 func (h *harness) tap(m fakes.Message, chatType models.ChatType, from int64, data string) (fakes.CallbackAnswer, fakes.Message) {
 	h.t.Helper()
-	if len(data) > maxCallbackData {
+	if len(data) > screens.MaxCallbackData {
 		h.t.Fatalf("callback_data over 64 bytes: %q", data)
 	}
 	edits := h.tg.Calls("editMessageText")
@@ -99,7 +100,7 @@ func TestSettingsKeyboardRoundTrip(t *testing.T) {
 		t.Fatalf("types screen: %+v %q", a, m.Text)
 	}
 	a, m = h.tap(m, pt, chat, button(t, m, "Incidents").CallbackData)
-	if a.Text != ansSaved || !strings.Contains(button(t, m, "Incidents").Text, "▫️") {
+	if a.Text != commands.AnsSaved || !strings.Contains(button(t, m, "Incidents").Text, "▫️") {
 		t.Fatalf("incidents off: %+v %s", a, m.ReplyMarkup)
 	}
 	if sub := h.subscription("42"); !slices.Equal(sub.Kinds, []event.Kind{event.KindComponent, event.KindMaintenance}) {
@@ -112,7 +113,7 @@ func TestSettingsKeyboardRoundTrip(t *testing.T) {
 	}
 	_, m = h.tap(m, pt, chat, button(t, m, "APIs").CallbackData)
 	a, m = h.tap(m, pt, chat, button(t, m, "Embeddings").CallbackData)
-	if a.Text != ansSaved || !strings.HasPrefix(button(t, m, "Embeddings").Text, "✅") {
+	if a.Text != commands.AnsSaved || !strings.HasPrefix(button(t, m, "Embeddings").Text, "✅") {
 		t.Fatalf("pick a component: %+v %s", a, m.ReplyMarkup)
 	}
 	if sub := h.subscription("42"); !slices.Equal(sub.Components, []string{"emb1"}) {
@@ -129,7 +130,7 @@ func TestSettingsKeyboardRoundTrip(t *testing.T) {
 	// Everything happened on the one message.
 	n := 0
 	for _, x := range h.tg.MessagesTo(chat, 0) {
-		if x.Text != helpText() {
+		if x.Text != commands.HelpText() {
 			n++
 		}
 	}
@@ -178,14 +179,14 @@ func TestSettingsKeyboardAdminsOnly(t *testing.T) {
 	h.snapshot(testPage(h.sp.URL()))
 	h.start()
 	h.ask(chat, 0, group(chat, admin, "/start"))
-	if got := h.ask(chat, 0, group(chat, member, "/settings severity outage")); got != replyNotAdmin {
+	if got := h.ask(chat, 0, group(chat, member, "/settings severity outage")); got != commands.ReplyNotAdmin {
 		t.Fatalf("typed by a member: %q", got)
 	}
 	m := h.openSettings(group(chat, admin, "/settings"), chat)
 	gt := models.ChatTypeSupergroup
 	before := h.subscription("-100777").Settings
 	a, after := h.tap(m, gt, member, button(t, m, "Severity").CallbackData)
-	if !a.ShowAlert || a.Text != ansNotAdmin || after.Edits != 0 {
+	if !a.ShowAlert || a.Text != commands.AnsNotAdmin || after.Edits != 0 {
 		t.Fatalf("member's tap: answer %+v, edits %d", a, after.Edits)
 	}
 	// Even a change button drawn for the admin does nothing for a member.
@@ -198,7 +199,7 @@ func TestSettingsKeyboardAdminsOnly(t *testing.T) {
 		t.Fatalf("a member changed the settings: %+v", got)
 	}
 	a, _ = h.tap(m, gt, admin, button(t, m, "Outages only, skip").CallbackData)
-	if a.Text != ansSaved || h.subscription("-100777").Settings.MinSeverity != store.SeverityOutage {
+	if a.Text != commands.AnsSaved || h.subscription("-100777").Settings.MinSeverity != store.SeverityOutage {
 		t.Fatalf("admin's change: %+v %+v", a, h.subscription("-100777").Settings)
 	}
 }
@@ -219,14 +220,14 @@ func TestSettingsKeyboardStale(t *testing.T) {
 		t.Fatalf("typed: %q", got)
 	}
 	a, m := h.tap(m, pt, chat, everything)
-	if a.Text != ansStale || h.subscription("43").Settings.MinSeverity != store.SeverityOutage {
+	if a.Text != commands.AnsStale || h.subscription("43").Settings.MinSeverity != store.SeverityOutage {
 		t.Fatalf("stale tap applied: %+v", a)
 	}
 	if !strings.HasPrefix(button(t, m, "Outages only, skip").Text, "✅") {
 		t.Fatalf("redrawn keyboard does not show the change made elsewhere: %s", m.ReplyMarkup)
 	}
 	a, _ = h.tap(m, pt, chat, button(t, m, "Everything").CallbackData)
-	if a.Text != ansSaved || h.subscription("43").Settings.MinSeverity != store.SeverityAll {
+	if a.Text != commands.AnsSaved || h.subscription("43").Settings.MinSeverity != store.SeverityAll {
 		t.Fatalf("fresh tap: %+v", a)
 	}
 
@@ -239,12 +240,12 @@ func TestSettingsKeyboardStale(t *testing.T) {
 	p.Components = append(p.Components[:1], p.Components[2:]...) // API gone
 	h.snapshot(p)
 	a, m = h.tap(m, pt, chat, api)
-	if a.Text != ansPageChanged || len(h.subscription("43").Components) != 0 {
+	if a.Text != commands.AnsPageChanged || len(h.subscription("43").Components) != 0 {
 		t.Fatalf("tap on a changed page: %+v %v", a, h.subscription("43").Components)
 	}
 	// Garbage and overlong data, and a deleted keyboard.
-	for bad, want := range map[string]string{"": ansInvalid, "K": ansInvalid, "K:9:1:x": ansInvalid, "Z:-1:x": ansInvalid,
-		"S:01:x": ansInvalid, "c:99:1:0:zz:x": ansPageChanged, strings.Repeat("m:", 33): ansInvalid} {
+	for bad, want := range map[string]string{"": commands.AnsInvalid, "K": commands.AnsInvalid, "K:9:1:x": commands.AnsInvalid, "Z:-1:x": commands.AnsInvalid,
+		"S:01:x": commands.AnsInvalid, "c:99:1:0:zz:x": commands.AnsPageChanged, strings.Repeat("m:", 33): commands.AnsInvalid} {
 		id := h.tg.Tap(h.upd, m, pt, chat, bad)
 		waitFor(t, "an answer", func() bool { _, ok := h.tg.Answer(id); return ok })
 		if a, _ := h.tg.Answer(id); a.Text != want {
@@ -255,8 +256,8 @@ func TestSettingsKeyboardStale(t *testing.T) {
 		t.Fatalf("bad data changed something: %+v", h.subscription("43"))
 	}
 	old := m
-	old.At = time.Now().Add(-keyboardMaxAge - time.Hour)
-	if a, _ := h.tap(old, pt, chat, button(t, m, "Back").CallbackData); a.Text != ansTooOld {
+	old.At = time.Now().Add(-commands.KeyboardMaxAge - time.Hour)
+	if a, _ := h.tap(old, pt, chat, button(t, m, "Back").CallbackData); a.Text != commands.AnsTooOld {
 		t.Fatalf("a keyboard from days ago: %+v", a)
 	}
 	// A tap on a keyboard deleted meanwhile is still answered (the answer
@@ -273,7 +274,7 @@ func TestSettingsTyped(t *testing.T) {
 	h.start()
 	const chat = 44
 	ask := func(text string) string { t.Helper(); return h.ask(chat, 0, private(chat, text)) }
-	if got := ask("/settings tz Europe/Berlin"); got != notSubscribedReply(false, false) {
+	if got := ask("/settings tz Europe/Berlin"); got != commands.NotSubscribedReply(false, false) {
 		t.Fatalf("not subscribed: %q", got)
 	}
 	ask("/start")
@@ -312,10 +313,10 @@ func TestSettingsTyped(t *testing.T) {
 		}
 	}
 	// testPage's first incident was created 09:02 UTC on 8 March: 10:02 in Berlin.
-	if got := ask("/history 1"); !strings.Contains(got, "Created: 2026-03-08 10:02 CET") {
+	if got := ask("/history 1"); !strings.Contains(got, `format="dt">2026-03-08 10:02 CET</tg-time>`) {
 		t.Errorf("/history not in the chat's zone: %q", got)
 	}
-	if got := ask("/status sora"); !strings.Contains(got, "Last change: 2026-03-01 13:00 CET") {
+	if got := ask("/status sora"); !strings.Contains(got, `format="dt">2026-03-01 13:00 CET</tg-time>`) {
 		t.Errorf("/status not in the chat's zone: %q", got)
 	}
 }
@@ -335,17 +336,17 @@ func TestCommandMenusByScope(t *testing.T) {
 		}
 		return out
 	}
-	everything := []string{"start", "stop", "status", "components", "subscribe", "settings", "history", "uptime", "info", "help"}
+	everything := []string{"start", "stop", "status", "components", "subscribe", "settings", "history", "uptime", "info", "why", "help"}
 	for _, scope := range []string{"default", "all_private_chats", "all_chat_administrators"} {
 		if got := names(h.tg.CommandMenu(scope)); !slices.Equal(got, everything) {
 			t.Errorf("%s: %v", scope, got)
 		}
 	}
-	if got := names(h.tg.CommandMenu("all_group_chats")); !slices.Equal(got, []string{"status", "components", "history", "uptime", "info", "help"}) {
+	if got := names(h.tg.CommandMenu("all_group_chats")); !slices.Equal(got, []string{"status", "components", "history", "uptime", "info", "why", "help"}) {
 		t.Errorf("group members: %v", got)
 	}
 	for _, c := range everything {
-		if !strings.Contains(helpText(), "/"+c+" ") {
+		if !strings.Contains(commands.HelpText(), "/"+c+" ") {
 			t.Errorf("/help lacks /%s", c)
 		}
 	}
@@ -354,113 +355,6 @@ func TestCommandMenusByScope(t *testing.T) {
 // Every callback_data the keyboard can produce for the status.openai.com
 // page (34 components in five groups) fits Telegram's 64 bytes, decodes,
 // and refers to a component of the page.
-func TestCallbackDataWithin64Bytes(t *testing.T) {
-	io := fakes.NewIncidentIO()
-	defer io.Close()
-	pg, _, err := statuspage.NewIncidentIO(io.URL(), 5*time.Second).Fetch(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	idx := indexPage(pg)
-	if len(idx.comps) != 34 || len(idx.groups) != 5 {
-		t.Fatalf("%d components in %d groups", len(idx.comps), len(idx.groups))
-	}
-	all := make([]string, len(idx.comps))
-	for i, c := range idx.comps {
-		all[i] = c.ID
-	}
-	subs := []*store.Subscriber{
-		{Key: "1"},
-		{Key: "-1001234567890:123456", Kinds: []event.Kind{event.KindIncident}, Components: all[:17],
-			Settings: store.Settings{Mode: store.ModeCards, PinCards: true, MinSeverity: store.SeverityOutage, BelowSilent: true,
-				QuietStart: "22:00", QuietEnd: "07:00", TimeZone: "America/Los_Angeles", ReminderMinutes: 120}},
-		{Key: "2", Components: all},
-	}
-	seen := map[int]bool{}
-	longest, buttons := 0, 0
-	for _, sub := range subs {
-		k := newKB(sub, idx)
-		screens := []screen{k.main(), k.kinds(), k.severity(), k.quiet(), k.zones(), k.delivery()}
-		for p := 0; p < pages(len(idx.groups), groupsPerScreen); p++ {
-			screens = append(screens, k.groups(p))
-		}
-		for gi, g := range idx.groups {
-			for p := 0; p < pages(len(g.members), compsPerScreen); p++ {
-				screens = append(screens, k.group(gi, p))
-			}
-		}
-		for _, s := range screens {
-			checkHTML(t, s.text)
-			for _, row := range s.rows {
-				for _, b := range row {
-					buttons++
-					longest = max(longest, len(b.CallbackData))
-					if len(b.CallbackData) > maxCallbackData {
-						t.Fatalf("%d bytes: %q", len(b.CallbackData), b.CallbackData)
-					}
-					cb, ok := parseCallback(b.CallbackData)
-					if !ok || cb.tok != k.tok {
-						t.Fatalf("undecodable %q", b.CallbackData)
-					}
-					if cb.op == "G" || cb.op == "c" {
-						if !validComponentRef(cb, idx) {
-							t.Fatalf("bad component reference %q", b.CallbackData)
-						}
-					}
-					if cb.op == "c" {
-						ci, _ := cb.arg(0, len(idx.comps))
-						seen[ci] = true
-					}
-					if cb.changes() && cb.op != "K" && cb.op != "c" && cb.op != "C" {
-						if _, err := settingFor(cb); err != nil {
-							t.Fatalf("%q: %v", b.CallbackData, err)
-						}
-					}
-				}
-			}
-		}
-	}
-	t.Logf("%d buttons, longest callback_data %d bytes", buttons, longest)
-	if len(seen) != 34 {
-		t.Fatalf("%d of 34 components reachable", len(seen))
-	}
-	// The worst case: the longest token and the highest indices.
-	worst := callback{op: "c", args: []string{"999", "1", "999", "zzzzzzz"}, tok: "zzzzzzz"}.encode()
-	if len(worst) > maxCallbackData {
-		t.Fatalf("worst case %d bytes", len(worst))
-	}
-}
-
-func FuzzParseCallback(f *testing.F) {
-	for _, s := range []string{"m:abc", "c:3:1:0:xyz:abc", "G:1:0:xyz:abc", "Q:x:abc", "K:0:1:t", "Z:12:t", ":", "c:-1:1:0::"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, data string) {
-		cb, ok := parseCallback(data)
-		if !ok {
-			return
-		}
-		if len(data) > maxCallbackData || cb.encode() != data {
-			t.Fatalf("accepted %q, re-encodes to %q", data, cb.encode())
-		}
-		if cb.changes() {
-			_, _ = settingFor(cb) // never panics on what was accepted
-		}
-	})
-}
-
-func FuzzParseSettings(f *testing.F) {
-	for _, s := range []string{"", "tz Europe/Berlin", "quiet 22:00-07:00", "quiet off", "reminders 30", "severity outage-silent", "pin on", "types all", "quiet 1:1-2"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, args string) {
-		r := ParseSettings(cutArgs(args))
-		if r.Err == "" && !r.Show && !r.Test && r.Kinds == nil && r.Done == "" {
-			t.Fatalf("%q: neither an error nor a change", args)
-		}
-	})
-}
-
 // In a forum topic the keyboard changes the topic's subscription, not the
 // group's.
 func TestSettingsKeyboardInForumTopic(t *testing.T) {
@@ -478,7 +372,7 @@ func TestSettingsKeyboardInForumTopic(t *testing.T) {
 	m := got[0]
 	_, m = h.tap(m, models.ChatTypeSupergroup, admin, button(t, m, "Time zone").CallbackData)
 	a, _ := h.tap(m, models.ChatTypeSupergroup, admin, button(t, m, "Asia/Tokyo").CallbackData)
-	if a.Text != ansSaved {
+	if a.Text != commands.AnsSaved {
 		t.Fatalf("answer %+v", a)
 	}
 	if tz := h.subscription(store.SubscriberKey(chat, thread)).Settings.TimeZone; tz != "Asia/Tokyo" {

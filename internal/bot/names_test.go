@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-telegram/bot/models"
 
+	"github.com/openai-status-bot/statusbot/internal/bot/commands"
 	"github.com/openai-status-bot/statusbot/internal/statuspage"
 )
 
@@ -61,7 +62,7 @@ func TestComponentNamesAsShownCanBeTypedBack(t *testing.T) {
 		t.Fatalf("/subscribe component Login: %+v", got)
 	}
 	a, now = h.tap(got[0], models.ChatTypePrivate, chat, button(t, got[0], "Login (APIs)").CallbackData)
-	if a.Text != ansSaved || !strings.HasPrefix(now.Text, "Added <b>Login (APIs)</b>") {
+	if a.Text != commands.AnsSaved || !strings.HasPrefix(now.Text, "Added <b>Login (APIs)</b>") {
 		t.Fatalf("tap: %+v, message %q", a, now.Text)
 	}
 	if sub := h.subscription("47"); !slices.Equal(sub.Components, []string{"01JMXBRMFEWRDYJ26G3BFD8YXV", "01JMXBRMFE6N1TDSS8XZX5PRWP"}) {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/go-telegram/bot/models"
 
+	"github.com/openai-status-bot/statusbot/internal/bot/commands"
 	"github.com/openai-status-bot/statusbot/internal/store"
 )
 
@@ -45,7 +46,7 @@ func TestGroupGreeting(t *testing.T) {
 	added := memberUpdate(g, models.ChatTypeSupergroup, models.ChatMemberTypeMember)
 	added.MyChatMember.OldChatMember = models.ChatMember{Type: models.ChatMemberTypeLeft, Left: &models.ChatMemberLeft{User: &models.User{ID: 1000, IsBot: true}}}
 	got := h.exchange(g, 0, added)
-	if len(got) != 1 || got[0].Text != groupGreeting {
+	if len(got) != 1 || got[0].Text != commands.GroupGreeting {
 		t.Fatalf("greeting: %+v", got)
 	}
 	t.Logf("group greeting:\n%s", got[0].Text)
@@ -59,7 +60,7 @@ func TestGroupGreeting(t *testing.T) {
 	h.upd.Push(chAdded)
 	h.ask(ch, 0, channelPost(ch, "/help"))
 	for _, m := range h.tg.MessagesTo(ch, 0) {
-		if m.Text == groupGreeting {
+		if m.Text == commands.GroupGreeting {
 			t.Fatal("a channel was greeted")
 		}
 	}
@@ -124,7 +125,7 @@ func TestGroupRepliesAreThreaded(t *testing.T) {
 	}
 	u = group(g, member, "/stop") // refused, but threaded too
 	u.Message.ID = 4243
-	if got := h.exchange(g, 0, u); len(got) != 1 || got[0].ReplyTo != 4243 || got[0].Text != replyNotAdmin {
+	if got := h.exchange(g, 0, u); len(got) != 1 || got[0].ReplyTo != 4243 || got[0].Text != commands.ReplyNotAdmin {
 		t.Fatalf("refusal: %+v", got)
 	}
 	if got := h.exchange(62, 0, private(62, "/status")); len(got) != 1 || got[0].ReplyTo != 0 {
@@ -172,7 +173,7 @@ func TestChannelSettingsCleanUp(t *testing.T) {
 	}
 	kb := got[0]
 	a, _ := h.tap(kb, models.ChatTypeChannel, admin, button(t, kb, "Done").CallbackData)
-	if a.Text != ansChannelDone {
+	if a.Text != commands.AnsChannelDone {
 		t.Fatalf("Done: %+v", a)
 	}
 	waitFor(t, "the clean-up", func() bool { return len(h.tg.DeletedByBot()) == 2 })

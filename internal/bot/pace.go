@@ -14,8 +14,13 @@ import (
 // urgent and always take the chat's next free second; replies anyone can
 // ask for (/status, /help, refusals, flood notes) are casual, take at most
 // casualPerMinute of the group's minute and yield to any urgent reply
-// waiting. So however members flood, an admin's reply waits at most the
-// one second Telegram keeps between two messages of a chat.
+// waiting, and to an admin's command the bot has received and not yet
+// answered (expect). A message's second is counted from when Telegram
+// answered its send (so from no earlier than Telegram counted it), one
+// send in flight per group. So however members flood, an admin's reply
+// goes out at most Telegram's one second after a member's reply that
+// left before the bot saw the admin's command; the admin's own handling
+// (its admin check, the store) runs within that second.
 
 // sendClass says whose budget a message uses.
 type sendClass int
@@ -32,9 +37,15 @@ type paceRule struct {
 	casualPerMinute int           // of which casual ones
 }
 
-// groupPace is Telegram's group limits with a margin: the fake and
-// Telegram measure arrivals, the bot measures departures.
-var groupPace = paceRule{interval: 1050 * time.Millisecond, perMinute: 19, casualPerMinute: 10}
+// groupPace is Telegram's group limits. The second needs no margin: it
+// is counted from the answer to the previous send, which comes after
+// Telegram counted that message; the minute keeps one message spare.
+var groupPace = paceRule{interval: time.Second, perMinute: 19, casualPerMinute: 10}
+
+// expectHold bounds how long an admin's command received but not yet
+// answered holds casual replies back: its handling takes milliseconds;
+// one that turns into a casual refusal must not wait for itself long.
+const expectHold = 300 * time.Millisecond
 
 // chatSends is what a chat was sent in the last minute.
 type chatSends struct {
@@ -42,7 +53,19 @@ type chatSends struct {
 	casual []time.Time
 	// urgentWaiting counts urgent messages waiting for their slot.
 	urgentWaiting int
+	// expected holds, until when, the admins' commands received and not
+	// yet handled: casual messages wait for them (expect).
+	expected []time.Time
+	// inFlight: a message was let through and its send has not been
+	// answered yet (done); the next waits for that answer, at most
+	// maxInFlight (a send that never reports back must not close the
+	// chat for good).
+	inFlight bool
 }
+
+// maxInFlight is longer than any send may take (the HTTP timeout and a
+// 429 wait are far shorter).
+const maxInFlight = time.Minute
 
 // next is when a message of class may go into the chat at the earliest,
 // as far as the rule is concerned (now or later). A casual message waits
@@ -62,6 +85,14 @@ func (r paceRule) next(s chatSends, class sendClass, now time.Time) time.Time {
 		if s.urgentWaiting > 0 {
 			at = later(at, now.Add(pacePoll))
 		}
+		for _, until := range s.expected {
+			if until.After(now) {
+				at = later(at, now.Add(min(pacePoll, until.Sub(now))))
+			}
+		}
+	}
+	if n := len(s.all); s.inFlight && n > 0 && now.Sub(s.all[n-1]) < maxInFlight {
+		at = later(at, now.Add(pacePoll))
 	}
 	return at
 }
@@ -133,6 +164,7 @@ func (p *chatPacer) wait(ctx context.Context, chatID int64, class sendClass) boo
 		at := p.rule.next(*s, class, now)
 		if !at.After(now) {
 			s.record(class, now)
+			s.inFlight = true
 			p.forget(now)
 			p.mu.Unlock()
 			return true
@@ -155,8 +187,61 @@ func (p *chatPacer) forget(now time.Time) {
 		return
 	}
 	for id, s := range p.chats {
-		if n := len(s.all); s.urgentWaiting == 0 && (n == 0 || now.Sub(s.all[n-1]) > time.Minute) {
+		if n := len(s.all); s.urgentWaiting == 0 && !s.inFlight && len(s.expected) == 0 && (n == 0 || now.Sub(s.all[n-1]) > time.Minute) {
 			delete(p.chats, id)
 		}
+	}
+}
+
+// done notes that the send wait let through for chatID was answered (or
+// failed) at now: the chat's second counts from then.
+func (p *chatPacer) done(chatID int64) {
+	if p == nil || chatID > 0 || p.rule.interval <= 0 {
+		return
+	}
+	now := p.now()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	s := p.chats[chatID]
+	if s == nil || !s.inFlight {
+		return
+	}
+	s.inFlight = false
+	if n := len(s.all); n > 0 {
+		sent := s.all[n-1]
+		s.all[n-1] = later(sent, now)
+		if c := len(s.casual); c > 0 && s.casual[c-1].Equal(sent) {
+			s.casual[c-1] = s.all[n-1]
+		}
+	}
+}
+
+// expect notes that an admin's command for chatID was received: casual
+// messages wait until release is called, at most expectHold.
+func (p *chatPacer) expect(chatID int64) (release func()) {
+	if p == nil || chatID > 0 || p.rule.interval <= 0 {
+		return func() {}
+	}
+	until := p.now().Add(expectHold)
+	p.mu.Lock()
+	s := p.chats[chatID]
+	if s == nil {
+		s = &chatSends{}
+		p.chats[chatID] = s
+	}
+	s.expected = append(s.expected, until)
+	p.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			for i, t := range s.expected {
+				if t.Equal(until) {
+					s.expected = append(s.expected[:i], s.expected[i+1:]...)
+					break
+				}
+			}
+		})
 	}
 }

@@ -99,3 +99,54 @@ func FuzzPaceRule(f *testing.F) {
 		}
 	})
 }
+
+// A group's second counts from the answer to the previous send, and a
+// second message waits while the first is in flight.
+func TestChatPacerCountsFromTheAnswer(t *testing.T) {
+	now := time.Unix(1000, 0)
+	clock := func() time.Time { return now }
+	p := newChatPacer(paceRule{interval: time.Second, perMinute: 19, casualPerMinute: 10}, 0, clock)
+	ctx := context.Background()
+	if !p.wait(ctx, -1, urgent) {
+		t.Fatal("first message refused")
+	}
+	s := p.chats[-1]
+	if got := p.rule.next(*s, urgent, now.Add(5*time.Second)); !got.Equal(now.Add(5*time.Second + pacePoll)) {
+		t.Fatalf("while the send is in flight the next waits: %v", got.Sub(now))
+	}
+	if got := p.rule.next(*s, urgent, now.Add(maxInFlight)); !got.Equal(now.Add(maxInFlight)) {
+		t.Fatalf("a send that never reports back still holds the chat: %v", got.Sub(now))
+	}
+	now = now.Add(300 * time.Millisecond) // the send is answered
+	p.done(-1)
+	if got := p.rule.next(*s, urgent, now); !got.Equal(now.Add(time.Second)) {
+		t.Fatalf("next %v after the answer, want 1s", got.Sub(now))
+	}
+	p.done(-1) // a second done changes nothing
+	if got := p.rule.next(*s, urgent, now); !got.Equal(now.Add(time.Second)) {
+		t.Fatalf("after a second done: %v", got.Sub(now))
+	}
+}
+
+// An admin's command received holds casual replies back until it is
+// handled, at most expectHold; urgent ones are not held.
+func TestChatPacerExpectHoldsCasual(t *testing.T) {
+	now := time.Unix(1000, 0)
+	p := newChatPacer(paceRule{interval: time.Second, perMinute: 19, casualPerMinute: 10}, 0, func() time.Time { return now })
+	release := p.expect(-1)
+	s := p.chats[-1]
+	if got := p.rule.next(*s, casual, now); !got.Equal(now.Add(pacePoll)) {
+		t.Fatalf("casual while an admin's command is expected: %v", got.Sub(now))
+	}
+	if got := p.rule.next(*s, urgent, now); !got.Equal(now) {
+		t.Fatalf("urgent held: %v", got.Sub(now))
+	}
+	if got := p.rule.next(*s, casual, now.Add(expectHold)); !got.Equal(now.Add(expectHold)) {
+		t.Fatalf("held beyond expectHold: %v", got.Sub(now))
+	}
+	release()
+	release()
+	if got := p.rule.next(*s, casual, now); !got.Equal(now) || len(s.expected) != 0 {
+		t.Fatalf("still held after release: %v %v", got.Sub(now), s.expected)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openai-status-bot/statusbot/internal/bot/commands"
 	"github.com/openai-status-bot/statusbot/internal/fakes"
 )
 
@@ -116,7 +117,7 @@ func TestFloodingChatDoesNotHoldOthers(t *testing.T) {
 	// The flooding chat got its first answer and one note, nothing more.
 	waitFor(t, "the flood note", func() bool {
 		for _, m := range h.tg.MessagesTo(30, 0) {
-			if m.Text == replyFlood {
+			if m.Text == commands.ReplyFlood {
 				return true
 			}
 		}
@@ -126,7 +127,7 @@ func TestFloodingChatDoesNotHoldOthers(t *testing.T) {
 	msgs := h.tg.MessagesTo(30, 0)
 	notes := 0
 	for _, m := range msgs {
-		if m.Text == replyFlood {
+		if m.Text == commands.ReplyFlood {
 			notes++
 		}
 	}

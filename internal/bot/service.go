@@ -12,11 +12,11 @@ import (
 	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
 
+	"github.com/openai-status-bot/statusbot/internal/bot/commands"
 	"github.com/openai-status-bot/statusbot/internal/bot/dispatch"
 	"github.com/openai-status-bot/statusbot/internal/config"
 	"github.com/openai-status-bot/statusbot/internal/health"
 	"github.com/openai-status-bot/statusbot/internal/metrics"
-	"github.com/openai-status-bot/statusbot/internal/statuspage"
 	"github.com/openai-status-bot/statusbot/internal/store"
 	"github.com/openai-status-bot/statusbot/internal/telegram"
 )
@@ -32,10 +32,11 @@ type service struct {
 	tn     tuning
 	redact func(string) string
 
+	pacer   *chatPacer // each group's message budget
 	raw     *rawAPI
 	api     *tgbot.Bot
 	poll    *poller
-	handler *handler
+	handler *commands.Handler
 	saver   *persister
 
 	// Handlers outlive the serving ctx: on shutdown they finish, up to
@@ -43,6 +44,7 @@ type service struct {
 	hctx      context.Context
 	hcancel   context.CancelFunc
 	saverOK   chan struct{} // closed when the persister's loop returned
+	sweepOK   chan struct{} // closed when the channel sweeper returned
 	stopSaver chan struct{}
 }
 
@@ -57,6 +59,8 @@ func run(ctx context.Context, cfg *config.Config, st *store.Store, hs *health.Se
 	}
 	s.serve(ctx)
 	s.stop()
+	s.hcancel()
+	<-s.sweepOK
 	return nil
 }
 
@@ -78,6 +82,8 @@ func construct(cfg *config.Config, st *store.Store, hs *health.Server, log *slog
 		log:        s.log,
 		disp:       dispatch.New(tn.maxPending, tn.maxRunning, tn.flood, tn.now),
 	}
+	s.pacer = newChatPacer(tn.groupPace, casualMaxWait, tn.now)
+	s.poll.expect = s.pacer.expect
 	s.poll.lastRound.Store(tn.now().UnixNano())
 	if hs != nil {
 		hs.AddCheck("mongodb", st.Ping)
@@ -122,7 +128,7 @@ func (s *service) start(ctx context.Context) (started bool, err error) {
 		s.log.Warn("getMe returned no username: commands addressed as /cmd@bot will be ignored")
 	}
 	if err := st.retry(ctx, "setMyCommands", 3, func(ctx context.Context) error {
-		return setMenus(ctx, s.api)
+		return commands.SetMenus(ctx, s.api)
 	}); err != nil {
 		if ctx.Err() != nil {
 			return false, nil
@@ -137,11 +143,12 @@ func (s *service) start(ctx context.Context) (started bool, err error) {
 	}); err != nil {
 		return false, st.fatal(ctx, err)
 	}
-	h, err := s.newHandler(me.Username)
+	h, err := s.newHandler(me)
 	if err != nil {
 		return false, st.fatal(ctx, err)
 	}
 	s.handler = h
+	s.poll.urgent = func(u *models.Update) bool { return commands.Urgent(u, me.Username) }
 	s.poll.tracker = newTracker(last)
 	s.saver = &persister{st: s.st, tr: s.poll.tracker, log: s.log, saved: last, now: s.tn.now, sig: make(chan struct{}, 1)}
 	s.wire()
@@ -153,50 +160,34 @@ func (s *service) start(ctx context.Context) (started bool, err error) {
 	return true, nil
 }
 
-// newHandler builds the commands' handler and its page access.
-func (s *service) newHandler(username string) (*handler, error) {
+// newHandler builds the commands' handler, sending within the chat's
+// pace and the bot's share of the token's rate.
+func (s *service) newHandler(me models.User) (*commands.Handler, error) {
 	cfg, tn := s.cfg, s.tn
-	// One client for live fetches: its connections and conditional-request
-	// cache are reused.
-	pageClient, err := statuspage.New(cfg.StatuspageProvider, cfg.StatuspageURL, cfg.HTTPTimeout)
-	if err != nil {
-		return nil, err
-	}
-	native := statuspage.NewIncidentIO(cfg.StatuspageURL, cfg.HTTPTimeout)
-	h := &handler{
-		uptimes: &pageUptimes{fetch: native.Uptimes, cacheFor: 5 * time.Minute, failFor: time.Minute,
-			wait: 3 * time.Second, timeout: 2*cfg.HTTPTimeout + 5*time.Second},
-		api:      s.api,
-		st:       s.st,
-		username: username,
-		log:      s.log,
-		redact:   s.redact,
-		now:      tn.now,
-		maxWait:  tn.maxReplyWait,
-		rate:     newSendRate(cfg.BotReplyRate, tn.now),
-		pace:     newChatPacer(tn.groupPace, casualMaxWait, tn.now),
-		pages: &pageSource{
-			snapshots: s.st.LatestSnapshot,
-			fetch: func(ctx context.Context) (*statuspage.Page, error) {
-				pg, _, err := pageClient.Fetch(ctx)
-				return pg, err
-			},
-			maxAge:   2 * cfg.PollInterval,
-			cacheFor: cfg.PollInterval,
-			timeout:  2*cfg.HTTPTimeout + 5*time.Second,
-			now:      tn.now,
-			log:      s.log,
+	pace := s.pacer
+	rate := newSendRate(cfg.BotReplyRate, tn.now)
+	return commands.New(commands.Deps{
+		API: s.api, Store: s.st, Config: cfg, Username: me.Username, BotID: me.ID,
+		ChannelCleanup: tn.channelCleanup, KeyboardCleanup: tn.keyboardCleanup,
+		Log: s.log, Redact: s.redact, Now: tn.now,
+		MaxReplyWait: tn.maxReplyWait, EditTimeout: tn.handlerTimeout,
+		Pace: func(ctx context.Context, chatID int64, isUrgent bool) bool {
+			class := casual
+			if isUrgent {
+				class = urgent
+			}
+			return pace.wait(ctx, chatID, class)
 		},
-	}
-	h.editor = newKeyboardEditor(h, tn.handlerTimeout)
-	return h, nil
+		Rate: rate.wait,
+		Sent: pace.done,
+	})
 }
 
 // wire connects the poll's callbacks to the handler and starts the
 // persister.
 func (s *service) wire() {
 	p, h, log, redact, tn := s.poll, s.handler, s.log, s.redact, s.tn
-	p.handle = func(upd *models.Update, gen int) {
+	p.handle = func(upd *models.Update, gen int, release func()) {
 		defer func() {
 			if s.hctx.Err() != nil {
 				// Cut short at shutdown: leave it unhandled, so the
@@ -209,26 +200,31 @@ func (s *service) wire() {
 		safely(log, redact, upd.ID, func() {
 			uctx, cancel := context.WithTimeout(s.hctx, tn.handlerTimeout)
 			defer cancel()
-			h.handle(uctx, upd)
+			h.Handle(commands.WithRelease(uctx, release), upd)
 		})
 	}
 	p.flood = func(upd *models.Update) {
 		safely(log, redact, upd.ID, func() {
 			uctx, cancel := context.WithTimeout(s.hctx, tn.handlerTimeout)
 			defer cancel()
-			h.floodNote(uctx, upd)
+			h.FloodNote(uctx, upd)
 		})
 	}
 	p.dropTap = func(q *models.CallbackQuery) {
 		// Not queued behind anything: a tap is answered within seconds
 		// or the client spins ("query is too old" after that).
 		go safely(log, redact, 0, func() {
-			actx, cancel := context.WithTimeout(s.hctx, tapAnswerTimeout)
+			actx, cancel := context.WithTimeout(s.hctx, commands.TapAnswerTimeout)
 			defer cancel()
-			h.answerTap(actx, &tap{q: q, answer: ansTooManyTaps})
+			h.RefuseTap(actx, q)
 		})
 	}
 	p.saveSoon = s.saver.signal
+	s.sweepOK = make(chan struct{})
+	go func() {
+		defer close(s.sweepOK)
+		h.Sweep(s.hctx, tn.sweepEvery)
+	}()
 	s.stopSaver, s.saverOK = make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(s.saverOK)

@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/openai-status-bot/statusbot/internal/store"
 )
 
 // "/settings test" sends a sample notice where a real one would go (the
@@ -34,24 +32,5 @@ func TestSettingsTestNotice(t *testing.T) {
 	got = h.exchange(chat, thread, topicMsg(chat, admin, thread, "/settings test"))
 	if len(got) != 1 || got[0].Silent || !strings.Contains(got[0].Text, "Sent with sound.") {
 		t.Fatalf("test notice outside quiet hours: %+v", got)
-	}
-}
-
-func TestSmallerWordings(t *testing.T) {
-	if got := countOf(1, "chosen component"); got != "1 chosen component" {
-		t.Error(got)
-	}
-	if got := countOf(2, "chosen component"); got != "2 chosen components" {
-		t.Error(got)
-	}
-	berlin, _ := time.LoadLocation("Europe/Berlin")
-	at := time.Date(2026, 3, 8, 9, 2, 0, 0, time.UTC)
-	if got := staleNote(at, berlin); !strings.Contains(got, "2026-03-08 10:02 CET") {
-		t.Errorf("stale note not in the chat's zone: %q", got)
-	}
-	sub := &store.Subscriber{Components: []string{"a"}}
-	k := newKB(sub, indexPage(testPage("")))
-	if s := k.groups(0); strings.Contains(s.text, "1 chosen components") {
-		t.Errorf("%q", s.text)
 	}
 }

@@ -119,10 +119,14 @@ type poller struct {
 
 	tracker  *tracker
 	disp     *dispatch.Dispatcher
-	handle   func(upd *models.Update, gen int)
+	handle   func(upd *models.Update, gen int, release func())
 	flood    func(*models.Update) // answers a flooding sender once
 	dropTap  func(*models.CallbackQuery)
 	saveSoon func() // asks for the watermark to be saved
+	// urgent tells an admin's command; expect holds a group's casual
+	// replies back from its receipt until it is handled (pace.go).
+	urgent func(*models.Update) bool
+	expect func(chatID int64) (release func())
 
 	lastRound atomic.Int64 // UnixNano of the last successful getUpdates
 	lastErr   atomic.Pointer[string]
@@ -254,9 +258,14 @@ func (p *poller) dispatch(ctx context.Context, upds []polled) (fresh int, ok boo
 			continue
 		}
 		upd, id := u.upd, u.ID
-		j := dispatch.Job{Run: func() { p.handle(upd, gen) }}
+		release := func() {}
+		if p.urgent != nil && p.expect != nil && p.urgent(upd) {
+			release = p.expect(chatOf(upd))
+		}
+		j := dispatch.Job{Run: func() { defer release(); p.handle(upd, gen, release) }}
 		if droppable(upd) {
 			j.Drop = func() {
+				defer release()
 				if upd.CallbackQuery != nil && p.dropTap != nil {
 					p.dropTap(upd.CallbackQuery)
 				}
@@ -266,6 +275,7 @@ func (p *poller) dispatch(ctx context.Context, upds []polled) (fresh int, ok boo
 		from := laneOf(upd)
 		a, ok := p.disp.Submit(ctx, from, j)
 		if !ok {
+			release()
 			p.tracker.abort(u.ID, gen)
 			return fresh, false
 		}

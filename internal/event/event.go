@@ -660,3 +660,20 @@ func (cp *Checkpoint) RenameComponents(renames map[string]string) {
 		}
 	}
 }
+
+// IncidentNow is the incident as its newest update shows it, as an event
+// of that update would say (without Key, Seq or chain): what a chat's
+// choices are read against before the update's own event reaches it.
+func IncidentNow(p *statuspage.Page, i statuspage.Incident) Event {
+	e := incidentTemplate(p, i, componentNames(p))
+	e.Notify = true
+	for _, u := range i.Updates {
+		if at := UpdateAt(u); e.UpdateID == "" || at.After(e.At) {
+			e.At, e.UpdateID, e.UpdateStatus, e.Body = at, u.ID, u.Status, u.Body
+		}
+	}
+	if e.UpdateStatus == "" {
+		e.UpdateStatus = i.Status
+	}
+	return e
+}

@@ -67,6 +67,8 @@ type Message struct {
 	Deleted bool
 	// ReplyTo is the message it replies to (0: none).
 	ReplyTo int
+	// Times are its date-time entities (as last edited).
+	Times []DateTime
 }
 
 // Params are a request's parameters, whatever the encoding.
@@ -107,8 +109,10 @@ type Telegram struct {
 	kb                *keyboardState
 	answerDelay       time.Duration
 	outage            *APIError
-	cardState         *cardState // telegram_cards.go
-	deletions         []Deletion // telegram_delete.go
+	cardState         *cardState      // telegram_cards.go
+	deletions         []Deletion      // telegram_delete.go
+	chats             map[int64]*Chat // telegram_chats.go
+	refusedEntities   int             // telegram_entities.go
 }
 
 // RealLimits makes the fake enforce Telegram's documented limits for one
@@ -126,7 +130,7 @@ func NewTelegram(token string) *Telegram {
 	t := &Telegram{Token: token, handlers: map[string]Handler{}, failures: map[int64]func(int) *APIError{},
 		attempts: map[int64]int{}, calls: map[string]int{}, answered: map[string]int{}, lastPerChat: map[int64]time.Time{}, perGroup: map[int64][]time.Time{}}
 	t.handlers["getMe"] = func(Params) (any, *APIError) {
-		return map[string]any{"id": 1000, "is_bot": true, "first_name": "Status", "username": "openai_status_test_bot"}, nil
+		return map[string]any{"id": botID, "is_bot": true, "first_name": "Status", "username": "openai_status_test_bot"}, nil
 	}
 	for _, m := range []string{"deleteWebhook", "setMyCommands"} {
 		t.handlers[m] = func(Params) (any, *APIError) { return true, nil }
@@ -195,6 +199,13 @@ func (t *Telegram) Messages() []Message {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return append([]Message(nil), t.messages...)
+}
+
+// MessageCount is len(Messages()) without the copy (benchmarks poll it).
+func (t *Telegram) MessageCount() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.messages)
 }
 
 // MessagesTo returns the messages accepted for one chat (and thread).
@@ -310,6 +321,11 @@ func (t *Telegram) sendMessage(p Params) (any, *APIError) {
 			return nil, e
 		}
 	}
+	times, perr := checkEntities(p, now)
+	t.refusedEntities += countRefused(perr)
+	if perr != nil {
+		return nil, perr
+	}
 	if e := t.admit(chatID, now); e != nil {
 		return nil, e
 	}
@@ -317,7 +333,7 @@ func (t *Telegram) sendMessage(p Params) (any, *APIError) {
 	t.nextMsgID++
 	t.messages = append(t.messages, Message{ChatID: chatID, ThreadID: thread, Text: p["text"], ParseMode: p["parse_mode"],
 		NoPreview: noPreview, At: now, ID: t.nextMsgID, ReplyMarkup: p["reply_markup"], Silent: p["disable_notification"] == "true",
-		ReplyTo: replyTo(p)})
+		ReplyTo: replyTo(p), Times: times})
 	msg := map[string]any{"message_id": t.nextMsgID, "date": now.Unix(), "chat": map[string]any{"id": chatID, "type": "private"}, "text": p["text"]}
 	if thread != 0 {
 		msg["message_thread_id"] = thread

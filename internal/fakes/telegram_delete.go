@@ -1,5 +1,7 @@
 package fakes
 
+import "time"
+
 // deleteMessage as the Bot API answers it: true, or 400 "message to
 // delete not found" for a message already deleted. The fake only knows
 // the messages it accepted from the bot; a message it never saw (a
@@ -13,6 +15,7 @@ var ErrDeleteNotFound = &APIError{Code: 400, Description: "Bad Request: message 
 type Deletion struct {
 	ChatID    int64
 	MessageID int
+	At        time.Time // when the fake accepted it
 }
 
 func (t *Telegram) installDeletes() {
@@ -31,7 +34,7 @@ func (t *Telegram) installDeletes() {
 				return nil, ErrDeleteNotFound
 			}
 		}
-		t.deletions = append(t.deletions, Deletion{ChatID: chatID, MessageID: id})
+		t.deletions = append(t.deletions, Deletion{ChatID: chatID, MessageID: id, At: time.Now()})
 		return true, nil
 	}
 }

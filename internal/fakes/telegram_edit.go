@@ -48,6 +48,15 @@ func (t *Telegram) edit(method string, p Params, text bool) (any, *APIError) {
 			return nil, e
 		}
 	}
+	var times []DateTime
+	if text {
+		var perr *APIError
+		times, perr = checkEntities(p, time.Now())
+		t.refusedEntities += countRefused(perr)
+		if perr != nil {
+			return nil, perr
+		}
+	}
 	if e := t.admit(chatID, time.Now()); e != nil { // edits count like messages
 		return nil, e
 	}
@@ -68,7 +77,7 @@ func (t *Telegram) edit(method string, p Params, text bool) (any, *APIError) {
 	}
 	m.Text, m.ReplyMarkup = newText, markup
 	if text {
-		m.ParseMode = p["parse_mode"]
+		m.ParseMode, m.Times = p["parse_mode"], times
 	}
 	m.Edits++
 	t.edits = append(t.edits, Edit{Method: method, ChatID: chatID, MessageID: id, Text: newText, ReplyMarkup: markup, At: time.Now()})

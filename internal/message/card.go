@@ -18,7 +18,21 @@ type Step struct {
 	// here); the card shows the start of it for every step but the latest,
 	// whose whole text is the card's "Latest".
 	Text string `json:"text,omitempty"`
+	// Component: the step is a note that one of the incident's components
+	// changed status (Status is the component's new status), folded into
+	// the card instead of a notice of its own.
+	Component string `json:"component,omitempty"`
 }
+
+// ComponentState is one of the incident's components with its status as
+// the page last showed it.
+type ComponentState struct {
+	Name   string `json:"name"`
+	Status string `json:"status,omitempty"`
+}
+
+// maxCardComponents bounds the components a card lists one by one.
+const maxCardComponents = 12
 
 // maxSteps bounds the timeline a card shows: the first update and the
 // latest ones, with a line saying how many were left out.
@@ -88,6 +102,12 @@ func Card(e event.Event, steps []Step) string { return CardIn(e, steps, time.UTC
 // CardIn is the card with its timeline in loc (nil is UTC), the zone named
 // in the timeline's heading ("Timeline (Europe/Berlin)").
 func CardIn(e event.Event, steps []Step, loc *time.Location) string {
+	return CardOf(e, steps, nil, loc)
+}
+
+// CardOf is the card with the affected components' statuses, one line
+// each (comps; none: the names the event lists), and the timeline in loc.
+func CardOf(e event.Event, steps []Step, comps []ComponentState, loc *time.Location) string {
 	if loc == nil {
 		loc = time.UTC
 	}
@@ -104,7 +124,18 @@ func CardIn(e event.Event, steps []Step, loc *time.Location) string {
 		static(" · Status: "),
 		short(Escape(statuspage.Label(e.UpdateStatus)), maxLabelLen),
 	}
-	if len(e.ComponentNames) > 0 {
+	switch {
+	case len(comps) > 0:
+		segs = append(segs, static("\n<b>Components</b>"))
+		for i, c := range comps {
+			if i == maxCardComponents {
+				segs = append(segs, static(fmt.Sprintf("\n<i>… %d more</i>", len(comps)-maxCardComponents)))
+				break
+			}
+			segs = append(segs, static("\n"+statusDot(c.Status)+" "), short(Escape(c.Name), maxLabelLen),
+				static(": "), short(Escape(statuspage.Label(firstNonEmpty(c.Status, "unknown"))), maxLabelLen))
+		}
+	case len(e.ComponentNames) > 0:
 		segs = append(segs, static("\nComponents: "), short(Escape(strings.Join(e.ComponentNames, ", ")), maxNameLen))
 	}
 	segs = append(segs, static("\n\n<b>Timeline ("+Escape(loc.String())+")</b>\n"+timelineHTML(steps, loc)+"\n\n<b>Latest:</b> "))
@@ -128,7 +159,13 @@ func timelineHTML(steps []Step, loc *time.Location) string {
 	var lines []string
 	line := func(i int) string {
 		s := steps[i]
-		l := "• " + s.At.In(loc).Format("Jan 2 15:04") + " " + Escape(truncateRunes(statuspage.Label(s.Status), maxLabelLen))
+		at := TimeHTML(s.At, loc, "Jan 2 15:04", FormatDateTime)
+		l := "• " + at + " " + Escape(truncateRunes(statuspage.Label(s.Status), maxLabelLen))
+		if s.Component != "" {
+			l = "• " + at + " " + Escape(truncateRunes(s.Component, maxLabelLen)) + ": " +
+				Escape(truncateRunes(statuspage.Label(s.Status), maxLabelLen))
+			return l
+		}
 		if text := firstLine(s.Text); text != "" && i != newest {
 			l += " — " + Escape(truncateRunes(text, excerpt))
 		}
@@ -143,6 +180,33 @@ func timelineHTML(steps []Step, loc *time.Location) string {
 		lines = append(lines, line(i))
 	}
 	return strings.Join(lines, "\n")
+}
+
+// statusDot marks a component's status at a glance.
+func statusDot(status string) string {
+	switch status {
+	case "operational":
+		return "🟢"
+	case "degraded_performance":
+		return "🟡"
+	case "partial_outage":
+		return "🟠"
+	case "major_outage", "full_outage":
+		return "🔴"
+	case "under_maintenance":
+		return "🔧"
+	}
+	return "⚪"
+}
+
+// WithNotes is the timeline with the component notes placed by time.
+func WithNotes(steps, notes []Step) []Step {
+	if len(notes) == 0 {
+		return steps
+	}
+	out := append(append([]Step{}, steps...), notes...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].At.Before(out[j].At) })
+	return out
 }
 
 // Excerpts of the timeline, in runes.

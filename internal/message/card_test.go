@@ -74,6 +74,7 @@ func TestCard(t *testing.T) {
 			got := message.Card(tc.e, tc.steps)
 			_, err := parseHTML(got)
 			require.NoError(t, err, got)
+			got = untimed(got)
 			for _, s := range tc.contains {
 				require.Contains(t, got, s)
 			}
@@ -153,6 +154,7 @@ func TestCardIn(t *testing.T) {
 			got := message.CardIn(incidentEvent("resolved", "u2", "x", t0), tc.steps, tc.loc)
 			_, err := parseHTML(got)
 			require.NoError(t, err, got)
+			got = untimed(got)
 			for _, s := range tc.contains {
 				require.Contains(t, got, s)
 			}
@@ -179,7 +181,7 @@ func TestCardStateAfterAnEditOfAnOldUpdate(t *testing.T) {
 	if state.UpdateStatus != "resolved" || state.Body != "All good." || !state.At.Equal(at(9)) {
 		t.Fatalf("card state: %+v", state)
 	}
-	card := message.Card(state, message.Timeline(inc, edit))
+	card := untimed(message.Card(state, message.Timeline(inc, edit)))
 	for _, want := range []string{"Incident resolved", "Status: Resolved", "Mar 8 09:01 Investigating — We are investigating.", "Mar 8 09:05 Identified — Found it.", "Mar 8 09:09 Resolved\n", "All good."} {
 		if !strings.Contains(card, want) {
 			t.Errorf("card lacks %q:\n%s", want, card)
@@ -198,4 +200,31 @@ func TestCardStateAfterAnEditOfAnOldUpdate(t *testing.T) {
 	if s := message.CardState(inc, second); s.UpdateStatus != "identified" || len(message.Timeline(inc, second)) != 2 {
 		t.Fatalf("second step: %+v %v", s, message.Timeline(inc, second))
 	}
+}
+
+// The card lists the incident's components with their statuses, and its
+// timeline the component changes folded into it, placed by time.
+func TestCardOfComponents(t *testing.T) {
+	e := incidentEvent("identified", "u2", "Rolling back.", t0.Add(time.Hour))
+	steps := []message.Step{{Status: "investigating", At: t0, Text: "Looking."}, {Status: "identified", At: t0.Add(time.Hour)}}
+	notes := []message.Step{{Component: "API", Status: "partial_outage", At: t0.Add(time.Minute)},
+		{Component: "API", Status: "operational", At: t0.Add(2 * time.Hour)}}
+	comps := []message.ComponentState{{Name: "API", Status: "operational"}, {Name: "Chat<GPT>", Status: "major_outage"}, {Name: "Files"}}
+	got := message.CardOf(e, message.WithNotes(steps, notes), comps, time.UTC)
+	_, err := parseHTML(got)
+	require.NoError(t, err)
+	require.Contains(t, got, `• <tg-time unix="1796047320" format="dt">Nov 30 14:02</tg-time> Investigating`, "times are date-time entities")
+	got = untimed(got)
+	require.Contains(t, got, "<b>Components</b>\n🟢 API: Operational\n🔴 Chat&lt;GPT&gt;: Major Outage\n⚪ Files: Unknown\n")
+	require.Contains(t, got, "• Nov 30 14:02 Investigating — Looking.\n• Nov 30 14:03 API: Partial Outage\n• Nov 30 15:02 Identified\n• Nov 30 16:02 API: Operational")
+	require.NotContains(t, got, "Components: API, ChatGPT", "the statuses replace the list of names")
+	require.Equal(t, message.CardIn(e, steps, time.UTC), message.CardOf(e, steps, nil, time.UTC), "without statuses: the names")
+
+	var many []message.ComponentState
+	for i := range 30 {
+		many = append(many, message.ComponentState{Name: "C" + strings.Repeat("x", i), Status: "operational"})
+	}
+	got = message.CardOf(e, steps, many, time.UTC)
+	require.Contains(t, got, "<i>… 18 more</i>")
+	require.LessOrEqual(t, message.VisibleLength(got), message.MaxLength)
 }

@@ -1,6 +1,7 @@
 package message
 
 import (
+	"html"
 	"net/url"
 	"strconv"
 	"strings"
@@ -321,3 +322,21 @@ func scanEntity(s string) (token, bool) {
 }
 
 func isASCIILetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+// Plain is an HTML message as the text it shows, tags dropped and
+// entities decoded: what is sent, without parse mode, when Telegram
+// refuses a message's entities.
+func Plain(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		t := nextToken(s[i:])
+		switch t.kind {
+		case tokText:
+			b.WriteString(t.s)
+		case tokEntity:
+			b.WriteString(html.UnescapeString(t.s))
+		}
+		i += len(t.s)
+	}
+	return b.String()
+}

@@ -94,8 +94,8 @@ func incidentNotice(e event.Event, header string, loc *time.Location) string {
 		static("\nImpact: "),
 		short(Escape(statuspage.Label(e.Impact)), maxLabelLen),
 	}
-	if w := WindowIn(e.WindowStart, e.WindowEnd, loc); w != "" {
-		segs = append(segs, static("\nWindow: "), short(Escape(w), maxLabelLen))
+	if w := WindowHTML(e.WindowStart, e.WindowEnd, loc); w != "" {
+		segs = append(segs, static("\nWindow: "), short(w, maxLabelLen*2))
 	}
 	if len(e.ComponentNames) > 0 {
 		segs = append(segs, static("\nComponents: "), short(Escape(strings.Join(e.ComponentNames, ", ")), maxNameLen))
@@ -114,8 +114,8 @@ func reminderNotice(e event.Event, loc *time.Location) string {
 		short(Escape(firstNonEmpty(e.IncidentName, "Untitled maintenance")), maxNameLen),
 		static("</b>"),
 	}
-	if w := WindowIn(e.WindowStart, e.WindowEnd, loc); w != "" {
-		segs = append(segs, static("\nWindow: "), short(Escape(w), maxLabelLen))
+	if w := WindowHTML(e.WindowStart, e.WindowEnd, loc); w != "" {
+		segs = append(segs, static("\nWindow: "), short(w, maxLabelLen*2))
 	}
 	if len(e.ComponentNames) > 0 {
 		segs = append(segs, static("\nComponents: "), short(Escape(strings.Join(e.ComponentNames, ", ")), maxNameLen))
@@ -267,4 +267,60 @@ func firstNonEmpty(s ...string) string {
 		}
 	}
 	return ""
+}
+
+// Time formats of the date-time entities (the Bot API's date_time_format:
+// w day of the week, d/D short/long date, t/T short/long time).
+const (
+	FormatDateTime = "dt"
+	FormatTime     = "t"
+	FormatWeekDay  = "wdt"
+)
+
+// TimeHTML is t as a date-time entity: Telegram apps show it in each
+// reader's own zone and locale; the text inside, t in loc laid out by
+// layout, is what apps that do not render the entity show (and what a send
+// refused for its entities falls back to).
+func TimeHTML(t time.Time, loc *time.Location, layout, format string) string {
+	if loc == nil {
+		loc = time.UTC
+	}
+	return timeTag(t, t.In(loc).Format(layout), format)
+}
+
+// timeTag wraps the plain text fallback (escaped here) in a date-time
+// entity; a time the Bot API cannot carry (not after 1970) stays text.
+func timeTag(t time.Time, fallback, format string) string {
+	if t.Unix() <= 0 {
+		return Escape(fallback)
+	}
+	return `<tg-time unix="` + strconv.FormatInt(t.Unix(), 10) + `" format="` + format + `">` + Escape(fallback) + `</tg-time>`
+}
+
+// WindowHTML is WindowIn with both ends as date-time entities; its text
+// fallback reads exactly as WindowIn, the zone inside the entity that
+// ends the window (a reader whose app renders the entities sees their own
+// times, with no zone of another).
+func WindowHTML(start, end *time.Time, loc *time.Location) string {
+	if start == nil || start.IsZero() {
+		return ""
+	}
+	if loc == nil {
+		loc = time.UTC
+	}
+	s := start.In(loc)
+	from, zone := s.Format("2006-01-02 15:04"), zoneName(s)
+	if end == nil || !end.After(s) {
+		return timeTag(s, from+" "+zone, FormatWeekDay)
+	}
+	e := end.In(loc)
+	if ez := zoneName(e); ez != zone || !sameOffset(s, e) {
+		from += " " + zone
+		zone = ez
+	}
+	until, format := e.Format("2006-01-02 15:04"), FormatDateTime
+	if e.Format("2006-01-02") == s.Format("2006-01-02") {
+		until, format = e.Format("15:04"), FormatTime
+	}
+	return timeTag(s, from, FormatWeekDay) + " – " + timeTag(e, until+" "+zone, format)
 }

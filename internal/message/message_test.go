@@ -4,6 +4,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 	"testing"
 	"unicode/utf16"
@@ -16,11 +17,18 @@ import (
 // parseHTML checks s the way Telegram's HTML parse mode would: only the
 // supported tags, balanced and properly nested, attributes only on <a href>,
 // no bare '<', '>' or '&', valid UTF-8. It returns the visible text.
+// untimed is s without its date-time entities' tags: their text fallback.
+func untimed(s string) string { return tgTimeTag.ReplaceAllString(s, "") }
+
+var tgTimeTag = regexp.MustCompile(`</?tg-time[^>]*>`)
+
+var tgTime = regexp.MustCompile(`^unix="[1-9][0-9]*" format="(r|w?[dD]?[tT]?)"$`)
+
 func parseHTML(s string) (string, error) {
 	if !utf8.ValidString(s) {
 		return "", fmt.Errorf("invalid UTF-8")
 	}
-	allowed := map[string]bool{"b": true, "i": true, "u": true, "s": true, "a": true, "code": true, "pre": true}
+	allowed := map[string]bool{"b": true, "i": true, "u": true, "s": true, "a": true, "code": true, "pre": true, "tg-time": true}
 	var stack []string
 	var text strings.Builder
 	for i := 0; i < len(s); {
@@ -62,6 +70,12 @@ func parseHTML(s string) (string, error) {
 					if open == "a" {
 						return "", fmt.Errorf("nested <a>")
 					}
+				}
+			} else if name == "tg-time" {
+				// As the Bot API parses it: a Unix time, and a format of
+				// w, d/D, t/T (or r alone); anything else is refused.
+				if !tgTime.MatchString(attrs) {
+					return "", fmt.Errorf("bad <tg-time %s>", attrs)
 				}
 			} else if attrs != "" {
 				return "", fmt.Errorf("attributes on <%s>", name)

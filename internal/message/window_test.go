@@ -30,6 +30,10 @@ func TestMaintenanceNoticeShowsWindowAndComponents(t *testing.T) {
 	s, e := time.Date(2026, 1, 25, 0, 0, 0, 0, time.UTC), time.Date(2026, 1, 25, 2, 0, 0, 0, time.UTC)
 	got := message.Notification(event.Event{Kind: event.KindMaintenance, IncidentName: "DB <upgrade>", UpdateStatus: "scheduled",
 		Impact: "maintenance", Body: "We will upgrade.", WindowStart: &s, WindowEnd: &e, ComponentNames: []string{"Responses", "Login & SSO"}})
+	if _, err := parseHTML(got); err != nil {
+		t.Fatal(err)
+	}
+	got = untimed(got)
 	for _, want := range []string{"Window: 2026-01-25 00:00 – 02:00 UTC", "Components: Responses, Login &amp; SSO", "DB &lt;upgrade&gt;", "We will upgrade."} {
 		if !strings.Contains(got, want) {
 			t.Errorf("missing %q in\n%s", want, got)
@@ -62,7 +66,7 @@ func TestReminderNotice(t *testing.T) {
 		Reminder: &event.Reminder{Start: start, Lead: time.Hour, Until: 2 * time.Hour}}
 	want := "⏰ <b>Maintenance starts in 1 hour</b>\n\n<b>Database &lt;upgrade&gt;</b>\nWindow: 2026-07-18 09:00 – 11:00 UTC\n" +
 		"Components: Responses\n\n<a href=\"https://status.openai.com/incidents/m1\">View maintenance</a>"
-	if got := message.Notification(e); got != want {
+	if got := untimed(message.Notification(e)); got != want {
 		t.Fatalf("got\n%s\nwant\n%s", got, want)
 	}
 }
@@ -135,7 +139,7 @@ func TestNotificationIn(t *testing.T) {
 		{"maintenance without a window", event.Event{Kind: event.KindMaintenance, IncidentName: "x"}, berlin, "Scheduled maintenance", "Window", false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			got := message.NotificationIn(tt.e, tt.loc)
+			got := untimed(message.NotificationIn(tt.e, tt.loc))
 			if !strings.Contains(got, tt.want) || strings.Contains(got, tt.absent) {
 				t.Errorf("want %q and not %q in\n%s", tt.want, tt.absent, got)
 			}
@@ -166,7 +170,52 @@ func TestReminderNoticeIn(t *testing.T) {
 		t.Fatal("a reminder shows its window")
 	}
 	got := message.NotificationIn(e, berlin)
+	if !strings.Contains(got, `Window: <tg-time unix="1784408400" format="wdt">2026-07-18 23:00</tg-time> – <tg-time unix="1784415600" format="dt">2026-07-19 01:00 CEST</tg-time>`) {
+		t.Fatalf("the window's ends are date-time entities:\n%s", got)
+	}
+	got = untimed(got)
 	if !strings.Contains(got, "Window: 2026-07-18 23:00 – 2026-07-19 01:00 CEST") || !strings.Contains(got, "starts in 30 minutes") {
 		t.Fatalf("got\n%s", got)
+	}
+}
+
+// The text behind a window's date-time entities reads exactly as the
+// window in the chat's zone, whatever the zone and the dates.
+func TestWindowHTMLFallsBackToWindowIn(t *testing.T) {
+	berlin, _ := time.LoadLocation("Europe/Berlin")
+	kolkata, _ := time.LoadLocation("Asia/Kolkata")
+	at := func(s string) *time.Time { v, _ := time.Parse(time.RFC3339, s); return &v }
+	for _, loc := range []*time.Location{time.UTC, berlin, kolkata, nil} {
+		for _, w := range [][2]*time.Time{
+			{at("2026-07-18T09:00:00Z"), at("2026-07-18T11:00:00Z")},
+			{at("2026-07-18T21:00:00Z"), at("2026-07-18T23:30:00Z")},
+			{at("2026-03-29T00:30:00Z"), at("2026-03-29T02:30:00Z")}, // across the change to CEST
+			{at("2026-07-18T09:00:00Z"), nil},
+			{at("2026-07-18T09:00:00Z"), at("2026-07-18T08:00:00Z")},
+			{nil, nil},
+		} {
+			got := message.WindowHTML(w[0], w[1], loc)
+			if _, err := parseHTML(got); err != nil {
+				t.Fatalf("%s: %v", got, err)
+			}
+			if message.Plain(got) != message.WindowIn(w[0], w[1], loc) {
+				t.Errorf("fallback %q, window %q", message.Plain(got), message.WindowIn(w[0], w[1], loc))
+			}
+			if w[0] != nil && !strings.Contains(got, "<tg-time unix=") {
+				t.Errorf("no date-time entity in %q", got)
+			}
+		}
+	}
+}
+
+func TestPlain(t *testing.T) {
+	for in, want := range map[string]string{
+		`<b>Errors &lt;API&gt;</b> at <tg-time unix="1" format="t">09:00 UTC</tg-time>`: "Errors <API> at 09:00 UTC",
+		`<a href="https://x">View &amp; more</a>`:                                       "View & more",
+		`plain & simple <3`: "plain & simple <3",
+	} {
+		if got := message.Plain(in); got != want {
+			t.Errorf("Plain(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

@@ -78,7 +78,7 @@ var eventKinds = []string{string(event.KindComponent), string(event.KindIncident
 
 // Outcomes of a send: "sent" and telegram.Outcome's values (internal/telegram
 // reports them; a test keeps the two lists equal).
-var sendOutcomes = []string{"sent", "rate_limited", "transient", "terminal", "migrated", "permanent"}
+var sendOutcomes = []string{"sent", "rate_limited", "transient", "terminal", "migrated", "permanent", "entities_refused"}
 
 // Commands the bot answers; any other name is counted as "other".
 var knownCommands = map[string]bool{"start": true, "stop": true, "status": true, "components": true,

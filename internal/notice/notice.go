@@ -105,7 +105,7 @@ func TextZone(s store.Settings, e event.Event) string {
 	if loc == time.UTC {
 		return ""
 	}
-	if message.ShowsTimes(e) || (e.Kind == event.KindIncident && s.Cards()) {
+	if message.ShowsTimes(e) || ((e.Kind == event.KindIncident || e.Kind == event.KindComponent) && s.Cards()) {
 		return loc.String()
 	}
 	return ""
@@ -121,4 +121,16 @@ func FormatTime(t time.Time, loc *time.Location) string {
 		loc = time.UTC
 	}
 	return t.In(loc).Format("2006-01-02 15:04 MST")
+}
+
+// FormatTimeHTML is FormatTime as a date-time entity: Telegram apps show
+// each reader their own time; the text, FormatTime in loc, is the fallback.
+func FormatTimeHTML(t time.Time, loc *time.Location) string {
+	if t.IsZero() {
+		return "unknown"
+	}
+	if loc == nil {
+		loc = time.UTC
+	}
+	return message.TimeHTML(t, loc, "2006-01-02 15:04 MST", message.FormatDateTime)
 }

@@ -25,6 +25,10 @@ type IncidentCard struct {
 	Updates []string  `bson:"updates,omitempty" json:"updates,omitempty"`
 	Pinned  bool      `bson:"pinned,omitempty" json:"pinned,omitempty"`
 	At      time.Time `bson:"at" json:"at"`
+	// Event is the incident event whose texts the card shows: a change of
+	// one of the incident's components renders the card again from it.
+	Event   string  `bson:"event,omitempty" json:"event,omitempty"`
+	Buckets Buckets `bson:",inline" json:"-"`
 }
 
 // Shows reports whether the card has shown the update already.
@@ -39,17 +43,11 @@ func (s *Store) Cards(ctx context.Context, incident string, subKeys []string) (m
 	if len(subKeys) == 0 {
 		return out, nil
 	}
-	ids := make([]string, 0, len(subKeys))
-	for _, k := range subKeys {
-		ids = append(ids, cardID(incident, k))
-	}
-	cur, err := s.db.Collection(colCards).Find(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: ids}}}})
+	// By bucket (buckets.go), not by an $in on _id: FerretDB would decode
+	// every card.
+	rows, err := findByKeys[IncidentCard](ctx, s.db.Collection(colCards), "read incident cards", bson.D{{Key: "incident", Value: incident}}, "sub", subKeys)
 	if err != nil {
-		return nil, fmt.Errorf("mongodb: read incident cards: %w", err)
-	}
-	var rows []IncidentCard
-	if err := cur.All(ctx, &rows); err != nil {
-		return nil, fmt.Errorf("mongodb: read incident cards: %w", err)
+		return nil, err
 	}
 	for _, c := range rows {
 		out[c.Sub] = c
@@ -59,7 +57,7 @@ func (s *Store) Cards(ctx context.Context, incident string, subKeys []string) (m
 
 // SaveCard stores where a subscriber's card is (replacing a deleted one).
 func (s *Store) SaveCard(ctx context.Context, c IncidentCard) error {
-	c.ID = cardID(c.Incident, c.Sub)
+	c.ID, c.Buckets = cardID(c.Incident, c.Sub), BucketsOf(c.Sub)
 	_, err := s.db.Collection(colCards).ReplaceOne(ctx, bson.D{{Key: "_id", Value: c.ID}}, c, options.Replace().SetUpsert(true))
 	if err != nil {
 		return fmt.Errorf("mongodb: save incident card: %w", err)

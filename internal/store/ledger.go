@@ -11,28 +11,22 @@ import (
 )
 
 type ledgerEntry struct {
-	ID    string    `bson:"_id"`
-	Event string    `bson:"event"`
-	Sub   string    `bson:"sub"`
-	At    time.Time `bson:"at"`
+	ID      string    `bson:"_id"`
+	Event   string    `bson:"event"`
+	Sub     string    `bson:"sub"`
+	At      time.Time `bson:"at"`
+	Buckets `bson:",inline"`
 }
 
 // Delivered returns which of the subscribers already got the event: one
 // round trip for a whole page.
 func (s *Store) Delivered(ctx context.Context, eventKey string, subKeys []string) (map[string]bool, error) {
 	out := map[string]bool{}
-	if len(subKeys) == 0 {
-		return out, nil
-	}
-	cur, err := s.db.Collection(colDeliveries).Find(ctx,
-		bson.D{{Key: "event", Value: eventKey}, {Key: "sub", Value: bson.D{{Key: "$in", Value: subKeys}}}},
-		options.Find().SetProjection(bson.D{{Key: "sub", Value: 1}}))
+	// By bucket (buckets.go): the event's entries of a page's buckets only.
+	rows, err := findByKeys[ledgerEntry](ctx, s.db.Collection(colDeliveries), "read delivery ledger",
+		bson.D{{Key: "event", Value: eventKey}}, "sub", subKeys, options.Find().SetProjection(bson.D{{Key: "sub", Value: 1}}))
 	if err != nil {
-		return nil, fmt.Errorf("mongodb: read delivery ledger: %w", err)
-	}
-	var rows []ledgerEntry
-	if err := cur.All(ctx, &rows); err != nil {
-		return nil, fmt.Errorf("mongodb: read delivery ledger: %w", err)
+		return nil, err
 	}
 	for _, r := range rows {
 		out[r.Sub] = true
@@ -48,7 +42,7 @@ func (s *Store) RecordDelivered(ctx context.Context, eventKey string, subKeys []
 	}
 	docs := make([]any, 0, len(subKeys))
 	for _, k := range subKeys {
-		docs = append(docs, ledgerEntry{ID: eventKey + "|" + k, Event: eventKey, Sub: k, At: at})
+		docs = append(docs, ledgerEntry{ID: eventKey + "|" + k, Event: eventKey, Sub: k, At: at, Buckets: BucketsOf(k)})
 	}
 	_, err := s.db.Collection(colDeliveries).InsertMany(ctx, docs, options.InsertMany().SetOrdered(false))
 	if err != nil && !onlyDuplicates(err) {

@@ -19,6 +19,8 @@ var expiring = []struct {
 	{colRetries, LedgerRetention}, // left by deliveries that were terminated
 	{colMigrations, LedgerRetention},
 	{colCards, LedgerRetention}, // from the card's last update
+	{colCardNotes, LedgerRetention},
+	{colFates, FateRetention},
 	{colHistory, HistoryRetention},
 	{colTold, ToldRetention}, // from the story's last step
 	{colChatCalls, ChatCallsRetention},

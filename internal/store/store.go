@@ -71,6 +71,10 @@ func Open(ctx context.Context, uri, database string) (*Store, error) {
 		_ = client.Disconnect(context.Background())
 		return nil, err
 	}
+	if err := s.fillPageBuckets(ctx); err != nil {
+		_ = client.Disconnect(context.Background())
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -96,19 +100,20 @@ func (s *Store) Close(timeout time.Duration) error {
 
 func (s *Store) ensureIndexes(ctx context.Context) error {
 	idx := map[string][]mongo.IndexModel{
-		colDeliveries: {
+		colDeliveries: append([]mongo.IndexModel{
 			{Keys: bson.D{{Key: "event", Value: 1}, {Key: "sub", Value: 1}}},
 			{Keys: bson.D{{Key: "at", Value: 1}}},
-		},
+		}, bucketIndexes("event")...),
 		colHistory: {
 			{Keys: bson.D{{Key: "component_id", Value: 1}, {Key: "at", Value: 1}}},
 		},
-		colSubscriptions: {
+		colSubscriptions: append([]mongo.IndexModel{
 			{Keys: bson.D{{Key: "chat_id", Value: 1}}},
 			{Keys: bson.D{{Key: "migrated_from", Value: 1}}},
+			{Keys: bson.D{{Key: "migrated", Value: 1}}},
 			// Reminders read only the chats whose lead they are for.
 			{Keys: bson.D{{Key: "reminder_lead", Value: 1}, {Key: "_id", Value: 1}}},
-		},
+		}, bucketIndexes("")...),
 		colRetries: {
 			{Keys: bson.D{{Key: "event", Value: 1}, {Key: "next_at", Value: 1}}},
 			{Keys: bson.D{{Key: "order_key", Value: 1}, {Key: "sub", Value: 1}}},
@@ -117,19 +122,33 @@ func (s *Store) ensureIndexes(ctx context.Context) error {
 		colMigrations: {
 			{Keys: bson.D{{Key: "at", Value: 1}}},
 		},
-		colCards: {
+		colCards: append([]mongo.IndexModel{
+			{Keys: bson.D{{Key: "at", Value: 1}}},
+		}, bucketIndexes("incident")...),
+		colCleanup: {
+			{Keys: bson.D{{Key: "due", Value: 1}}},
+		},
+		colChannelAdmins: {
+			{Keys: bson.D{{Key: "user_id", Value: 1}, {Key: "at", Value: 1}}},
+		},
+		colFates: {
+			{Keys: bson.D{{Key: "sub", Value: 1}, {Key: "at", Value: 1}}},
+			{Keys: bson.D{{Key: "at", Value: 1}}},
+		},
+		colCardNotes: {
+			{Keys: bson.D{{Key: "incident", Value: 1}, {Key: "sub", Value: 1}}},
 			{Keys: bson.D{{Key: "at", Value: 1}}},
 		},
 		colChatCalls: {
 			{Keys: bson.D{{Key: "at", Value: 1}}},
 		},
-		colTold: {
+		colTold: append([]mongo.IndexModel{
 			{Keys: bson.D{{Key: "order_key", Value: 1}, {Key: "sub", Value: 1}}},
 			{Keys: bson.D{{Key: "sub", Value: 1}}},
 			{Keys: bson.D{{Key: "at", Value: 1}}},
-		},
+		}, bucketIndexes("order_key")...),
 	}
-	for _, name := range []string{colDeliveries, colHistory, colSubscriptions, colRetries, colMigrations, colCards, colTold, colChatCalls} {
+	for _, name := range []string{colDeliveries, colHistory, colSubscriptions, colRetries, colMigrations, colCards, colCardNotes, colFates, colTold, colCleanup, colChannelAdmins, colChatCalls} {
 		iv := s.db.Collection(name).Indexes()
 		specs, err := iv.ListSpecifications(ctx)
 		if err != nil {

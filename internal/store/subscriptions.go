@@ -29,6 +29,10 @@ type Subscriber struct {
 	// a supergroup, at MigratedAt.
 	MigratedFrom string    `bson:"migrated_from,omitempty" json:"migrated_from,omitempty"`
 	MigratedAt   time.Time `bson:"migrated_at,omitempty" json:"migrated_at,omitempty"`
+	// Migrated marks a subscription with a MigratedFrom: an equality the
+	// twin read (MigratedTwins) can select by on FerretDB.
+	Migrated bool    `bson:"migrated,omitempty" json:"-"`
+	Buckets  Buckets `bson:",inline" json:"-"`
 }
 
 // ErrNotSubscribed is returned when a chat has no subscription.
@@ -36,9 +40,14 @@ var ErrNotSubscribed = errors.New("not subscribed")
 
 func (s *Store) subs() *mongo.Collection { return s.db.Collection(colSubscriptions) }
 
-// ListSubscribers returns up to limit subscribers with keys after the cursor,
-// in key order, and the cursor for the next page ("" when done).
+// ListSubscribers returns up to limit subscribers from the cursor on and
+// the cursor for the next page ("" when done): in bucket order from ""
+// (buckets.go: each page reads a few buckets, whatever the number of
+// subscribers), in key order from a key (a paging begun before buckets).
 func (s *Store) ListSubscribers(ctx context.Context, after string, limit int) ([]Subscriber, string, error) {
+	if after == "" || isBucketCursor(after) {
+		return s.pageByBuckets(ctx, after, limit)
+	}
 	return s.pageSubscribers(ctx, "list subscribers", bson.D{}, after, limit)
 }
 
@@ -70,7 +79,7 @@ func (s *Store) Subscribe(ctx context.Context, chatID int64, threadID int, now t
 			{Key: "kinds", Value: event.DefaultKinds}, {Key: "components", Value: []string{}},
 			{Key: "created_at", Value: now}, {Key: "settings", Value: Settings{Mode: ModeCards}},
 			{Key: fieldReminderLead, Value: ReminderLeadOf(event.DefaultKinds, Settings{Mode: ModeCards})},
-		}}}, options.UpdateOne().SetUpsert(true))
+		}}, {Key: "$set", Value: BucketsOf(key)}}, options.UpdateOne().SetUpsert(true))
 	if err != nil {
 		return false, fmt.Errorf("mongodb: subscribe: %w", err)
 	}
@@ -111,16 +120,10 @@ func (s *Store) Subscription(ctx context.Context, key string) (*Subscriber, erro
 	return &sub, nil
 }
 
-// Subscriptions returns those of the keys that are subscribed.
+// Subscriptions returns those of the keys that are subscribed (by bucket:
+// an $in on _id makes FerretDB decode every subscription).
 func (s *Store) Subscriptions(ctx context.Context, keys []string) ([]Subscriber, error) {
-	if len(keys) == 0 {
-		return nil, nil
-	}
-	out, err := findAll[Subscriber](ctx, s.subs(), "read subscriptions", bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: keys}}}})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+	return findByKeys[Subscriber](ctx, s.subs(), "read subscriptions", bson.D{}, "_id", keys)
 }
 
 // SetKinds replaces the subscription's kinds (and so its reminder lead).
@@ -183,7 +186,7 @@ func (s *Store) MigrateChatAt(ctx context.Context, oldChatID, newChatID int64, n
 		n := o
 		n.ChatID = newChatID
 		n.Key = SubscriberKey(newChatID, o.ThreadID)
-		n.MigratedFrom, n.MigratedAt = o.Key, now
+		n.MigratedFrom, n.MigratedAt, n.Migrated, n.Buckets = o.Key, now, true, BucketsOf(n.Key)
 		n.LeadMinutes = ReminderLeadOf(n.Kinds, n.Settings)
 		// Insert first, then record the move, then delete: a crash in
 		// between leaves a duplicate subscription at most, never a lost one
@@ -215,8 +218,12 @@ func (s *Store) MigrateChatAt(ctx context.Context, oldChatID, newChatID int64, n
 }
 
 // MigrationsBetween returns the moves recorded after since whose old key
-// lies in (after, upTo] ("" upTo: no upper bound).
+// lies in (after, upTo] ("" upTo: no upper bound), two page cursors: in
+// bucket order for bucket cursors, else in key order.
 func (s *Store) MigrationsBetween(ctx context.Context, after, upTo string, since time.Time) ([]Migration, error) {
+	if isBucketCursor(after) || isBucketCursor(upTo) {
+		return s.migrationsInBuckets(ctx, after, upTo, since)
+	}
 	rng := bson.D{{Key: "$gt", Value: after}}
 	if upTo != "" {
 		rng = append(rng, bson.E{Key: "$lte", Value: upTo})
@@ -224,6 +231,35 @@ func (s *Store) MigrationsBetween(ctx context.Context, after, upTo string, since
 	out, err := findAll[Migration](ctx, s.db.Collection(colMigrations), "read migrations", bson.D{{Key: "_id", Value: rng}, {Key: "at", Value: bson.D{{Key: "$gt", Value: since}}}})
 	if err != nil {
 		return nil, err
+	}
+	return out, nil
+}
+
+// migrationsInBuckets: moves are few (groups becoming supergroups), so all
+// those after since are read and placed by their old key's bucket.
+func (s *Store) migrationsInBuckets(ctx context.Context, after, upTo string, since time.Time) ([]Migration, error) {
+	var from, to *pagePos
+	for _, c := range []struct {
+		cursor string
+		pos    **pagePos
+	}{{after, &from}, {upTo, &to}} {
+		if c.cursor != "" {
+			p, err := parsePagePos(c.cursor)
+			if err != nil {
+				return nil, err
+			}
+			*c.pos = &p
+		}
+	}
+	all, err := findAll[Migration](ctx, s.db.Collection(colMigrations), "read migrations", bson.D{{Key: "at", Value: bson.D{{Key: "$gt", Value: since}}}})
+	if err != nil {
+		return nil, err
+	}
+	var out []Migration
+	for _, m := range all {
+		if (from == nil || !from.covers(m.OldKey)) && (to == nil || to.covers(m.OldKey)) {
+			out = append(out, m)
+		}
 	}
 	return out, nil
 }
@@ -248,7 +284,10 @@ func (s *Store) MigratedTwins(ctx context.Context, oldKeys []string) (map[string
 	if len(oldKeys) == 0 {
 		return out, nil
 	}
-	subs, err := findAll[Subscriber](ctx, s.subs(), "read migrated subscriptions", bson.D{{Key: "migrated_from", Value: bson.D{{Key: "$in", Value: oldKeys}}}})
+	// By the migrated flag, an equality: FerretDB would decode every
+	// subscription for the $in alone. Moves are rare.
+	subs, err := findAll[Subscriber](ctx, s.subs(), "read migrated subscriptions",
+		bson.D{{Key: "migrated", Value: true}, {Key: "migrated_from", Value: bson.D{{Key: "$in", Value: oldKeys}}}})
 	if err != nil {
 		return nil, err
 	}
@@ -320,7 +359,7 @@ func (s *Store) ImportSubscriber(ctx context.Context, sub Subscriber) (bool, err
 			{Key: "kinds", Value: sub.Kinds}, {Key: "components", Value: sub.Components},
 			{Key: "created_at", Value: sub.CreatedAt}, {Key: "settings", Value: sub.Settings},
 			{Key: fieldReminderLead, Value: ReminderLeadOf(sub.Kinds, sub.Settings)},
-		}}}, options.UpdateOne().SetUpsert(true))
+		}}, {Key: "$set", Value: BucketsOf(sub.Key)}}, options.UpdateOne().SetUpsert(true))
 	if err != nil {
 		return false, fmt.Errorf("mongodb: import subscriber: %w", err)
 	}

@@ -35,6 +35,7 @@ type Told struct {
 	LastEvent string    `bson:"last_event"`
 	Seq       int       `bson:"seq,omitempty"`
 	At        time.Time `bson:"at"`
+	Buckets   Buckets   `bson:",inline" json:"-"`
 }
 
 func toldID(orderKey, sub string) string { return orderKey + "|" + sub }
@@ -49,8 +50,7 @@ func (s *Store) ToldOf(ctx context.Context, orderKey string, subs []string) (map
 	if orderKey == "" || len(subs) == 0 {
 		return out, nil
 	}
-	rows, err := findAll[Told](ctx, s.told(), "read what chats were told",
-		bson.D{{Key: "order_key", Value: orderKey}, {Key: "sub", Value: bson.D{{Key: "$in", Value: subs}}}})
+	rows, err := findByKeys[Told](ctx, s.told(), "read what chats were told", bson.D{{Key: "order_key", Value: orderKey}}, "sub", subs)
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +78,7 @@ func (s *Store) RecordTold(ctx context.Context, step Step, subs []string, at tim
 	}
 	models := make([]mongo.WriteModel, 0, len(subs))
 	for _, sub := range subs {
-		doc := Told{ID: toldID(step.OrderKey, sub), OrderKey: step.OrderKey, Sub: sub, Open: !step.Ends, LastEvent: step.Event, Seq: step.Seq, At: at}
+		doc := Told{ID: toldID(step.OrderKey, sub), OrderKey: step.OrderKey, Sub: sub, Open: !step.Ends, LastEvent: step.Event, Seq: step.Seq, At: at, Buckets: BucketsOf(sub)}
 		// By the (order_key, sub) index, not by _id: FerretDB is slow on
 		// _id finds in a big collection, and this one holds a document per
 		// chat and story.
@@ -100,7 +100,7 @@ func (s *Store) moveTold(ctx context.Context, oldKey, newKey string) error {
 	}
 	docs := make([]any, 0, len(rows))
 	for _, r := range rows {
-		r.Sub, r.ID = newKey, toldID(r.OrderKey, newKey)
+		r.Sub, r.ID, r.Buckets = newKey, toldID(r.OrderKey, newKey), BucketsOf(newKey)
 		docs = append(docs, r)
 	}
 	if _, err := s.told().InsertMany(ctx, docs, options.InsertMany().SetOrdered(false)); err != nil && !onlyDuplicates(err) {

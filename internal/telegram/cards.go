@@ -21,12 +21,12 @@ var goneBadRequests = []string{"message to edit not found", "message can't be ed
 // Failures are *SendError; Outcome Gone when the message is not there.
 func (s *Sender) Edit(ctx context.Context, chatID int64, messageID int, text string) error {
 	disabled := true
-	wait, err := s.paced(ctx, chatID, func() error {
+	wait, err := s.htmlOrPlain(ctx, chatID, text, func(text string, mode models.ParseMode) error {
 		_, err := s.bot.EditMessageText(ctx, &tgbot.EditMessageTextParams{
 			ChatID:             chatID,
 			MessageID:          messageID,
 			Text:               text,
-			ParseMode:          models.ParseModeHTML,
+			ParseMode:          mode,
 			LinkPreviewOptions: &models.LinkPreviewOptions{IsDisabled: &disabled},
 		})
 		return err

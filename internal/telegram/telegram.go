@@ -185,7 +185,8 @@ func (s *Sender) SendMessage(ctx context.Context, chatID int64, threadID int, te
 		params.ReplyParameters = &models.ReplyParameters{MessageID: opts.ReplyTo, AllowSendingWithoutReply: true}
 	}
 	var msg *models.Message
-	wait, err := s.paced(ctx, chatID, func() (err error) {
+	wait, err := s.htmlOrPlain(ctx, chatID, text, func(text string, mode models.ParseMode) (err error) {
+		params.Text, params.ParseMode = text, mode
 		msg, err = s.bot.SendMessage(ctx, params)
 		return err
 	})

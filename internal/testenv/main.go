@@ -2,7 +2,9 @@ package testenv
 
 import (
 	"os"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // Main runs the package's tests, then stops the servers this package
@@ -21,7 +23,16 @@ func Shutdown() {
 		_ = devServer.Stop()
 	}
 	if mongoCmd != nil && mongoCmd.Process != nil {
-		_ = mongoCmd.Process.Kill()
-		_, _ = mongoCmd.Process.Wait()
+		// SIGTERM: devdb stops its PostgreSQL, if it runs one, and waits.
+		_ = mongoCmd.Process.Signal(syscall.SIGTERM)
+		exited := make(chan struct{})
+		go func() { _, _ = mongoCmd.Process.Wait(); close(exited) }()
+		select {
+		case <-exited:
+		case <-time.After(10 * time.Second):
+			_ = mongoCmd.Process.Kill()
+			<-exited
+		}
+		_ = os.RemoveAll(mongoDir)
 	}
 }

@@ -53,9 +53,20 @@ var (
 	mongoURI  string
 	mongoErr  error
 	mongoCmd  *exec.Cmd
+	mongoDir  string
 )
 
-// MongoURI starts FerretDB (bin/devdb or $DEVDB_BIN) once and returns its URI.
+// DevDBHandler is FerretDB's backend for the tests: $DEVDB_HANDLER, sqlite
+// by default; postgresql for the scale benchmarks (docs/benchmarks.md).
+func DevDBHandler() string {
+	if h := os.Getenv("DEVDB_HANDLER"); h != "" {
+		return h
+	}
+	return "sqlite"
+}
+
+// MongoURI starts FerretDB (bin/devdb or $DEVDB_BIN, on DevDBHandler) once
+// and returns its URI.
 func MongoURI(t testing.TB) string {
 	t.Helper()
 	bin, ok := Binary("devdb", "DEVDB_BIN")
@@ -74,7 +85,8 @@ func startDevDB(bin string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	cmd := exec.Command(bin, "-dir", dir, "-listen", "127.0.0.1:0")
+	mongoDir = dir
+	cmd := exec.Command(bin, "-dir", dir, "-listen", "127.0.0.1:0", "-handler", DevDBHandler())
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	logf, err := os.Create(filepath.Join(dir, "devdb.log"))
 	if err != nil {

@@ -1,0 +1,305 @@
+package activities
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.temporal.io/sdk/activity"
+
+	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/internal/message"
+	"github.com/openai-status-bot/statusbot/internal/notice"
+	"github.com/openai-status-bot/statusbot/internal/statuspage"
+	"github.com/openai-status-bot/statusbot/internal/store"
+	"github.com/openai-status-bot/statusbot/internal/telegram"
+)
+
+// The card is the incident: in cards mode, a change of a component that
+// an incident the chat hears of lists is told on that incident's card (an
+// edit: the component's status on the card, a note in its timeline), not
+// in a message of its own. A change no incident covers is its own notice.
+
+// foldSuffix names the stored fold of a component event beside its message.
+const foldSuffix = "#fold"
+
+// foldGrace: a component back to operational this soon after the incident
+// that lists it was resolved is still told on its card.
+const foldGrace = 2 * time.Hour
+
+// foldTexts is where a component event folds, prepared once per event.
+type foldTexts struct {
+	Note    store.CardNote `json:"note"`
+	Targets []FoldTarget   `json:"targets,omitempty"`
+}
+
+// FoldTarget is an incident that lists the component, as the page showed it
+// with the change.
+type FoldTarget struct {
+	Incident string `json:"incident"`
+	// Now is the incident as its newest update shows it: a chat that has
+	// no card yet is judged by it (the update's delivery may be on its way).
+	Now        event.Event              `json:"now"`
+	Open       bool                     `json:"open,omitempty"`
+	Components []message.ComponentState `json:"components,omitempty"`
+}
+
+// FoldTargets are the incidents of the page that cover a component
+// change: those that list the component and are open, or, for its return
+// to operational, were resolved at most foldGrace before it. Maintenances
+// are left out (their components' changes are the maintenance's own news).
+func FoldTargets(p *statuspage.Page, e event.Event) []FoldTarget {
+	if p == nil || e.Kind != event.KindComponent || e.ComponentID == "" {
+		return nil
+	}
+	var out []FoldTarget
+	for _, inc := range p.Incidents {
+		if inc.IsMaintenance() || !lists(inc, e.ComponentID) {
+			continue
+		}
+		open := !message.Final(inc.Status)
+		if !open {
+			resolved := inc.UpdatedAt
+			if inc.ResolvedAt != nil {
+				resolved = *inc.ResolvedAt
+			}
+			if !e.EndsEpisode() || e.At.Sub(resolved) > foldGrace {
+				continue
+			}
+		}
+		out = append(out, FoldTarget{Incident: inc.ID, Now: event.IncidentNow(p, inc), Open: open, Components: ComponentStates(p, inc)})
+	}
+	return out
+}
+
+func lists(inc statuspage.Incident, componentID string) bool {
+	for _, c := range inc.Components {
+		if c.ID == componentID {
+			return true
+		}
+	}
+	return false
+}
+
+// ComponentStates are the incident's components with their statuses on
+// the page.
+func ComponentStates(p *statuspage.Page, inc statuspage.Incident) []message.ComponentState {
+	status := map[string]statuspage.Component{}
+	for _, c := range p.Components {
+		if !c.Group {
+			status[c.ID] = c
+		}
+	}
+	var out []message.ComponentState
+	for _, c := range inc.Components {
+		pc := status[c.ID]
+		name := c.Name
+		if name == "" {
+			name = pc.Name
+		}
+		if name == "" {
+			continue
+		}
+		out = append(out, message.ComponentState{Name: name, Status: pc.Status})
+	}
+	return out
+}
+
+// prepareFold stores where a component event folds (nothing when no
+// incident covers it).
+func (a *Activities) prepareFold(ctx context.Context, e event.Event) error {
+	if e.Kind != event.KindComponent {
+		return nil
+	}
+	snap, err := a.Store.LatestSnapshot(ctx)
+	if err != nil || snap == nil {
+		return err
+	}
+	targets := FoldTargets(&snap.Page, e)
+	if len(targets) == 0 {
+		return nil
+	}
+	label := e.ComponentLabel
+	if label == "" {
+		label = e.ComponentName
+	}
+	raw, err := json.Marshal(foldTexts{Note: store.CardNote{At: e.At, Component: label, Status: e.NewStatus, Event: e.Key}, Targets: targets})
+	if err != nil {
+		return err
+	}
+	if err := a.Store.SaveMessage(ctx, e.Key+foldSuffix, string(raw), a.now()); err != nil {
+		return err
+	}
+	a.cacheMessage(e.Key+foldSuffix, string(raw))
+	return nil
+}
+
+// foldOf returns where a component event folds; nil for none.
+func (a *Activities) foldOf(ctx context.Context, eventKey string) (*foldTexts, error) {
+	if !strings.HasPrefix(eventKey, "component:") {
+		return nil, nil
+	}
+	raw, err := a.message(ctx, eventKey+foldSuffix)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		a.cacheMessage(eventKey+foldSuffix, "")
+		return nil, nil
+	}
+	if err != nil || raw == "" {
+		return nil, err
+	}
+	var f foldTexts
+	if err := json.Unmarshal([]byte(raw), &f); err != nil {
+		return nil, fmt.Errorf("decode the fold of %s: %w", eventKey, err)
+	}
+	return &f, nil
+}
+
+// fold tells a component change on the chat's cards of the incidents that
+// cover it, and reports whether it did (then no message goes). A chat
+// with no card yet of an open incident it hears of gets the note kept for
+// the card to come (that card shows the component's status anyway).
+// oneCall: edit one card at most (the rest show the note when next edited).
+func (a *Activities) fold(ctx context.Context, eventKey string, r Recipient, oneCall bool) (bool, *store.IncidentCard, error) {
+	f, err := a.foldOf(ctx, eventKey)
+	if err != nil || f == nil || (r.CardRead && !r.Cards) {
+		return false, nil, err
+	}
+	var sub *store.Subscriber
+	subscriber := func() (*store.Subscriber, error) {
+		if sub == nil {
+			s, err := a.Store.Subscription(ctx, r.Key)
+			if err != nil {
+				return nil, err
+			}
+			sub = s
+		}
+		return sub, nil
+	}
+	if !r.CardRead {
+		s, err := subscriber()
+		if errors.Is(err, store.ErrNotSubscribed) {
+			return false, nil, nil
+		}
+		if err != nil {
+			return false, nil, err
+		}
+		if !s.Settings.Cards() {
+			return false, nil, nil
+		}
+	}
+	folded := false
+	for _, t := range f.Targets {
+		cards, err := a.Store.Cards(ctx, t.Incident, []string{r.Key})
+		if err != nil {
+			return false, nil, err
+		}
+		note := f.Note
+		note.Incident, note.Sub = t.Incident, r.Key
+		c, ok := cards[r.Key]
+		if !ok {
+			s, err := subscriber()
+			if errors.Is(err, store.ErrNotSubscribed) {
+				return false, nil, nil
+			}
+			if err != nil {
+				return false, nil, err
+			}
+			told, err := a.Store.ToldOf(ctx, t.Now.OrderKey, []string{r.Key})
+			if err != nil {
+				return false, nil, err
+			}
+			if !t.Open || !notice.Decide(*s, t.Now, told[r.Key].Open).Send {
+				continue
+			}
+			if err := a.Store.AddCardNote(ctx, note); err != nil {
+				return false, nil, err
+			}
+			folded = true
+			continue
+		}
+		texts, err := a.cardTextsOf(ctx, c.Event, r.Zone)
+		if err != nil {
+			return false, nil, err
+		}
+		if texts == nil || texts.Event == nil {
+			continue // a card from before cards kept their event: a message
+		}
+		if err := a.Store.AddCardNote(ctx, note); err != nil {
+			return false, nil, err
+		}
+		if oneCall && folded {
+			// One Bot API call per Send (calls.go): a second incident's
+			// card shows the note at its next edit.
+			continue
+		}
+		edited, err := a.editWithNotes(ctx, r, c, texts, t.Components)
+		if err != nil {
+			return false, nil, err
+		}
+		if !edited {
+			continue // deleted in the chat: the change is a message of its own
+		}
+		// The card record is left alone: the incident's own delivery may
+		// be writing it (its updates shown).
+		folded = true
+	}
+	if folded {
+		activity.GetLogger(ctx).Debug("component change told on the incident card", "subscriber", r.Key)
+	}
+	return folded, nil, nil
+}
+
+// editWithNotes edits the card to show its notes; a note that another
+// change added while the edit went out gets the card edited once more, so
+// that the last edit shows every note. False: the card is gone.
+func (a *Activities) editWithNotes(ctx context.Context, r Recipient, c store.IncidentCard, texts *cardTexts, comps []message.ComponentState) (bool, error) {
+	shown := -1
+	for range 3 {
+		notes, err := a.Store.CardNotes(ctx, c.Incident, []string{r.Key})
+		if err != nil {
+			return false, err
+		}
+		if len(notes[r.Key]) == shown {
+			return true, nil
+		}
+		shown = len(notes[r.Key])
+		err = a.Telegram.Edit(ctx, r.ChatID, c.MessageID, a.cardText(ctx, c.Event, texts, r.Zone, notes[r.Key], comps))
+		var se *telegram.SendError
+		if errors.As(err, &se) && se.Outcome == telegram.Gone {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// cardText is the card of texts in zone with the chat's component notes
+// and, when given, fresher component statuses; without either it is the
+// rendering all chats of the zone share.
+func (a *Activities) cardText(ctx context.Context, eventKey string, t *cardTexts, zone string, notes []store.CardNote, comps []message.ComponentState) string {
+	if t.Event == nil || (len(notes) == 0 && comps == nil) {
+		return t.Card
+	}
+	if comps == nil {
+		comps = t.Components
+	}
+	loc, err := store.LoadZone(zone)
+	if err != nil || zone == "" {
+		loc = time.UTC
+	}
+	return message.CardOf(*t.Event, message.WithNotes(t.Steps, noteSteps(notes)), comps, loc)
+}
+
+func noteSteps(notes []store.CardNote) []message.Step {
+	out := make([]message.Step, 0, len(notes))
+	for _, n := range notes {
+		out = append(out, message.Step{At: n.At, Status: n.Status, Component: n.Component})
+	}
+	return out
+}

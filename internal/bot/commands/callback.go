@@ -1,0 +1,410 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	tgbot "github.com/go-telegram/bot"
+	"github.com/go-telegram/bot/models"
+
+	"github.com/openai-status-bot/statusbot/internal/bot/screens"
+	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/internal/notice"
+	"github.com/openai-status-bot/statusbot/internal/statuspage"
+	"github.com/openai-status-bot/statusbot/internal/store"
+)
+
+// TapAnswerTimeout bounds answering a tap: Telegram drops the spinner
+// (and refuses the answer) after about 15 seconds anyway.
+const TapAnswerTimeout = 5 * time.Second
+
+// KeyboardMaxAge: taps on a keyboard older than this are refused (the
+// client keeps old messages; Telegram may not let the bot edit them).
+const KeyboardMaxAge = 48 * time.Hour
+
+// Answers to taps (answerCallbackQuery texts, at most 200 characters).
+const (
+	AnsSaved         = "Saved."
+	AnsTooOld        = "This keyboard is too old. Send /settings for a new one."
+	AnsInvalid       = "This button is not valid any more. Send /settings for a new one."
+	AnsNotAdmin      = "Only administrators of this chat can change its settings."
+	AnsStale         = "These buttons were out of date (settings changed elsewhere); they show the current settings now. Tap again."
+	AnsPageChanged   = "The status page's components changed; here is the current list."
+	AnsKeepOneKind   = "Keep at least one notice type; /stop unsubscribes."
+	AnsFilterFull    = "At most 50 components can be chosen."
+	AnsNotSubscribed = "This chat is not subscribed any more. Use /start first."
+	AnsTooManyTaps   = "Too many taps at once. Wait a moment, then tap again."
+	AnsPinInMessages = "Saved. Pinning applies to incident cards; this chat gets one message per update."
+	AnsChannelDone   = "Done. The keyboard and the /settings post are removed from the channel; /info shows the settings."
+)
+
+// errRefused is a change not made, with the answer saying why.
+type errRefused struct{ answer string }
+
+func (e errRefused) Error() string { return e.answer }
+
+// tap is one callback query being handled.
+type tap struct {
+	q      *models.CallbackQuery
+	msg    *models.Message
+	key    string
+	cb     screens.Callback
+	answer string
+	alert  bool
+	next   *screens.Screen // drawn after the answer (nil: no edit)
+	// about: the channel whose settings a keyboard in a private chat
+	// changes (nil: the chat's own).
+	about *channelRef
+	// remove lists messages deleted after the answer instead of an edit:
+	// a channel's keyboard and the post that asked for it, at Done.
+	remove []int
+}
+
+// keyboard draws the screens for the tapped keyboard's chat.
+func (t *tap) keyboard(sub *store.Subscriber, idx *screens.PageIndex) *screens.KB {
+	k := screens.New(sub, idx)
+	if t.about != nil {
+		k.For(t.about.id, t.about.title, t.about.typed)
+	}
+	return k
+}
+
+// show sets the screen the keyboard message is redrawn with.
+func (t *tap) show(s screens.Screen) { t.next = &s }
+
+// onCallback handles a tap on the /settings keyboard: checks who tapped
+// and whether the keyboard is current, applies the choice with one atomic
+// update, redraws the keyboard on the same message and answers the query.
+func (h *handler) onCallback(ctx context.Context, q *models.CallbackQuery) {
+	t := &tap{q: q, msg: q.Message.Message}
+	defer func() {
+		// The answer first: it is not rate-limited, and the edit may
+		// wait for the chat's pace; a spinner must stop within seconds.
+		h.answerTap(ctx, t)
+		for _, id := range t.remove {
+			h.deleteMessage(ctx, t.msg.Chat.ID, id)
+		}
+		if t.next != nil {
+			h.edit(ctx, t, *t.next)
+		}
+	}()
+	if t.msg == nil || h.now().Sub(time.Unix(int64(t.msg.Date), 0)) > KeyboardMaxAge {
+		t.answer = AnsTooOld
+		return
+	}
+	cb, ok := screens.ParseCallback(q.Data)
+	if !ok {
+		t.answer = AnsInvalid
+		return
+	}
+	t.cb = cb
+	thread := 0
+	if t.msg.IsTopicMessage {
+		thread = t.msg.MessageThreadID
+	}
+	t.key = store.SubscriberKey(t.msg.Chat.ID, thread)
+	chat := t.msg.Chat
+	if cb.Chat != 0 {
+		// A channel's keyboard, shown in a private chat: it changes the
+		// channel's settings, for the channel's admins only.
+		if t.msg.Chat.Type != models.ChatTypePrivate {
+			t.answer = AnsInvalid
+			return
+		}
+		ch := h.knownChannel(ctx, q.From.ID, cb.Chat)
+		t.about, t.key = &ch, aboutKey(cb.Chat)
+		chat = models.Chat{ID: cb.Chat, Type: models.ChatTypeChannel}
+	}
+	if cb.Op == opViewComponent {
+		h.viewComponent(ctx, t) // anyone may look
+		return
+	}
+	if ok, err := h.mayChange(ctx, chat, q.From); err != nil || !ok {
+		t.answer, t.alert = AnsNotAdmin, true
+		if err != nil {
+			t.answer = ReplyAdminError
+		}
+		return
+	}
+	sub, err := h.st.Subscription(ctx, t.key)
+	if errors.Is(err, store.ErrNotSubscribed) {
+		t.answer, t.alert = AnsNotSubscribed, true
+		text := NotSubscribedReply(thread != 0, t.msg.Chat.Type == models.ChatTypeChannel)
+		if t.about != nil {
+			text = fmtRef(replyChannelNotSubscribed, esc(t.about.title), esc(t.about.typed))
+		}
+		t.show(screens.Screen{Text: text})
+		return
+	}
+	if err != nil {
+		h.log.Warn("store", "callback", cb.Op, "chat_id", t.msg.Chat.ID, "err", err)
+		t.answer, t.alert = ReplyStoreError, true
+		return
+	}
+	h.applyTap(ctx, t, sub)
+}
+
+// applyTap applies t's choice, when it is one and the keyboard is
+// current, and redraws.
+func (h *handler) applyTap(ctx context.Context, t *tap, sub *store.Subscriber) {
+	cb := t.cb
+	if cb.Op == opAddComponent {
+		h.addChosen(ctx, t)
+		return
+	}
+	idx := h.tapIndex(ctx, cb, sub)
+	if cb.Op == "G" || cb.Op == "c" {
+		if !screens.ValidComponentRef(cb, idx) {
+			t.answer = AnsPageChanged
+			t.show(t.keyboard(sub, idx).Groups(0))
+			return
+		}
+	}
+	if cb.Changes() && !screens.ValidChange(cb) {
+		t.answer = AnsInvalid
+		return
+	}
+	if cb.Changes() {
+		if cb.Tok != screens.StateToken(sub) {
+			t.answer = AnsStale
+		} else {
+			next, err := h.applyChange(ctx, t.key, cb, sub, idx)
+			var refused errRefused
+			switch {
+			case errors.As(err, &refused):
+				t.answer = refused.answer
+			case errors.Is(err, store.ErrNotSubscribed):
+				t.answer, t.alert = AnsNotSubscribed, true
+				return
+			case err != nil:
+				h.log.Warn("store", "callback", cb.Op, "chat_id", t.msg.Chat.ID, "err", err)
+				t.answer, t.alert = ReplyStoreError, true
+				return
+			default:
+				sub, t.answer = next, AnsSaved
+				if cb.Op == "p" && sub.Settings.PinCards && !sub.Settings.Cards() {
+					t.answer = AnsPinInMessages
+				}
+			}
+		}
+	}
+	k := t.keyboard(sub, idx)
+	if cb.Op == "x" {
+		if t.msg.Chat.Type == models.ChatTypeChannel {
+			// A channel's readers did not ask for the keyboard: clean up.
+			t.remove = []int{t.msg.ID}
+			if r := t.msg.ReplyToMessage; r != nil {
+				t.remove = append(t.remove, r.ID)
+			}
+			if t.answer == "" {
+				t.answer = AnsChannelDone
+			}
+			return
+		}
+		heading, again := "<b>Settings</b>", "/settings"
+		if t.about != nil {
+			heading, again = "<b>Settings of "+esc(t.about.title)+"</b>", "/settings "+esc(t.about.typed)
+		}
+		t.show(screens.Screen{Text: heading + "\n" + screens.Summary(sub, k.Names()) + "\n\nChange them with " + again + "."})
+		return
+	}
+	t.show(screens.ScreenFor(k, cb))
+}
+
+// applyChange stores one choice and returns the subscription after it.
+func (h *handler) applyChange(ctx context.Context, key string, cb screens.Callback, sub *store.Subscriber, idx *screens.PageIndex) (*store.Subscriber, error) {
+	bad := errRefused{AnsInvalid}
+	switch cb.Op {
+	case "K":
+		i, ok1 := cb.Arg(0, len(event.Kinds))
+		on, ok2 := cb.Arg(1, 2)
+		if !ok1 || !ok2 {
+			return nil, bad
+		}
+		kinds := screens.ToggleKind(sub.Kinds, event.Kinds[i], on == 1)
+		if len(kinds) == 0 {
+			return nil, errRefused{AnsKeepOneKind}
+		}
+		return h.reread(ctx, key, h.st.SetKinds(ctx, key, kinds))
+	case "c":
+		ci, _ := cb.Arg(0, len(idx.Comps))
+		on, _ := cb.Arg(1, 2)
+		id := idx.Comps[ci].ID
+		var err error
+		if on == 1 {
+			_, err = h.st.AddComponent(ctx, key, id, maxFilter)
+		} else {
+			_, err = h.st.RemoveComponent(ctx, key, id)
+		}
+		switch {
+		case errors.Is(err, store.ErrFilterFull):
+			return nil, errRefused{AnsFilterFull}
+		case errors.Is(err, store.ErrInFilter), errors.Is(err, store.ErrNotInFilter):
+			err = nil // already as asked
+		}
+		return h.reread(ctx, key, err)
+	case "C":
+		return h.reread(ctx, key, h.st.SetComponents(ctx, key, nil))
+	}
+	c, err := screens.SettingFor(cb)
+	if err != nil {
+		return nil, bad
+	}
+	return h.st.ChangeSettings(ctx, key, c)
+}
+
+func (h *handler) reread(ctx context.Context, key string, err error) (*store.Subscriber, error) {
+	if err != nil {
+		return nil, err
+	}
+	return h.st.Subscription(ctx, key)
+}
+
+// tapPageWait bounds reading the status page for a tap: the answer waits
+// for it, and Telegram gives up on an answer after about 15 seconds.
+const tapPageWait = 3 * time.Second
+
+// tapIndex reads the page only for the screens that show components:
+// the component screens read it (a live fetch bounded by tapPageWait,
+// else the stored snapshot); the first screen and Done name a chosen
+// filter from the stored snapshot whatever its age; every other screen
+// needs no page at all.
+func (h *handler) tapIndex(ctx context.Context, cb screens.Callback, sub *store.Subscriber) *screens.PageIndex {
+	switch cb.Op {
+	case "G", "c", "g", "C", opViewComponent, opAddComponent:
+		ctx, cancel := context.WithTimeout(ctx, tapPageWait)
+		defer cancel()
+		return h.pageIndex(ctx)
+	case "m", "x":
+		if len(sub.Components) > 0 {
+			if pv, ok := h.pages.stored(ctx, needComponents); ok {
+				return screens.IndexPage(pv.Page)
+			}
+		}
+	}
+	return nil
+}
+
+// pageIndex numbers the page's components; nil when unavailable.
+func (h *handler) pageIndex(ctx context.Context) *screens.PageIndex {
+	pv, err := h.pages.get(ctx, needComponents)
+	if err != nil || pv.Page.ComponentsErr != "" {
+		return nil
+	}
+	return screens.IndexPage(pv.Page)
+}
+
+// edit hands the screen to the keyboard's editor and returns at once:
+// the tap's lane is not held while the edit waits for the chat's pace.
+func (h *handler) edit(_ context.Context, t *tap, s screens.Screen) {
+	t.next = nil
+	h.editor.redraw(t.msg.Chat.ID, t.msg.ID, s)
+}
+
+// answerTap answers the query; a late answer ("query is too old") only
+// means the spinner stopped on its own.
+func (h *handler) answerTap(ctx context.Context, t *tap) {
+	_, err := h.api.AnswerCallbackQuery(ctx, &tgbot.AnswerCallbackQueryParams{
+		CallbackQueryID: t.q.ID, Text: t.answer, ShowAlert: t.alert,
+	})
+	if err != nil {
+		h.log.Debug("answerCallbackQuery", "err", h.redact(err.Error()))
+	}
+}
+
+// deleteMessage removes one of the chat's messages; a message gone
+// already, or one the bot may not delete, stays as it is (logged).
+func (h *handler) deleteMessage(ctx context.Context, chatID int64, id int) {
+	if _, err := h.api.DeleteMessage(ctx, &tgbot.DeleteMessageParams{ChatID: chatID, MessageID: id}); err != nil {
+		h.log.Info("deleteMessage", "chat_id", chatID, "err", h.redact(err.Error()))
+	}
+}
+
+// openKeyboard answers /settings with the keyboard's first screen. In a
+// channel it answers the post (so that Done can remove both).
+func (h *handler) openKeyboard(ctx context.Context, r *request, sub *store.Subscriber) {
+	var idx *screens.PageIndex
+	if len(sub.Components) > 0 {
+		idx = h.pageIndex(ctx)
+	}
+	k := screens.New(sub, idx)
+	if r.about != nil {
+		k.For(r.about.id, r.about.title, r.about.typed)
+	}
+	if r.channel {
+		r.cleanup = h.cleanup.keyboard
+	}
+	s := k.Main()
+	o := r.answer(s.Text)
+	o.markup = s.Markup()
+	if r.channel && r.msg != nil {
+		o.replyTo = r.msg.ID
+		o.text = s.Text + "\n\n<i>Done removes this keyboard and the /settings post from the channel.</i>\n" + cleanupNote(r.msg.Chat, r.cleanup)
+	}
+	h.send(ctx, r, o)
+}
+
+// Buttons answering a name several components match ("Login"): each names
+// one component by its index in the page's list, with the list's token.
+const (
+	opViewComponent = "v" // /status: show its status
+	opAddComponent  = "a" // /subscribe component: add it to the filter
+)
+
+// chosenComponent is the component a "v" or "a" button names; nil, with
+// the answer saying so, when the page changed since (or cannot be read).
+func (h *handler) chosenComponent(ctx context.Context, t *tap) *statuspage.Component {
+	idx := h.tapIndex(ctx, t.cb, nil)
+	ci, ok := 0, false
+	if idx != nil && t.cb.Tok == idx.Tok {
+		ci, ok = t.cb.Arg(0, len(idx.Comps))
+	}
+	if !ok {
+		t.answer = AnsPageChanged + " Send the command again."
+		return nil
+	}
+	c := idx.Comps[ci]
+	c.Name = idx.Names[c.ID] // as /components shows it
+	return &c
+}
+
+// viewComponent answers a "v" button with the component's status, in
+// place of the question.
+func (h *handler) viewComponent(ctx context.Context, t *tap) {
+	c := h.chosenComponent(ctx, t)
+	if c == nil {
+		return
+	}
+	loc := time.UTC
+	if sub, err := h.st.Subscription(ctx, t.key); err == nil {
+		loc = notice.Zone(sub.Settings)
+	}
+	t.show(screens.Screen{Text: componentStatusIn(*c, loc)})
+}
+
+// addChosen answers an "a" button: the component joins the filter.
+func (h *handler) addChosen(ctx context.Context, t *tap) {
+	c := h.chosenComponent(ctx, t)
+	if c == nil {
+		return
+	}
+	_, err := h.st.AddComponent(ctx, t.key, c.ID, maxFilter)
+	switch {
+	case errors.Is(err, store.ErrInFilter):
+		t.answer = "Already in the component filter."
+	case errors.Is(err, store.ErrFilterFull):
+		t.answer, t.alert = AnsFilterFull, true
+		return
+	case errors.Is(err, store.ErrNotSubscribed):
+		t.answer, t.alert = AnsNotSubscribed, true
+		return
+	case err != nil:
+		h.log.Warn("store", "callback", t.cb.Op, "chat_id", t.msg.Chat.ID, "err", err)
+		t.answer, t.alert = ReplyStoreError, true
+		return
+	default:
+		t.answer = AnsSaved
+	}
+	t.show(screens.Screen{Text: "Added <b>" + screens.EscName(c.Name) + "</b> to the component filter. See it with /subscribe."})
+}

@@ -1,0 +1,216 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+
+	tgbot "github.com/go-telegram/bot"
+	"github.com/go-telegram/bot/models"
+
+	"github.com/openai-status-bot/statusbot/internal/bot/screens"
+	"github.com/openai-status-bot/statusbot/internal/store"
+)
+
+// A channel is configured from a private chat with the bot, so that its
+// readers see none of it: "/settings @name" (or the channel's ID) opens
+// the keyboard here, "/settings @name quiet 22:00-07:00" sets one value,
+// "/info @name" shows the settings. Who asks must be an administrator of
+// the channel, and the bot must be in it; both are checked with
+// getChatMember on every command and every tap.
+
+// channelRef is the channel a command typed in a private chat is about.
+type channelRef struct {
+	id    int64
+	typed string // how to name it in a command: "@name" or the ID
+	title string // how to show it
+}
+
+// Answers about a channel named in a private chat.
+const (
+	replyChannelUnknown = "I cannot see %s. Check the name; for a private channel, use its ID " +
+		"(it starts with -100), and add me to the channel as an administrator first."
+	replyChannelNotChannel = "%s is not a channel. Change a group's settings in the group itself."
+	replyBotNotInChannel   = "I am not in %s. Add me to the channel as an administrator, post /start there " +
+		"(I remove the post and my reply), then send /settings %s here."
+	replyNotChannelAdmin      = "Only administrators of %s can see or change its settings from here."
+	replyChannelNotSubscribed = "%s is not subscribed. Post /start in the channel (I remove the post and my reply " +
+		"after a minute), then send /settings %s here."
+	replyChannelCheckFailed = "Could not check the channel or your rights in it. Please try again."
+	replyChannelNoTest      = "A test notice would reach every reader of %s, so it is not sent from here. " +
+		"/settings test in a private chat or group shows how notices arrive."
+	replyNoChannels = "You have not changed a channel's settings from here yet. Send /settings @channel " +
+		"(or the channel's ID) to begin; the channels you do are listed here afterwards."
+)
+
+// parseChannelRef reads a channel named at the start of a private chat's
+// arguments: "@username" (5 to 32 letters, digits or underscores) or a
+// channel's ID (-100…). ok is false when the arguments name none.
+func parseChannelRef(args string) (ref, rest string, ok bool) {
+	first, rest, _ := strings.Cut(strings.TrimSpace(args), " ")
+	rest = strings.TrimSpace(rest)
+	if name, isName := strings.CutPrefix(first, "@"); isName {
+		if len(name) < 5 || len(name) > 32 {
+			return "", "", false
+		}
+		for _, c := range name {
+			if !(c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+				return "", "", false
+			}
+		}
+		return first, rest, true
+	}
+	if id, err := strconv.ParseInt(first, 10, 64); err == nil && strings.HasPrefix(first, "-100") && id < -1000000000000 {
+		return first, rest, true
+	}
+	return "", "", false
+}
+
+// aboutChannel lets a command typed in a private chat name a channel
+// first: the channel is checked (it exists, the bot is in it, the sender
+// administers it) and becomes what the command reads and changes; the
+// replies stay in the private chat. Anywhere else, and without a
+// channel named, the command runs as typed.
+func aboutChannel(next commandFunc) commandFunc {
+	return func(h *handler, ctx context.Context, r *request) {
+		ref, rest, ok := parseChannelRef(r.cmd.Args)
+		if !r.private || !ok || r.msg.From == nil {
+			next(h, ctx, r)
+			return
+		}
+		ch, refusal := h.checkChannel(ctx, ref, r.msg.From.ID)
+		if refusal != "" {
+			h.reply(ctx, r, refusal)
+			return
+		}
+		r.about, r.cmd.Args = ch, rest
+		next(h, ctx, r)
+	}
+}
+
+// checkChannel finds the channel ref names and checks that the bot is in
+// it and that user administers it; refusal says why not.
+func (h *handler) checkChannel(ctx context.Context, ref string, user int64) (*channelRef, string) {
+	shown := esc(ref)
+	var chatID any = ref
+	if id, err := strconv.ParseInt(ref, 10, 64); err == nil {
+		chatID = id
+	}
+	chat, err := h.api.GetChat(ctx, &tgbot.GetChatParams{ChatID: chatID})
+	switch {
+	case err != nil && strings.Contains(err.Error(), "chat not found"):
+		return nil, fmtRef(replyChannelUnknown, shown)
+	case err != nil:
+		h.log.Warn("getChat", "err", h.redact(err.Error()))
+		return nil, replyChannelCheckFailed
+	case chat.Type != models.ChatTypeChannel:
+		return nil, fmtRef(replyChannelNotChannel, shown)
+	}
+	ch := &channelRef{id: chat.ID, typed: strconv.FormatInt(chat.ID, 10), title: chat.Title}
+	if chat.Username != "" {
+		ch.typed = "@" + chat.Username
+		ch.title = "@" + chat.Username
+	}
+	if ch.title == "" {
+		ch.title = ch.typed
+	}
+	shown = esc(ch.title)
+	bot, err := h.member(ctx, chat.ID, h.botID)
+	switch {
+	case err != nil && (isForbidden(err) || strings.Contains(err.Error(), "chat not found")):
+		return nil, fmtRef(replyBotNotInChannel, shown, esc(ch.typed))
+	case err != nil:
+		return nil, replyChannelCheckFailed
+	case !isAdmin(bot):
+		// In a channel only administrators post: the bot must be one.
+		return nil, fmtRef(replyBotNotInChannel, shown, esc(ch.typed))
+	}
+	you, err := h.member(ctx, chat.ID, user)
+	switch {
+	case err != nil:
+		return nil, replyChannelCheckFailed
+	case !isAdmin(you):
+		return nil, fmtRef(replyNotChannelAdmin, shown)
+	}
+	h.channels.Store(ch.id, *ch)
+	if err := h.st.RememberChannel(ctx, store.ManagedChannel{UserID: user, ChatID: ch.id, Typed: ch.typed, Title: ch.title, At: h.now()}); err != nil {
+		h.log.Warn("remember a user's channel", "err", err)
+	}
+	return ch, ""
+}
+
+// maxListedChannels bounds "/settings channels".
+const maxListedChannels = 20
+
+// listChannels answers "/settings channels" in a private chat: the
+// channels the user changed from here, a button each that opens the
+// channel's keyboard in place (rights checked again on the tap).
+func (h *handler) listChannels(ctx context.Context, r *request) {
+	if r.msg.From == nil {
+		return
+	}
+	list, err := h.st.ManagedChannels(ctx, r.msg.From.ID, maxListedChannels)
+	if err != nil {
+		h.storeFailed(ctx, r, err)
+		return
+	}
+	if len(list) == 0 {
+		h.reply(ctx, r, replyNoChannels)
+		return
+	}
+	var rows [][]models.InlineKeyboardButton
+	for _, c := range list {
+		h.channels.Store(c.ChatID, channelRef{id: c.ChatID, typed: c.Typed, title: c.Title})
+		data := screens.Callback{Chat: c.ChatID, Op: "m", Tok: "0"}.Encode()
+		rows = append(rows, []models.InlineKeyboardButton{{Text: screens.CutButton("⚙️ " + c.Title), CallbackData: data}})
+	}
+	h.replyMarkup(ctx, r, "<b>Your channels</b>\nThe channels whose settings you changed from here. Tap one to change them again.", &models.InlineKeyboardMarkup{InlineKeyboard: rows})
+}
+
+// knownChannel is how a channel checked before is named (a tap carries
+// only its ID): from memory, else from the user's list.
+func (h *handler) knownChannel(ctx context.Context, user, id int64) channelRef {
+	if v, ok := h.channels.Load(id); ok {
+		return v.(channelRef)
+	}
+	if list, err := h.st.ManagedChannels(ctx, user, maxListedChannels); err == nil {
+		for _, c := range list {
+			if c.ChatID == id {
+				ref := channelRef{id: id, typed: c.Typed, title: c.Title}
+				h.channels.Store(id, ref)
+				return ref
+			}
+		}
+	}
+	s := strconv.FormatInt(id, 10)
+	return channelRef{id: id, typed: s, title: "the channel " + s}
+}
+
+// member is getChatMember, logged when it fails.
+func (h *handler) member(ctx context.Context, chatID, userID int64) (*models.ChatMember, error) {
+	cm, err := h.api.GetChatMember(ctx, &tgbot.GetChatMemberParams{ChatID: chatID, UserID: userID})
+	if err != nil {
+		h.log.Info("getChatMember", "chat_id", chatID, "err", h.redact(err.Error()))
+	}
+	return cm, err
+}
+
+func isAdmin(cm *models.ChatMember) bool {
+	return cm != nil && (cm.Type == models.ChatMemberTypeOwner || cm.Type == models.ChatMemberTypeAdministrator)
+}
+
+func isForbidden(err error) bool {
+	return errors.Is(err, tgbot.ErrorForbidden) || strings.Contains(err.Error(), "Forbidden")
+}
+
+// fmtRef fills a reply's %s with the (escaped) channel names.
+func fmtRef(format string, names ...string) string {
+	for _, n := range names {
+		format = strings.Replace(format, "%s", n, 1)
+	}
+	return format
+}
+
+// aboutKey is the subscription a tap on a keyboard changes.
+func aboutKey(chatID int64) string { return store.SubscriberKey(chatID, 0) }

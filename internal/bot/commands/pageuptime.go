@@ -1,0 +1,124 @@
+package commands
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/openai-status-bot/statusbot/internal/statuspage"
+)
+
+// pageUptimes serves /uptime from the page's own figures where the provider
+// computes them (incident.io's component_impacts), one request per window,
+// kept for a few minutes so a burst of /uptime costs the page nothing.
+//
+// One fetch runs at a time, in the background with its own timeout, and
+// no lock is held while it runs: callers wait for it only until their
+// own deadline (and at most wait), then answer with the figures the bot
+// computes itself. A failure is remembered for failFor, so a hanging or
+// failing page is not asked again by every /uptime.
+type pageUptimes struct {
+	fetch    func(ctx context.Context, start, end time.Time) ([]statuspage.ComponentUptime, error)
+	cacheFor time.Duration
+	failFor  time.Duration
+	wait     time.Duration // longest a caller waits for a fetch (0: its deadline)
+	timeout  time.Duration // one fetch of every window
+
+	mu       sync.Mutex
+	at       time.Time
+	cached   [][]statuspage.ComponentUptime
+	failedAt time.Time
+	flight   chan struct{} // closed when the running fetch ends
+}
+
+// get returns the figures per uptimeWindows entry, or false when the page
+// cannot give them in time (another provider, a request failed lately, or
+// the fetch outlasts the caller's patience).
+func (pu *pageUptimes) get(ctx context.Context, p *statuspage.Page, now time.Time) ([][]statuspage.ComponentUptime, bool) {
+	if pu == nil || pu.fetch == nil || p.Provider != statuspage.ProviderIncidentIO {
+		return nil, false
+	}
+	pu.mu.Lock()
+	if pu.cached != nil && now.Sub(pu.at) < pu.cacheFor {
+		defer pu.mu.Unlock()
+		return pu.cached, true
+	}
+	if !pu.failedAt.IsZero() && now.Sub(pu.failedAt) < pu.failFor {
+		pu.mu.Unlock()
+		return nil, false
+	}
+	done := pu.flight
+	if done == nil {
+		done = make(chan struct{})
+		pu.flight = done
+		go pu.run(now, done)
+	}
+	pu.mu.Unlock()
+	if pu.wait > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, pu.wait)
+		defer cancel()
+	}
+	select {
+	case <-done:
+	case <-ctx.Done():
+		return nil, false
+	}
+	pu.mu.Lock()
+	defer pu.mu.Unlock()
+	if pu.cached == nil || !pu.failedAt.IsZero() {
+		return nil, false
+	}
+	return pu.cached, true
+}
+
+// run fetches every window and records the outcome.
+func (pu *pageUptimes) run(now time.Time, done chan struct{}) {
+	timeout := pu.timeout
+	if timeout <= 0 {
+		timeout = 30 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	var out [][]statuspage.ComponentUptime
+	var err error
+	for _, w := range uptimeWindows {
+		var figs []statuspage.ComponentUptime
+		if figs, err = pu.fetch(ctx, now.Add(-w.D), now); err != nil {
+			break
+		}
+		out = append(out, figs)
+	}
+	pu.mu.Lock()
+	if err != nil {
+		pu.failedAt = now
+	} else {
+		pu.cached, pu.at, pu.failedAt = out, now, time.Time{}
+	}
+	pu.flight = nil
+	pu.mu.Unlock()
+	close(done)
+}
+
+// PageUptime takes each component's figures from the page; a component the
+// page gives no figure for in a window keeps the computed one.
+func PageUptime(computed []ComponentUptime, figures [][]statuspage.ComponentUptime) []ComponentUptime {
+	out := make([]ComponentUptime, len(computed))
+	for i, cu := range computed {
+		out[i] = ComponentUptime{Component: cu.Component, Fractions: append([]float64(nil), cu.Fractions...)}
+	}
+	for w, figs := range figures {
+		by := map[string]float64{}
+		for _, f := range figs {
+			if f.ComponentID != "" {
+				by[f.ComponentID] = f.Percent / 100
+			}
+		}
+		for i := range out {
+			if v, ok := by[out[i].Component.ID]; ok && w < len(out[i].Fractions) {
+				out[i].Fractions[w] = v
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,157 @@
+package commands
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	tgbot "github.com/go-telegram/bot"
+	"github.com/go-telegram/bot/models"
+
+	"github.com/openai-status-bot/statusbot/internal/config"
+	"github.com/openai-status-bot/statusbot/internal/statuspage"
+	"github.com/openai-status-bot/statusbot/internal/store"
+)
+
+// sendClass says whose budget a message uses: urgent replies are the ones
+// a chat's admins wait for (internal/bot's pacer lets them go first).
+type sendClass int
+
+const (
+	casual sendClass = iota
+	urgent
+)
+
+// Deps is what the commands and screens need from the service around
+// them: the Bot API, the store, and the pacing of what they send.
+type Deps struct {
+	API      *tgbot.Bot
+	Store    *store.Store
+	Config   *config.Config
+	Username string // the bot's, for "/cmd@bot"
+	BotID    int64  // the bot's user ID, to check it is in a channel
+	Log      *slog.Logger
+	Redact   func(string) string
+	Now      func() time.Time
+	// MaxReplyWait is the longest 429 wait before a reply; EditTimeout
+	// bounds one keyboard message's waiting and editing.
+	MaxReplyWait time.Duration
+	EditTimeout  time.Duration
+	// Pace waits for a message's slot in its chat (urgent: the chat's
+	// admins wait for it); Rate for the bot's share of the token's rate.
+	Pace func(ctx context.Context, chatID int64, urgent bool) bool
+	Rate func(ctx context.Context) bool
+	// Sent tells the pacer that a send Pace let through was answered.
+	Sent func(chatID int64)
+	// ChannelCleanup is when a channel's configuration commands and the
+	// replies to them are deleted, KeyboardCleanup a /settings keyboard
+	// there (0: they stay).
+	ChannelCleanup, KeyboardCleanup time.Duration
+}
+
+// Handler answers updates: commands, taps on the keyboards, the bot's
+// own membership. It is safe for concurrent use.
+type Handler struct{ h *handler }
+
+// New builds the handler and its access to the status page.
+func New(d Deps) (*Handler, error) {
+	cfg := d.Config
+	// One client for live fetches: its connections and conditional-request
+	// cache are reused.
+	pageClient, err := statuspage.New(cfg.StatuspageProvider, cfg.StatuspageURL, cfg.HTTPTimeout)
+	if err != nil {
+		return nil, err
+	}
+	native := statuspage.NewIncidentIO(cfg.StatuspageURL, cfg.HTTPTimeout)
+	h := &handler{
+		uptimes: &pageUptimes{fetch: native.Uptimes, cacheFor: 5 * time.Minute, failFor: time.Minute,
+			wait: 3 * time.Second, timeout: 2*cfg.HTTPTimeout + 5*time.Second},
+		api:      d.API,
+		st:       d.Store,
+		username: d.Username,
+		log:      d.Log,
+		redact:   d.Redact,
+		now:      d.Now,
+		maxWait:  d.MaxReplyWait,
+		rate:     d.Rate,
+		pace:     d.Pace,
+		sent:     d.Sent,
+		botID:    d.BotID,
+		cleanup:  cleanupRule{after: d.ChannelCleanup, keyboard: d.KeyboardCleanup},
+		pages: &pageSource{
+			snapshots: d.Store.LatestSnapshot,
+			fetch: func(ctx context.Context) (*statuspage.Page, error) {
+				pg, _, err := pageClient.Fetch(ctx)
+				return pg, err
+			},
+			maxAge:   2 * cfg.PollInterval,
+			cacheFor: cfg.PollInterval,
+			timeout:  2*cfg.HTTPTimeout + 5*time.Second,
+			now:      d.Now,
+			log:      d.Log,
+		},
+	}
+	h.editor = newKeyboardEditor(h, d.EditTimeout)
+	return &Handler{h: h}, nil
+}
+
+// Handle answers one update.
+func (x *Handler) Handle(ctx context.Context, u *models.Update) { x.h.handle(ctx, u) }
+
+// FloodNote tells a flooding sender, when the dropped update was a
+// command for this bot, that their commands were dropped.
+func (x *Handler) FloodNote(ctx context.Context, u *models.Update) { x.h.floodNote(ctx, u) }
+
+// RefuseTap answers a tap dropped by the flood budget at once.
+func (x *Handler) RefuseTap(ctx context.Context, q *models.CallbackQuery) {
+	x.h.answerTap(ctx, &tap{q: q, answer: AnsTooManyTaps})
+}
+
+// Urgent reports whether u is a command that changes a chat's
+// subscription (its replies are ones the chat's admins wait for),
+// addressed to this bot.
+func Urgent(u *models.Update, username string) bool {
+	m := u.Message
+	if m == nil {
+		m = u.ChannelPost
+	}
+	if m == nil {
+		return false
+	}
+	cmd, ok := ParseCommand(m.Text)
+	if !ok || !cmd.For(username) {
+		return false
+	}
+	c := lookupCommand(cmd.Name)
+	return c != nil && c.admin
+}
+
+// releaseKey carries, in a handler's context, what lets a group's casual
+// replies go again once an admin's command turns out to need none of
+// the chat's urgent seconds (a refusal).
+type releaseKey struct{}
+
+// WithRelease gives the handler of an admin's command the function that
+// ends the hold on the group's casual replies (internal/bot pace.go).
+func WithRelease(ctx context.Context, release func()) context.Context {
+	return context.WithValue(ctx, releaseKey{}, release)
+}
+
+// releaseHold ends that hold early.
+func releaseHold(ctx context.Context) {
+	if f, ok := ctx.Value(releaseKey{}).(func()); ok && f != nil {
+		f()
+	}
+}
+
+// sleep waits d; false if ctx ended first.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}

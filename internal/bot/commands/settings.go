@@ -1,0 +1,239 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+
+	"github.com/openai-status-bot/statusbot/internal/bot/screens"
+	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/internal/store"
+)
+
+// SettingsRequest is a parsed "/settings <name> <value>".
+type SettingsRequest struct {
+	// Show: no arguments, open the keyboard.
+	Show bool
+	// Test: send a test notice as a real one would go.
+	Test bool
+	// Change is the choice to store; Kinds is set instead for "types".
+	Change store.SettingChange
+	Kinds  []event.Kind
+	// Name is the setting's canonical name ("quiet", "pin", ...).
+	Name string
+	// Done says what was set, for the reply.
+	Done string
+	// Err is the problem with the input, for the reply (plain text).
+	Err string
+}
+
+// settingsUsage lists the typed settings.
+const settingsUsage = "<b>Typed settings</b>\n" +
+	"/settings types incident component maintenance|all\n" +
+	"/settings severity all|outage|outage-silent\n" +
+	"/settings quiet 22:00-07:00|off\n" +
+	"/settings quiet-resolutions silent|audible\n" +
+	"/settings tz Europe/Berlin|UTC\n" +
+	"/settings mode cards|messages\n" +
+	"/settings pin on|off\n" +
+	"/settings reminders on|off|&lt;minutes&gt;\n" +
+	"/settings test — a test notice, sent as a real one would be (quiet hours, topic)\n" +
+	"Components: /subscribe component &lt;name&gt;, or the buttons."
+
+// ParseSettings reads the arguments of /settings.
+func ParseSettings(args string) SettingsRequest {
+	name, value, _ := strings.Cut(strings.TrimSpace(args), " ")
+	name, value = strings.ToLower(name), strings.TrimSpace(value)
+	req := parseSetting(name, value)
+	if req.Err == "" && !req.Show && !req.Test {
+		req.Name = canonicalSetting[name]
+	}
+	return req
+}
+
+// canonicalSetting maps the names /settings accepts to one each.
+var canonicalSetting = map[string]string{
+	"types": "types", "type": "types", "kinds": "types", "severity": "severity", "quiet": "quiet",
+	"quiet-resolutions": "quiet-resolutions", "resolutions": "quiet-resolutions",
+	"tz": "tz", "timezone": "tz", "zone": "tz", "mode": "mode", "pin": "pin",
+	"reminders": "reminders", "reminder": "reminders",
+}
+
+func parseSetting(name, value string) SettingsRequest {
+	lv := strings.ToLower(value)
+	fail := func(msg string) SettingsRequest { return SettingsRequest{Err: msg} }
+	ok := func(c store.SettingChange, err error, done string) SettingsRequest {
+		if err != nil {
+			return fail(strings.TrimPrefix(err.Error(), store.ErrBadSetting.Error()+": "))
+		}
+		return SettingsRequest{Change: c, Done: done}
+	}
+	switch name {
+	case "":
+		return SettingsRequest{Show: true}
+	case "test":
+		return SettingsRequest{Test: true}
+	case "types", "type", "kinds":
+		req := ParseSubscribe(value)
+		if req.Op != SubKinds {
+			return fail("Say which notice types: incident, component, maintenance or all.")
+		}
+		return SettingsRequest{Kinds: req.Kinds, Done: "notice types: " + screens.KindList(req.Kinds)}
+	case "severity":
+		switch lv {
+		case "all", "everything":
+			c, err := store.SetSeverity(store.SeverityAll, false)
+			return ok(c, err, "every severity")
+		case "outage", "outages":
+			c, err := store.SetSeverity(store.SeverityOutage, false)
+			return ok(c, err, "outages and major incidents only; the rest is not sent")
+		case "outage-silent", "outages-silent":
+			c, err := store.SetSeverity(store.SeverityOutage, true)
+			return ok(c, err, "outages and major incidents with sound; the rest silently")
+		}
+		return fail("Severity is all, outage or outage-silent.")
+	case "quiet":
+		if lv == "off" || lv == "none" {
+			c, err := store.SetQuietHours("", "")
+			return ok(c, err, "no quiet hours")
+		}
+		a, b, found := strings.Cut(strings.NewReplacer(" ", "", "–", "-", "—", "-").Replace(value), "-")
+		if !found {
+			return fail("Quiet hours are written like 22:00-07:00, or off.")
+		}
+		c, err := store.SetQuietHours(a, b)
+		return ok(c, err, "quiet hours "+a+"–"+b)
+	case "quiet-resolutions", "resolutions":
+		switch lv {
+		case "silent", "on":
+			return ok(store.SetQuietResolutions(true), nil, "resolutions silent in quiet hours")
+		case "audible", "off":
+			return ok(store.SetQuietResolutions(false), nil, "resolutions audible in quiet hours")
+		}
+		return fail("Resolutions in quiet hours are silent or audible.")
+	case "tz", "timezone", "zone":
+		if value == "" {
+			return fail("Say which time zone, like /settings tz Europe/Berlin.")
+		}
+		zone, abbrev, _ := ResolveZone(value)
+		c, err := store.SetTimeZone(zone)
+		done := "time zone " + zone
+		if abbrev {
+			done += " (" + strings.ToUpper(value) + " read as that region's time, daylight saving included)"
+		}
+		return ok(c, err, done)
+	case "mode":
+		c, err := store.SetMode(lv)
+		if err != nil {
+			return fail("Mode is cards or messages.")
+		}
+		return ok(c, nil, modeLabel(lv))
+	case "pin":
+		on, valid := onOff(lv)
+		if !valid {
+			return fail("Pinning is on or off.")
+		}
+		return ok(store.SetPinCards(on), nil, "pin open cards: "+lv)
+	case "reminders", "reminder":
+		if on, valid := onOff(lv); valid {
+			c, err := store.SetReminders(on, 0)
+			return ok(c, err, "maintenance reminders "+lv)
+		}
+		n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimSuffix(lv, "min"), "m"))
+		if err != nil {
+			return fail("Reminders are on, off or a number of minutes before the maintenance.")
+		}
+		if n <= 0 {
+			// SetReminders(true, 0) means "on, keeping the lead": never
+			// what "0 minutes" asks for.
+			return fail("Reminders come at least " + strconv.Itoa(store.MinReminderMinutes) + " minutes before a maintenance; /settings reminders off turns them off.")
+		}
+		c, err := store.SetReminders(true, n)
+		return ok(c, err, "maintenance reminders "+strconv.Itoa(n)+" minutes ahead")
+	case "components", "component":
+		return fail("Choose components with the buttons (/settings) or /subscribe component <name>.")
+	}
+	return fail("Unknown setting “" + echo(name) + "”.")
+}
+
+func onOff(s string) (on, ok bool) {
+	switch s {
+	case "on", "yes", "true":
+		return true, true
+	case "off", "no", "false":
+		return false, true
+	}
+	return false, false
+}
+
+func modeLabel(mode string) string {
+	if mode == store.ModeCards {
+		return "incident cards (one message per incident, edited, with replies)"
+	}
+	return "one message per update"
+}
+
+// settingNote adds what a saved setting means for this chat when the
+// bare confirmation would mislead: quiet hours without a zone are UTC;
+// pinning does nothing in messages mode.
+func settingNote(name string, s store.Settings) string {
+	switch {
+	case name == "quiet" && s.QuietStart != "" && s.TimeZone == "":
+		return " These are UTC times: set your zone with /settings tz Europe/Berlin (or your city's zone)."
+	case name == "pin" && s.PinCards && !s.Cards():
+		return " Pinning applies to incident cards; this chat gets one message per update (/settings mode cards)."
+	}
+	return ""
+}
+
+func (h *handler) cmdSettings(ctx context.Context, r *request) {
+	if r.private && r.about == nil && strings.EqualFold(strings.TrimSpace(r.cmd.Args), "channels") {
+		h.listChannels(ctx, r)
+		return
+	}
+	req := ParseSettings(r.cmd.Args)
+	if req.Err != "" {
+		h.reply(ctx, r, esc(req.Err)+"\n\n"+settingsUsage)
+		return
+	}
+	if !h.allowed(ctx, r) {
+		return
+	}
+	sub, ok := h.subscribed(ctx, r)
+	if !ok {
+		return
+	}
+	if req.Show {
+		h.openKeyboard(ctx, r, sub)
+		return
+	}
+	if req.Test && r.about != nil {
+		h.reply(ctx, r, fmtRef(replyChannelNoTest, esc(r.about.title)))
+		return
+	}
+	if req.Test {
+		h.sendTestNotice(ctx, r, sub)
+		return
+	}
+	var err error
+	changed := sub.Settings
+	if req.Kinds != nil {
+		err = h.st.SetKinds(ctx, r.key(), req.Kinds)
+	} else {
+		var after *store.Subscriber
+		if after, err = h.st.ChangeSettings(ctx, r.key(), req.Change); err == nil {
+			changed = after.Settings
+		}
+	}
+	switch {
+	case errors.Is(err, store.ErrNotSubscribed):
+		h.reply(ctx, r, NotSubscribedReply(r.topic(), r.channel))
+	case errors.Is(err, store.ErrBadSetting):
+		h.reply(ctx, r, esc(err.Error()))
+	case err != nil:
+		h.storeFailed(ctx, r, err)
+	default:
+		h.reply(ctx, r, "Saved: "+esc(req.Done)+"."+settingNote(req.Name, changed))
+	}
+}

@@ -1,0 +1,51 @@
+package commands
+
+import (
+	"context"
+	"time"
+
+	"github.com/openai-status-bot/statusbot/internal/bot/screens"
+	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/internal/message"
+	"github.com/openai-status-bot/statusbot/internal/notice"
+	"github.com/openai-status-bot/statusbot/internal/store"
+)
+
+// testEvent is the sample a test notice shows: an incident, the kind
+// every chat gets unless it turned incidents off, at the severity that
+// passes every threshold.
+func testEvent(now time.Time) event.Event {
+	return event.Event{
+		Key: "test", Kind: event.KindIncident, At: now, Notify: true,
+		IncidentID: "test", IncidentName: "Test notice from /settings test", Impact: "major",
+		UpdateStatus: "investigating", Body: "This is a test. Nothing is wrong: it shows how a notice reaches this chat.",
+	}
+}
+
+// testNoticeNote says how the test went out, as a real notice would.
+func testNoticeNote(s store.Settings, kinds []event.Kind, silent bool) string {
+	note := "Sent with sound."
+	if silent {
+		note = "Sent silently: it is quiet hours (" + s.QuietStart + "–" + s.QuietEnd + " " + screens.ZoneName(s) + ")."
+	}
+	wants := len(kinds) == 0
+	for _, k := range kinds {
+		wants = wants || k == event.KindIncident
+	}
+	if !wants {
+		note += " Incident notices are off for this chat: real ones would not come (/settings types)."
+	}
+	return "<i>" + esc(note) + "</i>"
+}
+
+// sendTestNotice sends the sample notice where and how a real one would
+// go: into the subscription's topic, silent in quiet hours.
+func (h *handler) sendTestNotice(ctx context.Context, r *request, sub *store.Subscriber) {
+	now := h.now()
+	e := testEvent(now)
+	// A major incident passes every severity threshold and is no
+	// resolution: quiet hours alone decide whether it rings.
+	silent := notice.InQuietHours(sub.Settings, now)
+	text := message.NotificationIn(e, notice.Zone(sub.Settings)) + "\n\n" + testNoticeNote(sub.Settings, sub.Kinds, silent)
+	h.post(ctx, outgoing{chatID: sub.ChatID, thread: sub.ThreadID, text: text, class: urgent, silent: silent})
+}

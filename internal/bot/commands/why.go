@@ -1,0 +1,36 @@
+package commands
+
+import (
+	"context"
+
+	"github.com/openai-status-bot/statusbot/internal/notice"
+	"github.com/openai-status-bot/statusbot/internal/store"
+)
+
+// cmdWhy answers /why: what became of this chat's last notices (the rule
+// is notice.Explain's; the records are the delivery's, store.Fate).
+func (h *handler) cmdWhy(ctx context.Context, r *request) {
+	sub, ok := h.subscribed(ctx, r)
+	if !ok {
+		return
+	}
+	text, err := notice.WhyAnswer(ctx, h.st, sub.Key, notice.Zone(sub.Settings))
+	if err != nil {
+		h.storeFailed(ctx, r, err)
+		return
+	}
+	h.reply(ctx, r, text)
+}
+
+// lastFate is /info's line on the chat's last notice ("" when there is
+// none, or the store cannot tell: /info answers all the same).
+func (h *handler) lastFate(ctx context.Context, sub *store.Subscriber) string {
+	if sub == nil {
+		return ""
+	}
+	fates, err := h.st.LastFates(ctx, sub.Key, 1)
+	if err != nil || len(fates) == 0 {
+		return ""
+	}
+	return "\n<b>Last notice:</b> " + notice.Fate(fates[0], notice.Zone(sub.Settings)) + " More: /why"
+}

@@ -1,0 +1,83 @@
+package screens
+
+import (
+	"fmt"
+	"hash/fnv"
+	"strconv"
+
+	"github.com/openai-status-bot/statusbot/internal/statuspage"
+	"github.com/openai-status-bot/statusbot/internal/store"
+)
+
+// ComponentGroup is one of the page's component groups.
+type ComponentGroup struct {
+	Name    string
+	Members []int // indices into PageIndex.Comps
+}
+
+// PageIndex numbers the page's components for callback_data.
+type PageIndex struct {
+	Comps  []statuspage.Component
+	Groups []ComponentGroup
+	Names  map[string]string
+	Tok    string
+}
+
+// IndexPage groups the components as the page does: group rows (Group
+// set) name the groups, leaves carry GroupName or GroupID; components in
+// no group come last, as "Other".
+func IndexPage(p *statuspage.Page) *PageIndex {
+	comps := Components(p)
+	rowNames := map[string]string{}
+	for _, c := range p.Components {
+		if c.Group {
+			rowNames[c.ID] = c.Name
+		}
+	}
+	idx := &PageIndex{Comps: comps, Names: ComponentNames(comps)}
+	at := map[string]int{}
+	var other []int
+	h := fnv.New32a()
+	for i, c := range comps {
+		h.Write([]byte(c.ID + "\x00"))
+		g := c.GroupName
+		if g == "" {
+			g = rowNames[c.GroupID]
+		}
+		if g == "" {
+			other = append(other, i)
+			continue
+		}
+		j, ok := at[g]
+		if !ok {
+			j = len(idx.Groups)
+			at[g] = j
+			idx.Groups = append(idx.Groups, ComponentGroup{Name: g})
+		}
+		idx.Groups[j].Members = append(idx.Groups[j].Members, i)
+	}
+	if len(other) > 0 {
+		idx.Groups = append(idx.Groups, ComponentGroup{Name: "Other", Members: other})
+	}
+	idx.Tok = strconv.FormatUint(uint64(h.Sum32()), 36)
+	return idx
+}
+
+// GroupOf is the group index and position of component ci.
+func (x *PageIndex) GroupOf(ci int) (gi, pos int) {
+	for gi, g := range x.Groups {
+		for pos, m := range g.Members {
+			if m == ci {
+				return gi, pos
+			}
+		}
+	}
+	return -1, -1
+}
+
+// StateToken hashes what the keyboard shows of a subscription.
+func StateToken(sub *store.Subscriber) string {
+	h := fnv.New32a()
+	fmt.Fprintf(h, "%v|%v|%+v", sub.Kinds, sub.Components, sub.Settings)
+	return strconv.FormatUint(uint64(h.Sum32()), 36)
+}

@@ -1,0 +1,326 @@
+package screens
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/go-telegram/bot/models"
+
+	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/internal/store"
+)
+
+// Keyboard paging.
+const (
+	groupsPerScreen = 8
+	compsPerScreen  = 8
+	MaxButtonText   = 40
+)
+
+// Choices offered as buttons; anything else is typed.
+var (
+	quietPresets   = [][2]string{{"22:00", "07:00"}, {"23:00", "08:00"}, {"00:00", "06:00"}, {"20:00", "08:00"}}
+	zonePresets    = []string{"UTC", "Europe/London", "Europe/Berlin", "Europe/Moscow", "Asia/Kolkata", "Asia/Shanghai", "Asia/Tokyo", "Australia/Sydney", "America/New_York", "America/Chicago", "America/Denver", "America/Los_Angeles", "America/Sao_Paulo"}
+	reminderOpts   = []int{15, 30, 60, 120}
+	severityLabels = []string{"Everything", "Outages only, skip the rest", "Outages loud, the rest silently"}
+)
+
+// Screen is a rendered keyboard message.
+type Screen struct {
+	Text string
+	Rows [][]models.InlineKeyboardButton
+}
+
+func (s Screen) Markup() *models.InlineKeyboardMarkup {
+	return &models.InlineKeyboardMarkup{InlineKeyboard: s.Rows}
+}
+
+// KB draws screens for one subscription.
+type KB struct {
+	sub *store.Subscriber
+	idx *PageIndex // nil: the page is unavailable
+	Tok string
+	// chat, title and typed: the channel whose settings a keyboard in a
+	// private chat changes (0: the chat it is shown in), how it is shown
+	// and how it is typed in a command.
+	chat         int64
+	title, typed string
+}
+
+// New draws the screens of sub's settings (idx nil: the page is not known).
+func New(sub *store.Subscriber, idx *PageIndex) *KB {
+	return &KB{sub: sub, idx: idx, Tok: StateToken(sub)}
+}
+
+// For makes the buttons change chat's settings (a channel's, shown in a
+// private chat); title names it in the first screen, typed is how a
+// command names it ("@name" or its ID).
+func (k *KB) For(chat int64, title, typed string) *KB {
+	k.chat, k.title, k.typed = chat, title, typed
+	return k
+}
+
+// Button is a button with op and args, for the settings as drawn.
+func (k *KB) Button(text, op string, args ...string) models.InlineKeyboardButton {
+	return models.InlineKeyboardButton{Text: CutButton(text), CallbackData: Callback{Chat: k.chat, Op: op, Args: args, Tok: k.Tok}.Encode()}
+}
+
+// typedRef is the channel as typed before a setting ("" for the chat's own).
+func (k *KB) typedRef() string {
+	if k.typed == "" {
+		return ""
+	}
+	return esc(k.typed) + " "
+}
+
+// heading is the first screen's title.
+func (k *KB) heading() string {
+	if k.title != "" {
+		return "<b>Settings of " + EscName(k.title) + "</b>"
+	}
+	return "<b>Settings</b>"
+}
+
+func CutButton(s string) string {
+	r := []rune(s)
+	if len(r) > MaxButtonText {
+		return string(r[:MaxButtonText-1]) + "…"
+	}
+	return s
+}
+
+func (k *KB) back() []models.InlineKeyboardButton {
+	return []models.InlineKeyboardButton{k.Button("« Back", "m")}
+}
+
+func mark(on bool, label string) string {
+	if on {
+		return "✅ " + label
+	}
+	return "▫️ " + label
+}
+
+func (k *KB) Names() map[string]string {
+	if k.idx == nil {
+		return nil
+	}
+	return k.idx.Names
+}
+
+// Main is the first screen: a summary and a button per topic.
+func (k *KB) Main() Screen {
+	return Screen{
+		Text: k.heading() + "\n" + Summary(k.sub, k.Names()) +
+			"\n\nTap to change. Every setting can be typed too: /settings " + k.typedRef() + "&lt;name&gt; &lt;value&gt;.",
+		Rows: [][]models.InlineKeyboardButton{
+			{k.Button("Notice types", "k"), k.Button("Components", "g", "0")},
+			{k.Button("Severity", "s"), k.Button("Quiet hours", "q")},
+			{k.Button("Time zone", "z"), k.Button("Cards & reminders", "d")},
+			{k.Button("Done", "x")},
+		},
+	}
+}
+
+func (k *KB) Kinds() Screen {
+	kinds := k.sub.Kinds
+	if len(kinds) == 0 {
+		kinds = event.DefaultKinds
+	}
+	var rows [][]models.InlineKeyboardButton
+	for i, kind := range event.Kinds {
+		on := false
+		for _, x := range kinds {
+			on = on || x == kind
+		}
+		set := "1"
+		if on {
+			set = "0"
+		}
+		rows = append(rows, []models.InlineKeyboardButton{k.Button(mark(on, kindTitle(kind)), "K", strconv.Itoa(i), set)})
+	}
+	return Screen{Text: "<b>Notice types</b>\nTap a type to turn it on or off.", Rows: append(rows, k.back())}
+}
+
+func kindTitle(k event.Kind) string {
+	switch k {
+	case event.KindIncident:
+		return "Incidents"
+	case event.KindComponent:
+		return "Component changes"
+	}
+	return "Maintenance"
+}
+
+// chosenIn counts the filter's components in a group.
+func (k *KB) chosenIn(g ComponentGroup) int {
+	n := 0
+	for _, m := range g.Members {
+		if inFilter(k.sub.Components, k.idx.Comps[m].ID) {
+			n++
+		}
+	}
+	return n
+}
+
+func inFilter(filter []string, id string) bool {
+	for _, f := range filter {
+		if f == id {
+			return true
+		}
+	}
+	return false
+}
+
+func pages(n, per int) int { return max(1, (n+per-1)/per) }
+
+// pager is a "‹ Previous / Next ›" row, or nil for one page; the page
+// number goes between the arguments before and after.
+func (k *KB) pager(pg, total int, op string, before, after []string) []models.InlineKeyboardButton {
+	if total <= 1 {
+		return nil
+	}
+	var row []models.InlineKeyboardButton
+	at := func(p int) []string {
+		return append(append(append([]string(nil), before...), strconv.Itoa(p)), after...)
+	}
+	if pg > 0 {
+		row = append(row, k.Button("‹ Previous", op, at(pg-1)...))
+	}
+	if pg < total-1 {
+		row = append(row, k.Button("Next ›", op, at(pg+1)...))
+	}
+	return row
+}
+
+func (k *KB) Groups(pg int) Screen {
+	if k.idx == nil || len(k.idx.Comps) == 0 {
+		return Screen{Text: "<b>Components</b>\nThe status page's components are unavailable right now. Please try again later.",
+			Rows: [][]models.InlineKeyboardButton{k.back()}}
+	}
+	total := pages(len(k.idx.Groups), groupsPerScreen)
+	pg = min(pg, total-1)
+	text := "<b>Components</b>\n"
+	if len(k.sub.Components) == 0 {
+		text += "Notices cover every component. Pick components to hear only about those."
+	} else {
+		text += "Notices cover " + CountOf(len(k.sub.Components), "chosen component") + ": " + FilterList(k.sub.Components, k.idx.Names) + "."
+	}
+	var rows [][]models.InlineKeyboardButton
+	for gi := pg * groupsPerScreen; gi < min(len(k.idx.Groups), (pg+1)*groupsPerScreen); gi++ {
+		g := k.idx.Groups[gi]
+		label := g.Name + " · all"
+		if len(k.sub.Components) > 0 {
+			label = fmt.Sprintf("%s · %d/%d", g.Name, k.chosenIn(g), len(g.Members))
+		}
+		rows = append(rows, []models.InlineKeyboardButton{k.Button(label, "G", strconv.Itoa(gi), "0", k.idx.Tok)})
+	}
+	if p := k.pager(pg, total, "g", nil, nil); p != nil {
+		rows = append(rows, p)
+	}
+	if len(k.sub.Components) > 0 {
+		rows = append(rows, []models.InlineKeyboardButton{k.Button("Every component (clear the choice)", "C")})
+	}
+	return Screen{Text: utf16Cut(text), Rows: append(rows, k.back())}
+}
+
+func (k *KB) Group(gi, pg int) Screen {
+	g := k.idx.Groups[gi]
+	total := pages(len(g.Members), compsPerScreen)
+	pg = min(pg, total-1)
+	text := "<b>" + EscName(g.Name) + "</b>\nTap a component to add it to the chosen ones or remove it."
+	if len(k.sub.Components) == 0 {
+		text += " None chosen yet: notices cover every component."
+	}
+	var rows [][]models.InlineKeyboardButton
+	for _, ci := range g.Members[pg*compsPerScreen : min(len(g.Members), (pg+1)*compsPerScreen)] {
+		c := k.idx.Comps[ci]
+		on := inFilter(k.sub.Components, c.ID)
+		set := "1"
+		if on {
+			set = "0"
+		}
+		rows = append(rows, []models.InlineKeyboardButton{k.Button(mark(on, c.Name), "c", strconv.Itoa(ci), set, strconv.Itoa(pg), k.idx.Tok)})
+	}
+	if p := k.pager(pg, total, "G", []string{strconv.Itoa(gi)}, []string{k.idx.Tok}); p != nil {
+		rows = append(rows, p)
+	}
+	rows = append(rows, []models.InlineKeyboardButton{k.Button("« Groups", "g", strconv.Itoa(gi/groupsPerScreen))})
+	return Screen{Text: text, Rows: rows}
+}
+
+func (k *KB) Severity() Screen {
+	cur := 0
+	if k.sub.Settings.MinSeverity == store.SeverityOutage {
+		cur = 1
+		if k.sub.Settings.BelowSilent {
+			cur = 2
+		}
+	}
+	var rows [][]models.InlineKeyboardButton
+	for i, l := range severityLabels {
+		rows = append(rows, []models.InlineKeyboardButton{k.Button(mark(i == cur, l), "S", strconv.Itoa(i))})
+	}
+	return Screen{Text: "<b>Minimum severity</b>\n“Outages” are partial and full outages of components and major and critical incidents. " +
+		"Resolutions follow what they resolve; maintenance is chosen by notice type.", Rows: append(rows, k.back())}
+}
+
+func (k *KB) Quiet() Screen {
+	s := k.sub.Settings
+	var rows [][]models.InlineKeyboardButton
+	var row []models.InlineKeyboardButton
+	for i, p := range quietPresets {
+		row = append(row, k.Button(mark(s.QuietStart == p[0] && s.QuietEnd == p[1], p[0]+"–"+p[1]), "Q", strconv.Itoa(i)))
+		if len(row) == 2 {
+			rows, row = append(rows, row), nil
+		}
+	}
+	rows = append(rows, []models.InlineKeyboardButton{k.Button(mark(s.QuietStart == "", "Off"), "Q", "x")})
+	res, set := "Resolutions: with sound", "1"
+	if s.QuietResolutions {
+		res, set = "Resolutions: silent too", "0"
+	}
+	rows = append(rows, []models.InlineKeyboardButton{k.Button(res, "r", set)})
+	return Screen{Text: "<b>Quiet hours</b> (" + esc(ZoneName(s)) + ")\nNotices in the window arrive without sound. " +
+		"Other windows: /settings quiet 21:30-06:45.", Rows: append(rows, k.back())}
+}
+
+func (k *KB) Zones() Screen {
+	cur := ZoneName(k.sub.Settings)
+	var rows [][]models.InlineKeyboardButton
+	var row []models.InlineKeyboardButton
+	for i, z := range zonePresets {
+		row = append(row, k.Button(mark(z == cur, strings.ReplaceAll(z, "_", " ")), "Z", strconv.Itoa(i)))
+		if len(row) == 2 {
+			rows, row = append(rows, row), nil
+		}
+	}
+	if row != nil {
+		rows = append(rows, row)
+	}
+	return Screen{Text: "<b>Time zone</b>: " + esc(cur) + "\nFor quiet hours and every time the bot shows. Others: /settings tz Asia/Singapore.",
+		Rows: append(rows, k.back())}
+}
+
+func (k *KB) Delivery() Screen {
+	s := k.sub.Settings
+	rows := [][]models.InlineKeyboardButton{
+		{k.Button(mark(s.Cards(), "Incident cards"), "o", "c"), k.Button(mark(!s.Cards(), "Messages"), "o", "m")},
+		{k.Button(mark(s.PinCards, "Pin open cards"), "p", boolArg(!s.PinCards))},
+		{k.Button(mark(!s.NoReminders, "Maintenance reminders"), "e", boolArg(s.NoReminders))},
+	}
+	var row []models.InlineKeyboardButton
+	for i, m := range reminderOpts {
+		row = append(row, k.Button(mark(!s.NoReminders && reminderMinutes(s) == m, strconv.Itoa(m)+" min"), "E", strconv.Itoa(i)))
+	}
+	rows = append(rows, row)
+	return Screen{Text: "<b>Cards and reminders</b>\nCards: one message per incident, edited as it changes, with each update as a reply. " +
+		"Messages: one message per update. Reminders come before a maintenance starts.", Rows: append(rows, k.back())}
+}
+
+func boolArg(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
+}

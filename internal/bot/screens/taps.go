@@ -1,0 +1,149 @@
+package screens
+
+import (
+	"errors"
+
+	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/internal/store"
+)
+
+// ValidComponentRef checks a G or c button's page token and indices.
+func ValidComponentRef(cb Callback, idx *PageIndex) bool {
+	if idx == nil {
+		return false
+	}
+	if cb.Args[len(cb.Args)-1] != idx.Tok {
+		return false
+	}
+	if cb.Op == "G" {
+		_, ok := cb.Arg(0, len(idx.Groups))
+		return ok
+	}
+	_, ok := cb.Arg(0, len(idx.Comps))
+	_, ok2 := cb.Arg(1, 2)
+	return ok && ok2
+}
+
+// ValidChange checks a change button's arguments (components are
+// checked against the page by validComponentRef).
+func ValidChange(cb Callback) bool {
+	switch cb.Op {
+	case "K":
+		_, ok1 := cb.Arg(0, len(event.Kinds))
+		_, ok2 := cb.Arg(1, 2)
+		return ok1 && ok2
+	case "c", "C":
+		return true
+	}
+	_, err := SettingFor(cb)
+	return err == nil
+}
+
+// ScreenFor is the screen a tap leads to (or stays on).
+func ScreenFor(k *KB, cb Callback) Screen {
+	switch cb.Op {
+	case "k", "K":
+		return k.Kinds()
+	case "g":
+		pg, _ := cb.Arg(0, 1000)
+		return k.Groups(pg)
+	case "C":
+		return k.Groups(0)
+	case "G":
+		gi, _ := cb.Arg(0, len(k.idx.Groups))
+		pg, _ := cb.Arg(1, 1000)
+		return k.Group(gi, pg)
+	case "c":
+		ci, _ := cb.Arg(0, len(k.idx.Comps))
+		pg, _ := cb.Arg(2, 1000)
+		gi, _ := k.idx.GroupOf(ci)
+		return k.Group(gi, pg)
+	case "s", "S":
+		return k.Severity()
+	case "q", "Q", "r":
+		return k.Quiet()
+	case "z", "Z":
+		return k.Zones()
+	case "d", "o", "p", "e", "E":
+		return k.Delivery()
+	}
+	return k.Main()
+}
+
+// SettingFor turns a settings button into its change.
+func SettingFor(cb Callback) (store.SettingChange, error) {
+	invalid := errors.New("invalid button")
+	switch cb.Op {
+	case "S":
+		i, ok := cb.Arg(0, len(severityLabels))
+		if !ok {
+			return store.SettingChange{}, invalid
+		}
+		if i == 0 {
+			return store.SetSeverity(store.SeverityAll, false)
+		}
+		return store.SetSeverity(store.SeverityOutage, i == 2)
+	case "Q":
+		if cb.Args[0] == "x" {
+			return store.SetQuietHours("", "")
+		}
+		i, ok := cb.Arg(0, len(quietPresets))
+		if !ok {
+			return store.SettingChange{}, invalid
+		}
+		return store.SetQuietHours(quietPresets[i][0], quietPresets[i][1])
+	case "r", "p", "e":
+		v, ok := cb.Arg(0, 2)
+		if !ok {
+			return store.SettingChange{}, invalid
+		}
+		switch cb.Op {
+		case "r":
+			return store.SetQuietResolutions(v == 1), nil
+		case "p":
+			return store.SetPinCards(v == 1), nil
+		}
+		return store.SetReminders(v == 1, 0)
+	case "Z":
+		i, ok := cb.Arg(0, len(zonePresets))
+		if !ok {
+			return store.SettingChange{}, invalid
+		}
+		return store.SetTimeZone(zonePresets[i])
+	case "o":
+		switch cb.Args[0] {
+		case "c":
+			return store.SetMode(store.ModeCards)
+		case "m":
+			return store.SetMode(store.ModeMessages)
+		}
+	case "E":
+		i, ok := cb.Arg(0, len(reminderOpts))
+		if !ok {
+			return store.SettingChange{}, invalid
+		}
+		return store.SetReminders(true, reminderOpts[i])
+	}
+	return store.SettingChange{}, invalid
+}
+
+// ToggleKind sets or clears one kind, keeping event.Kinds' order.
+func ToggleKind(kinds []event.Kind, k event.Kind, on bool) []event.Kind {
+	if len(kinds) == 0 {
+		kinds = event.DefaultKinds
+	}
+	var out []event.Kind
+	for _, x := range event.Kinds {
+		has := false
+		for _, y := range kinds {
+			has = has || y == x
+		}
+		if x == k {
+			has = on
+		}
+		if has {
+			out = append(out, x)
+		}
+	}
+	return out
+}

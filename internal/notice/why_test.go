@@ -1,0 +1,75 @@
+package notice_test
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/openai-status-bot/statusbot/internal/notice"
+	"github.com/openai-status-bot/statusbot/internal/store"
+)
+
+var tagsOfTimes = regexp.MustCompile(`</?tg-time[^>]*>`)
+
+func TestFate(t *testing.T) {
+	at := time.Date(2026, 12, 1, 13, 45, 0, 0, time.UTC)
+	berlin, _ := time.LoadLocation("Europe/Berlin")
+	for _, tc := range []struct {
+		name string
+		f    store.Fate
+		loc  *time.Location
+		want string
+	}{
+		{"sent as a card with sound", store.Fate{Outcome: store.FateSent, As: store.AsCard, At: at}, nil,
+			"Sent Dec 1 13:45 UTC, with sound, as the incident's card."},
+		{"sent in the chat's zone", store.Fate{Outcome: store.FateSent, As: store.AsMessage, At: at}, berlin,
+			"Sent Dec 1 14:45 CET, with sound, as a message."},
+		{"silent by quiet hours", store.Fate{Outcome: store.FateSent, As: store.AsReply, Silent: true, Quiet: true, At: at}, nil,
+			"Sent Dec 1 13:45 UTC, silently (quiet hours), as a reply under the incident's card (the card edited)."},
+		{"silent by severity", store.Fate{Outcome: store.FateSent, As: store.AsMessage, Silent: true, At: at}, nil,
+			"Sent Dec 1 13:45 UTC, silently (a later step under your severity threshold), as a message."},
+		{"folded into the card", store.Fate{Outcome: store.FateSent, As: store.AsCardEdit, At: at}, nil,
+			"Told on the incident's card Dec 1 13:45 UTC: an edit, no new message and no sound."},
+		{"withheld by the filter", store.Fate{Outcome: store.FateWithheld, Why: string(notice.WhyFilter), At: at}, nil,
+			"Withheld: not about the components this chat follows (/subscribe component)."},
+		{"withheld by the threshold", store.Fate{Outcome: store.FateWithheld, Why: string(notice.WhySeverity)}, nil,
+			"Withheld: under this chat's severity threshold (/settings)."},
+		{"withheld by the kinds", store.Fate{Outcome: store.FateWithheld, Why: string(notice.WhyKinds)}, nil,
+			"Withheld: this chat does not take this kind of notice (/subscribe)."},
+		{"withheld: never told", store.Fate{Outcome: store.FateWithheld, Why: string(notice.WhyNeverTold)}, nil,
+			"Withheld: the end of a story this chat was told nothing of."},
+		{"waiting on retry_after", store.Fate{Outcome: store.FateWaiting, Why: "Telegram asked to wait (retry_after 30 s)", At: at, RetryAt: at.Add(30 * time.Second)}, nil,
+			"Waiting since Dec 1 13:45 UTC: Telegram asked to wait (retry_after 30 s); next try Dec 1 13:45 UTC."},
+		{"waiting behind an earlier update", store.Fate{Outcome: store.FateWaiting, Why: "behind an earlier update of the same story", At: at}, nil,
+			"Waiting since Dec 1 13:45 UTC: behind an earlier update of the same story."},
+		{"failed", store.Fate{Outcome: store.FateFailed, Why: "Telegram refused it: Bad Request: <x>", At: at}, nil,
+			"Not delivered (Dec 1 13:45 UTC): Telegram refused it: Bad Request: &lt;x&gt;."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := notice.Fate(tc.f, tc.loc)
+			if plain := tagsOfTimes.ReplaceAllString(got, ""); plain != tc.want {
+				t.Errorf("got  %q\nwant %q", plain, tc.want)
+			}
+			if !tc.f.At.IsZero() && tc.f.Outcome != store.FateWithheld && !strings.Contains(got, `<tg-time unix="1796132700" format="dt">`) {
+				t.Errorf("the time is no date-time entity: %q", got)
+			}
+		})
+	}
+}
+
+func TestExplain(t *testing.T) {
+	if got := notice.Explain(nil, nil); !strings.HasPrefix(got, "No notices") {
+		t.Errorf("no fates: %q", got)
+	}
+	got := notice.Explain([]store.Fate{
+		{Summary: "Incident update: Errors <API>, Investigating", Outcome: store.FateSent, As: store.AsCard, At: time.Unix(1796132700, 0)},
+		{Outcome: store.FateWithheld, Why: string(notice.WhySeverity)},
+	}, nil)
+	for _, want := range []string{"<b>The last notices in this chat</b>", "• <b>Incident update: Errors &lt;API&gt;, Investigating</b>\n  Sent ",
+		"• <b>A notice</b>\n  Withheld: under"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %q in\n%s", want, got)
+		}
+	}
+}

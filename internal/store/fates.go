@@ -1,0 +1,110 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+// colFates holds what became of each notice for each chat: sent (when, how,
+// silent or not), withheld (by which setting), waiting (for what), failed.
+// One document per (event, chat), written by the delivery as it goes, read
+// by /why: the newest few of a chat, by the (sub, at) index. Only
+// inserts and whole-document replaces by _id: nothing FerretDB gets wrong.
+const colFates = "notice_fates"
+
+// FateRetention is how long /why can look back.
+const FateRetention = 7 * 24 * time.Hour
+
+// Outcomes of a notice for a chat.
+const (
+	FateSent     = "sent"
+	FateWithheld = "withheld"
+	FateWaiting  = "waiting"
+	FateFailed   = "failed"
+)
+
+// How a sent notice reached the chat.
+const (
+	AsMessage  = "message"
+	AsCard     = "card"
+	AsReply    = "reply"     // a later update, under the incident's card
+	AsCardEdit = "card-edit" // a component change told on an incident's card
+)
+
+// Fate is what became of one notice for one chat.
+type Fate struct {
+	ID    string `bson:"_id"` // event|sub
+	Sub   string `bson:"sub"`
+	Event string `bson:"event"`
+	// Summary says what the notice is about, on one line.
+	Summary string `bson:"summary"`
+	Outcome string `bson:"outcome"`
+	// Why: for a withheld notice the setting that kept it back (notice.Why);
+	// for one waiting or failed, what Telegram said.
+	Why string `bson:"why,omitempty"`
+	As  string `bson:"as,omitempty"`
+	// Silent: sent without sound, by the severity threshold (a later step
+	// under it) or by quiet hours (Quiet).
+	Silent  bool      `bson:"silent,omitempty"`
+	Quiet   bool      `bson:"quiet,omitempty"`
+	RetryAt time.Time `bson:"retry_at,omitempty"`
+	At      time.Time `bson:"at"`
+}
+
+func fateID(event, sub string) string { return event + "|" + sub }
+
+// RecordFates writes what became of notices: a sent, waiting or failed
+// notice replaces what was known of it; a withheld one is written only
+// where nothing is known yet (a page read again never hides a send).
+// One round trip.
+func (s *Store) RecordFates(ctx context.Context, fates []Fate) error {
+	if len(fates) == 0 {
+		return nil
+	}
+	models := make([]mongo.WriteModel, 0, len(fates))
+	for _, f := range fates {
+		f.ID = fateID(f.Event, f.Sub)
+		filter := bson.D{{Key: "_id", Value: f.ID}}
+		if f.Outcome == FateWithheld {
+			models = append(models, mongo.NewUpdateOneModel().SetFilter(filter).
+				SetUpdate(bson.D{{Key: "$setOnInsert", Value: f}}).SetUpsert(true))
+			continue
+		}
+		models = append(models, mongo.NewReplaceOneModel().SetFilter(filter).SetReplacement(f).SetUpsert(true))
+	}
+	if _, err := s.db.Collection(colFates).BulkWrite(ctx, models, options.BulkWrite().SetOrdered(false)); err != nil && !onlyDuplicates(err) {
+		return fmt.Errorf("mongodb: record what became of notices: %w", err)
+	}
+	return nil
+}
+
+// LastFates returns what became of a chat's newest n notices, newest first.
+func (s *Store) LastFates(ctx context.Context, sub string, n int) ([]Fate, error) {
+	return findAll[Fate](ctx, s.db.Collection(colFates), "read what became of a chat's notices",
+		bson.D{{Key: "sub", Value: sub}}, options.Find().SetSort(bson.D{{Key: "sub", Value: 1}, {Key: "at", Value: -1}}).SetLimit(int64(n)))
+}
+
+// Summaries returns what the stored notices of some events are about, on
+// one line (event.Event.Summary): one round trip for /why's few notices.
+func (s *Store) Summaries(ctx context.Context, events []string) (map[string]string, error) {
+	out := map[string]string{}
+	if len(events) == 0 {
+		return out, nil
+	}
+	rows, err := findAll[messageDoc](ctx, s.db.Collection(colMessages), "read notices",
+		bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: events}}}})
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range rows {
+		if m.Event != nil {
+			out[m.ID] = m.Event.Summary()
+		}
+	}
+	return out, nil
+}
