@@ -36,6 +36,7 @@ type SendStep struct {
 
 const (
 	callReply = "reply"
+	callFresh = "fresh" // a fresh card for one deleted in the chat
 	callPin   = "pin"
 	callUnpin = "unpin"
 )
@@ -76,7 +77,9 @@ func (a *Activities) sendCall(ctx context.Context, in SendInput, r Recipient) (*
 	if errors.As(err, &se) && se.Outcome == telegram.NotYet {
 		return &SendResult{Next: &in, NotBefore: se.RetryAt}, nil
 	}
-	if err != nil && in.Step == nil && errors.As(err, &se) && se.Outcome == telegram.Migrated {
+	if err != nil && errors.As(err, &se) && se.Outcome == telegram.Migrated {
+		// At any call of the chain (a card's reply too): the chain starts
+		// again in the supergroup, with a fresh card there.
 		independent, err := a.Store.MigrateChatAt(ctx, r.ChatID, se.MigrateTo, a.now())
 		if err != nil {
 			return nil, err
@@ -87,7 +90,7 @@ func (a *Activities) sendCall(ctx context.Context, in SendInput, r Recipient) (*
 			return &SendResult{MigratedTo: se.MigrateTo, NewKey: r.Key, Merged: true}, nil
 		}
 		next := in
-		next.Recipient, next.Moved = r, true
+		next.Recipient, next.Moved, next.Step = r, true, nil
 		return &SendResult{MigratedTo: se.MigrateTo, NewKey: r.Key, Next: &next}, nil
 	}
 	if err != nil {
@@ -102,16 +105,21 @@ func (a *Activities) sendCall(ctx context.Context, in SendInput, r Recipient) (*
 // call makes the call of in: the step named, or the first of a delivery
 // (the message, the card's edit, or a fresh card).
 func (a *Activities) call(ctx context.Context, in SendInput, text string, r Recipient) (*SendResult, error) {
-	if in.Step != nil {
+	// fresh: the card was found deleted by the chain's edit (its Step
+	// names the updates it showed): this call posts the new one.
+	fresh := in.Step != nil && in.Step.Call == callFresh
+	if in.Step != nil && !fresh {
 		return a.cardStep(ctx, in, r)
 	}
 	// A component change an incident's card covers is an edit of the card
 	// (fold.go): one call, the card of the first incident that covers it.
-	if folded, _, err := a.fold(ctx, in.EventKey, r, true); err != nil || folded {
-		if err != nil {
-			return nil, err
+	if !fresh {
+		if folded, _, err := a.fold(ctx, in.EventKey, r, true); err != nil || folded {
+			if err != nil {
+				return nil, err
+			}
+			return &SendResult{As: store.AsCardEdit}, nil
 		}
-		return &SendResult{As: store.AsCardEdit}, nil
 	}
 	texts, err := a.cardTextsOf(ctx, in.EventKey, r.Zone)
 	if err != nil {
@@ -143,6 +151,9 @@ func (a *Activities) call(ctx context.Context, in SendInput, text string, r Reci
 	}
 	cardText := a.cardText(ctx, in.EventKey, texts, r.Zone, notes, nil)
 	var shown []string
+	if fresh {
+		r.Card, shown = nil, in.Step.Card.Updates
+	}
 	if r.Card != nil {
 		err := a.Telegram.Edit(ctx, r.ChatID, r.Card.MessageID, cardText)
 		var se *telegram.SendError
@@ -154,8 +165,10 @@ func (a *Activities) call(ctx context.Context, in SendInput, text string, r Reci
 			card.Event = in.EventKey
 			return chained(in, r, callReply, card), nil
 		}
+		// The edit was this Send's call: the fresh card is the next (two
+		// calls in one Send livelocked on the chat's turn).
 		activity.GetLogger(ctx).Info("incident card gone (deleted in the chat): posting a fresh one", "subscriber", r.Key)
-		shown = r.Card.Updates
+		return chained(in, r, callFresh, store.IncidentCard{Updates: r.Card.Updates}), nil
 	}
 	id, err := a.Telegram.SendMessage(ctx, r.ChatID, r.ThreadID, cardText, telegram.SendOptions{Silent: r.Silent})
 	if err != nil {
