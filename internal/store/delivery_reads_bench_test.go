@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -259,34 +260,26 @@ func countFind(ctx context.Context, c *mongo.Collection, filter bson.D) (int, er
 }
 
 // explainFind is what FerretDB says of a find: whether the filter reached
-// the storage (filterPushdown) and PostgreSQL's plan (node, index).
+// the storage (filterPushdown) and PostgreSQL's plan nodes and indexes, in
+// plan order.
 func explainFind(ctx context.Context, db *mongo.Database, coll string, filter bson.D) string {
-	var res bson.M
+	var res bson.Raw
 	err := db.RunCommand(ctx, bson.D{{Key: "explain", Value: bson.D{{Key: "find", Value: coll}, {Key: "filter", Value: filter}}}}).Decode(&res)
 	if err != nil {
 		return "explain: " + err.Error()
 	}
-	out := fmt.Sprintf("pushdown=%v", res["filterPushdown"])
-	qp, _ := res["queryPlanner"].(bson.M)
-	for plan, _ := qp["Plan"].(bson.M); plan != nil; {
-		out += fmt.Sprintf(" %v", plan["Node Type"])
-		if ix, ok := plan["Index Name"]; ok {
-			out += fmt.Sprintf("(%v)", ix)
-		}
-		if f, ok := plan["Filter"]; ok {
-			out += fmt.Sprintf(" filter %v", f)
-		}
-		if c, ok := plan["Recheck Cond"]; ok {
-			out += fmt.Sprintf(" cond %v", c)
-		}
-		plans, _ := plan["Plans"].(bson.A)
-		if len(plans) == 0 {
-			break
-		}
-		plan, _ = plans[0].(bson.M)
+	out := "pushdown=" + res.Lookup("filterPushdown").String()
+	js, err := bson.MarshalExtJSON(res.Lookup("queryPlanner").Document(), false, false)
+	if err != nil {
+		return out
+	}
+	for _, m := range planPart.FindAllStringSubmatch(string(js), -1) {
+		out += " " + m[1] + "=" + m[2]
 	}
 	return out
 }
+
+var planPart = regexp.MustCompile(`"(Node Type|Index Name)":"([^"]*)"`)
 
 // pageLevelOf reads the level of a bucket cursor ("~level/bucket/key").
 func pageLevelOf(cursor string) int {
