@@ -80,14 +80,9 @@ func (a *Activities) sendCall(ctx context.Context, in SendInput, r Recipient) (*
 	if err != nil && errors.As(err, &se) && se.Outcome == telegram.Migrated {
 		// At any call of the chain (a card's reply too): the chain starts
 		// again in the supergroup, with a fresh card there.
-		independent, err := a.Store.MigrateChatAt(ctx, r.ChatID, se.MigrateTo, a.now())
-		if err != nil {
-			return nil, err
-		}
-		activity.GetLogger(ctx).Info("subscriber migrated to supergroup", "subscriber", r.Key)
-		r = movedTo(r, se.MigrateTo)
-		if independent[r.Key] {
-			return &SendResult{MigratedTo: se.MigrateTo, NewKey: r.Key, Merged: true}, nil
+		r, merged, err := a.migrate(ctx, r, se.MigrateTo)
+		if err != nil || merged != nil {
+			return merged, err
 		}
 		next := in
 		next.Recipient, next.Moved, next.Step = r, true, nil

@@ -86,24 +86,16 @@ func (a *Activities) cardTextsOf(ctx context.Context, eventKey, zone string) (*c
 	if !strings.HasPrefix(eventKey, "incident:") {
 		return nil, nil
 	}
-	raw, err := a.message(ctx, eventKey+cardSuffix)
-	if errors.Is(err, mongo.ErrNoDocuments) {
-		a.cacheMessage(eventKey+cardSuffix, "")
-		return nil, nil
-	}
-	if err != nil || raw == "" {
+	t, err := readPrepared[cardTexts](ctx, a, eventKey+cardSuffix, "card")
+	if err != nil || t == nil {
 		return nil, err
-	}
-	var t cardTexts
-	if err := json.Unmarshal([]byte(raw), &t); err != nil {
-		return nil, fmt.Errorf("decode the card of %s: %w", eventKey, err)
 	}
 	if zone != "" && t.Event != nil {
 		t.Card, _ = a.inZone(ctx, eventKey+cardSuffix, zone, func(loc *time.Location) (string, error) {
 			return message.CardOf(*t.Event, t.Steps, t.Components, loc), nil
 		})
 	}
-	return &t, nil
+	return t, nil
 }
 
 // withCards marks the recipients of an incident update with their mode and
@@ -280,4 +272,22 @@ func (a *Activities) saveCard(ctx context.Context, card *store.IncidentCard, err
 		}
 		time.Sleep(time.Duration(attempt) * 200 * time.Millisecond)
 	}
+}
+
+// readPrepared reads what PrepareMessage stored under key beside an
+// event's message (its card, its fold); nil when there is none.
+func readPrepared[T any](ctx context.Context, a *Activities, key, what string) (*T, error) {
+	raw, err := a.message(ctx, key)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		a.cacheMessage(key, "")
+		return nil, nil
+	}
+	if err != nil || raw == "" {
+		return nil, err
+	}
+	var v T
+	if err := json.Unmarshal([]byte(raw), &v); err != nil {
+		return nil, fmt.Errorf("decode the %s of %s: %w", what, strings.SplitN(key, "#", 2)[0], err)
+	}
+	return &v, nil
 }

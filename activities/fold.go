@@ -4,11 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 
-	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.temporal.io/sdk/activity"
 
 	"github.com/openai-status-bot/statusbot/internal/event"
@@ -143,19 +141,7 @@ func (a *Activities) foldOf(ctx context.Context, eventKey string) (*foldTexts, e
 	if !strings.HasPrefix(eventKey, "component:") {
 		return nil, nil
 	}
-	raw, err := a.message(ctx, eventKey+foldSuffix)
-	if errors.Is(err, mongo.ErrNoDocuments) {
-		a.cacheMessage(eventKey+foldSuffix, "")
-		return nil, nil
-	}
-	if err != nil || raw == "" {
-		return nil, err
-	}
-	var f foldTexts
-	if err := json.Unmarshal([]byte(raw), &f); err != nil {
-		return nil, fmt.Errorf("decode the fold of %s: %w", eventKey, err)
-	}
-	return &f, nil
+	return readPrepared[foldTexts](ctx, a, eventKey+foldSuffix, "fold")
 }
 
 // fold tells a component change on the chat's cards of the incidents that

@@ -101,16 +101,11 @@ func (a *Activities) sendAndNote(ctx context.Context, eventKey, text string, r R
 	var se *telegram.SendError
 	var moved *Recipient
 	if err != nil && errors.As(err, &se) && se.Outcome == telegram.Migrated {
-		independent, err := a.Store.MigrateChatAt(ctx, r.ChatID, se.MigrateTo, a.now())
-		if err != nil {
-			return nil, err
+		to, merged, err := a.migrate(ctx, r, se.MigrateTo)
+		if err != nil || merged != nil {
+			return merged, err
 		}
-		activity.GetLogger(ctx).Info("subscriber migrated to supergroup", "subscriber", r.Key)
-		r = movedTo(r, se.MigrateTo)
-		if independent[r.Key] {
-			return &SendResult{MigratedTo: se.MigrateTo, NewKey: r.Key, Merged: true}, nil
-		}
-		moved = &r
+		r, moved = to, &to
 		if as, unsaved, err = a.deliver(ctx, in.EventKey, text, r); err == nil {
 			a.noteSent(ctx, in.EventKey, r, severitySilent, quiet, as)
 			return &SendResult{MigratedTo: se.MigrateTo, NewKey: r.Key, Card: unsaved}, nil
@@ -120,6 +115,23 @@ func (a *Activities) sendAndNote(ctx context.Context, eventKey, text string, r R
 		return &SendResult{Card: unsaved}, nil
 	}
 	return a.failed(ctx, err, r, moved)
+}
+
+// migrate moves the subscription of a group that became the supergroup
+// chatID, and returns the recipient there; merged is the send's result
+// when the supergroup had a subscription of its own (it gets the notice
+// by itself: nothing is sent for the old one).
+func (a *Activities) migrate(ctx context.Context, r Recipient, chatID int64) (moved Recipient, merged *SendResult, err error) {
+	independent, err := a.Store.MigrateChatAt(ctx, r.ChatID, chatID, a.now())
+	if err != nil {
+		return r, nil, err
+	}
+	activity.GetLogger(ctx).Info("subscriber migrated to supergroup", "subscriber", r.Key)
+	r = movedTo(r, chatID)
+	if independent[r.Key] {
+		return r, &SendResult{MigratedTo: chatID, NewKey: r.Key, Merged: true}, nil
+	}
+	return r, nil, nil
 }
 
 // failed is what a failed send means: terminal errors remove the
