@@ -123,6 +123,12 @@ func findByKeys[T any](ctx context.Context, c *mongo.Collection, what string, fi
 		return findAll[T](ctx, c, what, append(slices.Clone(filter), bson.E{Key: keyField, Value: keys[0]}), opts...)
 	}
 	level, groups := groupKeys(keys)
+	if len(groups) > maxGroups {
+		// Keys from all over (a retry round, a small audience's page): one
+		// $in, as before buckets. A read per key made SQLite scan the
+		// collection once per key.
+		return findAll[T](ctx, c, what, append(slices.Clone(filter), bson.E{Key: keyField, Value: bson.D{{Key: "$in", Value: keys}}}), opts...)
+	}
 	buckets := make([]int, 0, len(groups))
 	for b := range groups {
 		buckets = append(buckets, b)
