@@ -3,16 +3,20 @@ package worker_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/openai-status-bot/statusbot/activities"
 	"github.com/openai-status-bot/statusbot/internal/event"
 	"github.com/openai-status-bot/statusbot/internal/notice"
 	"github.com/openai-status-bot/statusbot/internal/store"
 	"github.com/openai-status-bot/statusbot/internal/testenv"
+	"github.com/openai-status-bot/statusbot/workflows"
 )
 
 // A chat whose quiet hours hold gets nothing during the window and exactly
@@ -72,4 +76,16 @@ func TestHoldQuietHoursSendsOneSummaryAtWindowEnd(t *testing.T) {
 	why, err = notice.WhyAnswer(context.Background(), s.Store, store.SubscriberKey(held.id, 0), time.UTC)
 	require.NoError(t, err)
 	require.Contains(t, why, "told in the morning summary")
+
+	// One timer workflow for the window, in Temporal, that sent it.
+	id := workflows.SummaryWorkflowID(activities.SummaryInput{Sub: store.SubscriberKey(held.id, 0), Window: end})
+	require.NotContains(t, id, "981")
+	wctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var res workflows.SummaryResult
+	require.NoError(t, s.Temporal.GetWorkflow(wctx, id, "").Get(wctx, &res))
+	require.True(t, res.Sent)
+	if os.Getenv("UPDATE_REPLAY_HISTORIES") != "" { // make histories
+		export(t, s, id, filepath.Join(testenv.RepoRoot(), "workflows", "testdata", "summary_held_window.json"))
+	}
 }
