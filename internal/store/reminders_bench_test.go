@@ -67,8 +67,6 @@ func BenchmarkReminderRecipients(b *testing.B) {
 		})
 	})
 	b.Run("every_subscriber", func(b *testing.B) {
-		pass(b, func(after string) ([]store.Subscriber, string, error) {
-			return st.ListSubscribers(ctx, after, pageSize)
-		})
+		pass(b, func(after string) ([]store.Subscriber, string, error) { return st.ListSubscribers(ctx, after, pageSize) })
 	})
 }
