@@ -40,6 +40,9 @@ type Activities struct {
 	// Reminders, when set, is given every page read, to keep one reminder
 	// workflow per scheduled maintenance (worker/reminders.go).
 	Reminders func(ctx context.Context, page *statuspage.Page) error
+	// StartSummary starts (or finds running) the morning summary workflow
+	// of a chat's held quiet-hours window (hold.go, worker.go).
+	StartSummary func(ctx context.Context, in SummaryInput) error
 
 	msgMu    sync.Mutex
 	messages map[string]string

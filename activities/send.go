@@ -68,7 +68,11 @@ func (a *Activities) Send(ctx context.Context, in SendInput) (*SendResult, error
 	defer heartbeatWhile(ctx, sendHeartbeatEvery)()
 	r := in.Recipient
 	// Quiet hours by the clock of this attempt, not of the page read.
-	severitySilent, quiet := r.Silent, r.Quiet.Covers(a.now())
+	now := a.now()
+	if in.Step == nil && r.Quiet.Holds(now) { // a chain under way ends as it began
+		return a.hold(ctx, in, r, now)
+	}
+	severitySilent, quiet := r.Silent, r.Quiet.Covers(now)
 	r.Silent = r.Silent || quiet
 	if in.PerCall {
 		res, err := a.sendCall(ctx, in, r)

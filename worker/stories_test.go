@@ -60,6 +60,15 @@ func (b *inbox) wait(t *testing.T, n int, what string) []fakes.Message {
 	return b.messages()
 }
 
+// wait2 is wait with its own time-out.
+func (b *inbox) wait2(t *testing.T, n int, within time.Duration, what string) []fakes.Message {
+	t.Helper()
+	testenv.WaitFor(t, within, fmt.Sprintf("%s (chat %d: %d messages)", what, b.chat, n), func() bool {
+		return len(b.messages()) >= n
+	})
+	return b.messages()
+}
+
 // The stories a chat is told, end to end on the real stack (dev server,
 // FerretDB, the fakes over HTTP): once a chat heard the start of an
 // incident or of a component's trouble, it hears every later step and the

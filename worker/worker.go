@@ -110,6 +110,9 @@ func Run(ctx context.Context, cfg *config.Config, c client.Client, st *store.Sto
 		Store: st, Page: page, Telegram: sender, Temporal: c,
 		BlindAfter: 3 * cfg.PollInterval, Cadence: pace.Set,
 		Reminders: newReminderSync(c, cfg.TemporalTaskQueue).Sync,
+		StartSummary: func(ctx context.Context, in activities.SummaryInput) error {
+			return StartSummary(ctx, c, cfg.TemporalTaskQueue, in)
+		},
 		DeliveryStarted: func(ctx context.Context, eventKey string) (bool, error) {
 			_, err := c.DescribeWorkflow(ctx, workflows.DeliveryWorkflowID(eventKey), "")
 			var nf *serviceerror.NotFound
@@ -124,6 +127,7 @@ func Run(ctx context.Context, cfg *config.Config, c client.Client, st *store.Sto
 	pipeline.RegisterWorkflow(workflows.DeliveryWorkflow)
 	pipeline.RegisterWorkflow(workflows.MaintenanceWorkflow)
 	pipeline.RegisterWorkflow(workflows.ReminderWorkflow)
+	pipeline.RegisterWorkflow(workflows.SummaryWorkflow)
 	pipeline.RegisterActivity(acts)
 	// The server enforces TaskQueueActivitiesPerSecond across every worker
 	// polling this queue (of one partition: watchPartitions): one Bot API
@@ -274,3 +278,16 @@ func EnsureMaintenanceSchedule(ctx context.Context, c client.Client, cfg *config
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// StartSummary starts the morning summary workflow of a held quiet window,
+// or finds it running (the first held notice starts it, the others find
+// it): one timer and one summary per window.
+func StartSummary(ctx context.Context, c client.Client, taskQueue string, in activities.SummaryInput) error {
+	_, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+		ID: workflows.SummaryWorkflowID(in), TaskQueue: taskQueue,
+		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
+		StaticSummary:            "Morning summary of a chat's quiet hours",
+		StaticDetails:            "Sends the notices held during quiet hours as one message at " + in.Window.UTC().Format("2006-01-02 15:04 MST") + ".",
+	}, workflows.SummaryWorkflow, in)
+	return err
+}

@@ -26,7 +26,9 @@ func TestReplayRecordedHistories(t *testing.T) {
 		"delivery_429_then_success_before_story_records.json", "delivery_403_removed_before_story_records.json",
 		"poll_with_events_before_story_records.json",
 		// Recorded before one Bot API call per Send (call-per-send).
-		"delivery_429_then_success_before_call_per_send.json", "delivery_403_removed_before_call_per_send.json"} {
+		"delivery_429_then_success_before_call_per_send.json", "delivery_403_removed_before_call_per_send.json",
+		// A held quiet-hours window: its timer, then the summary (morning-summary).
+		"summary_held_window.json"} {
 		require.Contains(t, files, filepath.Join("testdata", want))
 	}
 	for _, f := range files {
@@ -36,6 +38,7 @@ func TestReplayRecordedHistories(t *testing.T) {
 			r.RegisterWorkflow(workflows.DeliveryWorkflow)
 			r.RegisterWorkflow(workflows.MaintenanceWorkflow)
 			r.RegisterWorkflow(workflows.ReminderWorkflow)
+			r.RegisterWorkflow(workflows.SummaryWorkflow)
 			require.NoError(t, r.ReplayWorkflowHistoryFromJSONFile(nil, f))
 		})
 	}

@@ -79,6 +79,9 @@ type Quiet struct {
 	Start string `json:"start"`
 	End   string `json:"end"`
 	Zone  string `json:"zone,omitempty"`
+	// Hold: notices in the window are held for one morning summary at
+	// its end instead of sent silently.
+	Hold bool `json:"hold,omitempty"`
 }
 
 // QuietFor is the quiet window that silences e for the chat; nil when the
@@ -88,10 +91,11 @@ func QuietFor(s store.Settings, e event.Event) *Quiet {
 	if s.QuietStart == "" || s.QuietEnd == "" {
 		return nil
 	}
-	if _, res := Severity(e); (res || e.EndsEpisode()) && !s.QuietResolutions {
+	// A held window holds resolutions too: the summary tells them.
+	if _, res := Severity(e); (res || e.EndsEpisode()) && !s.QuietResolutions && !s.QuietHold {
 		return nil
 	}
-	return &Quiet{Start: s.QuietStart, End: s.QuietEnd, Zone: s.TimeZone}
+	return &Quiet{Start: s.QuietStart, End: s.QuietEnd, Zone: s.TimeZone, Hold: s.QuietHold}
 }
 
 // Covers reports whether now falls in the window, read in its zone; a
@@ -116,4 +120,27 @@ func (q *Quiet) Covers(now time.Time) bool {
 		return m >= start && m < end
 	}
 	return m >= start || m < end
+}
+
+// Holds reports whether a notice sent at now is held for the morning
+// summary (the window covers now and holds).
+func (q *Quiet) Holds(now time.Time) bool { return q != nil && q.Hold && q.Covers(now) }
+
+// EndAfter is the end of the window that covers now: the first time after
+// now, in the window's zone, at its end clock. Zero when q covers nothing.
+func (q *Quiet) EndAfter(now time.Time) time.Time {
+	if !q.Covers(now) {
+		return time.Time{}
+	}
+	end, _ := store.ParseClock(q.End)
+	loc, err := store.LoadZone(q.Zone)
+	if err != nil {
+		loc = time.UTC
+	}
+	t := now.In(loc)
+	at := time.Date(t.Year(), t.Month(), t.Day(), end/60, end%60, 0, 0, loc)
+	if !at.After(t) {
+		at = time.Date(t.Year(), t.Month(), t.Day()+1, end/60, end%60, 0, 0, loc)
+	}
+	return at
 }

@@ -35,6 +35,9 @@ func Fate(f store.Fate, loc *time.Location) string {
 	at := whyTime(f.At, loc)
 	switch f.Outcome {
 	case store.FateSent:
+		if f.As == store.AsSummary {
+			return "Held in quiet hours, then told in the morning summary " + at + "."
+		}
 		if f.As == store.AsCardEdit {
 			return "Told on the incident's card " + at + ": an edit, no new message and no sound."
 		}
@@ -46,6 +49,12 @@ func Fate(f store.Fate, loc *time.Location) string {
 			sound = "silently (a later step under your severity threshold)"
 		}
 		return "Sent " + at + ", " + sound + ", " + sentAs(f.As) + "."
+	case store.FateHeld:
+		s := "Held for the morning summary (quiet hours) since " + at
+		if !f.RetryAt.IsZero() {
+			s += "; the summary goes at " + whyTime(f.RetryAt, loc)
+		}
+		return s + "."
 	case store.FateWithheld:
 		return "Withheld: " + withheldBy(f.Why) + "."
 	case store.FateWaiting:

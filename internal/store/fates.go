@@ -26,6 +26,8 @@ const (
 	FateWithheld = "withheld"
 	FateWaiting  = "waiting"
 	FateFailed   = "failed"
+	// FateHeld: held for the chat's morning summary (until RetryAt).
+	FateHeld = "held"
 )
 
 // How a sent notice reached the chat.
@@ -34,6 +36,8 @@ const (
 	AsCard     = "card"
 	AsReply    = "reply"     // a later update, under the incident's card
 	AsCardEdit = "card-edit" // a component change told on an incident's card
+	AsHeld     = "held"      // held for the morning summary: not sent
+	AsSummary  = "summary"   // told in the morning summary
 )
 
 // Fate is what became of one notice for one chat.

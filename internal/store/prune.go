@@ -21,6 +21,7 @@ var expiring = []struct {
 	{colCards, LedgerRetention}, // from the card's last update
 	{colCardNotes, LedgerRetention},
 	{colFates, FateRetention},
+	{colHeld, HeldRetention}, // of chats whose summary never ran
 	{colHistory, HistoryRetention},
 	{colTold, ToldRetention}, // from the story's last step
 	{colChatCalls, ChatCallsRetention},

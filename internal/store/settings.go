@@ -36,6 +36,9 @@ type Settings struct {
 	QuietEnd   string `bson:"quiet_end,omitempty" json:"quiet_end,omitempty"`
 	// QuietResolutions makes resolutions silent too during quiet hours.
 	QuietResolutions bool `bson:"quiet_resolutions,omitempty" json:"quiet_resolutions,omitempty"`
+	// QuietHold: notices in the window are held, not sent, and one
+	// morning summary goes out when it ends (resolutions too).
+	QuietHold bool `bson:"quiet_hold,omitempty" json:"quiet_hold,omitempty"`
 	// TimeZone is an IANA name for every time the bot shows; "" is UTC.
 	TimeZone string `bson:"tz,omitempty" json:"tz,omitempty"`
 	// NoReminders turns maintenance reminders off; ReminderMinutes is how
@@ -173,6 +176,17 @@ func SetQuietHours(start, end string) (SettingChange, error) {
 }
 
 func clock(min int) string { return fmt.Sprintf("%02d:%02d", min/60, min%60) }
+
+// SetQuietHold makes quiet hours hold notices for a morning summary
+// (true) or send them silently (false).
+func SetQuietHold(on bool) SettingChange { return change("quiet_hold", on) }
+
+// And is c with the fields of o too (one write).
+func (c SettingChange) And(o SettingChange) SettingChange {
+	c.fields = append(append(bson.D{}, c.fields...), o.fields...)
+	c.lead = c.lead || o.lead
+	return c
+}
 
 // SetQuietResolutions makes resolutions silent in quiet hours, or not.
 func SetQuietResolutions(on bool) SettingChange { return change("quiet_resolutions", on) }

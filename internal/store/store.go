@@ -135,6 +135,7 @@ func (s *Store) ensureIndexes(ctx context.Context) error {
 			{Keys: bson.D{{Key: "sub", Value: 1}, {Key: "at", Value: 1}}},
 			{Keys: bson.D{{Key: "at", Value: 1}}},
 		},
+		colHeld: heldIndexes,
 		colCardNotes: {
 			{Keys: bson.D{{Key: "incident", Value: 1}, {Key: "sub", Value: 1}}},
 			{Keys: bson.D{{Key: "at", Value: 1}}},
@@ -148,7 +149,7 @@ func (s *Store) ensureIndexes(ctx context.Context) error {
 			{Keys: bson.D{{Key: "at", Value: 1}}},
 		}, bucketIndexes("order_key")...),
 	}
-	for _, name := range []string{colDeliveries, colHistory, colSubscriptions, colRetries, colMigrations, colCards, colCardNotes, colFates, colTold, colCleanup, colChannelAdmins, colChatCalls} {
+	for _, name := range []string{colDeliveries, colHistory, colSubscriptions, colRetries, colMigrations, colCards, colCardNotes, colFates, colHeld, colTold, colCleanup, colChannelAdmins, colChatCalls} {
 		iv := s.db.Collection(name).Indexes()
 		specs, err := iv.ListSpecifications(ctx)
 		if err != nil {

@@ -32,7 +32,8 @@ type SettingsRequest struct {
 const settingsUsage = "<b>Typed settings</b>\n" +
 	"/settings types incident component maintenance|all\n" +
 	"/settings severity all|outage|outage-silent\n" +
-	"/settings quiet 22:00-07:00|off\n" +
+	"/settings quiet 22:00-07:00 [silent|hold]|off\n" +
+	"/settings quiet-mode silent|hold — hold: no notices in the window, one morning summary at its end\n" +
 	"/settings quiet-resolutions silent|audible\n" +
 	"/settings tz Europe/Berlin|UTC\n" +
 	"/settings mode cards|messages\n" +
@@ -55,7 +56,7 @@ func ParseSettings(args string) SettingsRequest {
 // canonicalSetting maps the names /settings accepts to one each.
 var canonicalSetting = map[string]string{
 	"types": "types", "type": "types", "kinds": "types", "severity": "severity", "quiet": "quiet",
-	"quiet-resolutions": "quiet-resolutions", "resolutions": "quiet-resolutions",
+	"quiet-resolutions": "quiet-resolutions", "quiet-mode": "quiet-mode", "resolutions": "quiet-resolutions",
 	"tz": "tz", "timezone": "tz", "zone": "tz", "mode": "mode", "pin": "pin",
 	"reminders": "reminders", "reminder": "reminders",
 }
@@ -98,12 +99,32 @@ func parseSetting(name, value string) SettingsRequest {
 			c, err := store.SetQuietHours("", "")
 			return ok(c, err, "no quiet hours")
 		}
-		a, b, found := strings.Cut(strings.NewReplacer(" ", "", "–", "-", "—", "-").Replace(value), "-")
+		window, mode := value, ""
+		if f := strings.Fields(value); len(f) > 1 {
+			if m := strings.ToLower(f[len(f)-1]); m == "hold" || m == "silent" {
+				window, mode = strings.Join(f[:len(f)-1], ""), m
+			}
+		}
+		a, b, found := strings.Cut(strings.NewReplacer(" ", "", "–", "-", "—", "-").Replace(window), "-")
 		if !found {
-			return fail("Quiet hours are written like 22:00-07:00, or off.")
+			return fail("Quiet hours are written like 22:00-07:00, or 22:00-07:00 hold, or off.")
 		}
 		c, err := store.SetQuietHours(a, b)
+		switch mode {
+		case "hold":
+			return ok(c.And(store.SetQuietHold(true)), err, "quiet hours "+a+"–"+b+": notices held, one morning summary at "+b)
+		case "silent":
+			return ok(c.And(store.SetQuietHold(false)), err, "quiet hours "+a+"–"+b+", notices silent")
+		}
 		return ok(c, err, "quiet hours "+a+"–"+b)
+	case "quiet-mode":
+		switch lv {
+		case "hold", "summary":
+			return ok(store.SetQuietHold(true), nil, "quiet hours hold notices: one morning summary when they end")
+		case "silent":
+			return ok(store.SetQuietHold(false), nil, "notices in quiet hours arrive silently")
+		}
+		return fail("Quiet hours are silent (notices without sound) or hold (one morning summary).")
 	case "quiet-resolutions", "resolutions":
 		switch lv {
 		case "silent", "on":

@@ -154,7 +154,9 @@ func Summary(sub *store.Subscriber, names map[string]string) string {
 	quiet := "off"
 	if s.QuietStart != "" {
 		quiet = s.QuietStart + "–" + s.QuietEnd + ", resolutions "
-		if s.QuietResolutions {
+		if s.QuietHold {
+			quiet = s.QuietStart + "–" + s.QuietEnd + ", held: one morning summary at " + s.QuietEnd
+		} else if s.QuietResolutions {
 			quiet += "silent"
 		} else {
 			quiet += "with sound"

@@ -280,9 +280,16 @@ func (k *KB) Quiet() Screen {
 	if s.QuietResolutions {
 		res, set = "Resolutions: silent too", "0"
 	}
-	rows = append(rows, []models.InlineKeyboardButton{k.Button(res, "r", set)})
-	return Screen{Text: "<b>Quiet hours</b> (" + esc(ZoneName(s)) + ")\nNotices in the window arrive without sound. " +
-		"Other windows: /settings quiet 21:30-06:45.", Rows: append(rows, k.back())}
+	hold, holdSet, how := "Mode: silent (tap to hold for a morning summary)", "1", "Notices in the window arrive without sound. "
+	if s.QuietHold {
+		hold, holdSet, how = "Mode: hold, morning summary (tap for silent)", "0",
+			"Notices in the window are held; one morning summary when it ends tells what opened, what is still open, what resolved. "
+	} else {
+		rows = append(rows, []models.InlineKeyboardButton{k.Button(res, "r", set)})
+	}
+	rows = append(rows, []models.InlineKeyboardButton{k.Button(hold, "H", holdSet)})
+	return Screen{Text: "<b>Quiet hours</b> (" + esc(ZoneName(s)) + ")\n" + how +
+		"Other windows: /settings quiet 21:30-06:45 hold.", Rows: append(rows, k.back())}
 }
 
 func (k *KB) Zones() Screen {

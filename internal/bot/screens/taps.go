@@ -60,7 +60,7 @@ func ScreenFor(k *KB, cb Callback) Screen {
 		return k.Group(gi, pg)
 	case "s", "S":
 		return k.Severity()
-	case "q", "Q", "r":
+	case "q", "Q", "r", "H":
 		return k.Quiet()
 	case "z", "Z":
 		return k.Zones()
@@ -92,7 +92,7 @@ func SettingFor(cb Callback) (store.SettingChange, error) {
 			return store.SettingChange{}, invalid
 		}
 		return store.SetQuietHours(quietPresets[i][0], quietPresets[i][1])
-	case "r", "p", "e":
+	case "r", "p", "e", "H":
 		v, ok := cb.Arg(0, 2)
 		if !ok {
 			return store.SettingChange{}, invalid
@@ -100,6 +100,8 @@ func SettingFor(cb Callback) (store.SettingChange, error) {
 		switch cb.Op {
 		case "r":
 			return store.SetQuietResolutions(v == 1), nil
+		case "H":
+			return store.SetQuietHold(v == 1), nil
 		case "p":
 			return store.SetPinCards(v == 1), nil
 		}

@@ -1,0 +1,83 @@
+package activities_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/openai-status-bot/statusbot/activities"
+	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/internal/notice"
+	"github.com/openai-status-bot/statusbot/internal/store"
+)
+
+// In a held window the send calls no Bot API: it records the notice (a
+// retry records it once), starts the window's summary, and /why says so;
+// the summary, at the window's end, is one message, and only one.
+func TestSendHoldsThenOneSummary(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	now := time.Date(2026, 3, 8, 23, 10, 0, 0, time.UTC)
+	w.a.Now = func() time.Time { return now }
+	var started []activities.SummaryInput
+	w.a.StartSummary = func(_ context.Context, in activities.SummaryInput) error {
+		started = append(started, in)
+		return nil
+	}
+	const chat = 4401
+	_, err := w.st.Subscribe(ctx, chat, 0, now)
+	require.NoError(t, err)
+	key := store.SubscriberKey(chat, 0)
+	down := event.Event{Key: "component:api:down", OrderKey: "component:api", Kind: event.KindComponent, ComponentID: "api",
+		ComponentName: "API", OldStatus: "operational", NewStatus: "major_outage", At: now.Add(-time.Minute)}
+	up := event.Event{Key: "component:api:up", OrderKey: "component:api", Kind: event.KindComponent, ComponentID: "api",
+		ComponentName: "API", OldStatus: "major_outage", NewStatus: "operational", Predecessor: down.Key, At: now}
+	for _, e := range []event.Event{down, up} {
+		require.NoError(t, w.st.SaveNotice(ctx, e, e.Summary(), now))
+	}
+	q := &notice.Quiet{Start: "22:00", End: "07:00", Hold: true}
+	window := time.Date(2026, 3, 9, 7, 0, 0, 0, time.UTC)
+	for _, k := range []string{down.Key, down.Key, up.Key} { // the second: a retry
+		for _, perCall := range []bool{true, false} { // and deliveries from before call-per-send
+			v, err := w.env.ExecuteActivity(w.a.Send, activities.SendInput{EventKey: k, PerCall: perCall,
+				Recipient: activities.Recipient{Key: key, ChatID: chat, Quiet: q}})
+			require.NoError(t, err)
+			var res activities.SendResult
+			require.NoError(t, v.Get(&res))
+			require.Equal(t, store.AsHeld, res.As)
+			require.Nil(t, res.Next)
+		}
+	}
+	require.Empty(t, w.tg.MessagesTo(chat, 0), "nothing sent in a held window")
+	require.Len(t, started, 6)
+	for _, in := range started {
+		require.Equal(t, activities.SummaryInput{Sub: key, Window: window}, activities.SummaryInput{Sub: in.Sub, Window: in.Window.UTC()})
+	}
+	held, err := w.st.HeldNotices(ctx, key, window)
+	require.NoError(t, err)
+	require.Len(t, held, 2, "a retry holds the notice once")
+	fates, err := w.st.LastFates(ctx, key, 5)
+	require.NoError(t, err)
+	require.Len(t, fates, 2)
+	require.Contains(t, notice.Fate(fates[0], time.UTC), "Held for the morning summary (quiet hours)")
+
+	now = window
+	for range 2 {
+		_, err := w.env.ExecuteActivity(w.a.SendMorningSummary, activities.SummaryInput{Sub: key, Window: window})
+		require.NoError(t, err)
+	}
+	msgs := w.tg.MessagesTo(chat, 0)
+	require.Len(t, msgs, 1, "one summary")
+	require.Contains(t, msgs[0].Text, "<b>Resolved meanwhile</b>")
+	held, err = w.st.HeldNotices(ctx, key, window)
+	require.NoError(t, err)
+	require.Empty(t, held, "forgotten once told")
+
+	// Outside the window: sent as usual.
+	_, err = w.env.ExecuteActivity(w.a.Send, activities.SendInput{EventKey: up.Key, PerCall: true,
+		Recipient: activities.Recipient{Key: key, ChatID: chat, Quiet: q}})
+	require.NoError(t, err)
+	require.Len(t, w.tg.MessagesTo(chat, 0), 2)
+}
