@@ -1,9 +1,9 @@
 package worker_test
 
 import (
-	"slices"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
