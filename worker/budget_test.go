@@ -3,6 +3,7 @@ package worker_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -60,6 +61,9 @@ func TestGroupGetsANoticeBurstAtItsPace(t *testing.T) {
 	t.Logf("RESULT group burst: %d notices in %v, closest two %v apart, most in a minute %d, 429s %d; components in the order %v",
 		len(msgs), at[len(at)-1].Sub(at[0]).Round(time.Millisecond), minGap.Round(time.Millisecond), fakes.Busiest(at, time.Minute), s.Telegram.TooManyCount(), order)
 	require.Len(t, order, n, "each notice names its component")
+	// The changes came in the order of the components (one poll, their
+	// events in that order): the group gets them so.
+	require.True(t, slices.IsSorted(order), "the notices in the order of their events: %v", order)
 	require.Zero(t, s.Telegram.TooManyCount(), "429s from Telegram")
 	require.GreaterOrEqual(t, minGap, time.Second)
 	require.LessOrEqual(t, fakes.Busiest(at, time.Minute), 20)

@@ -166,6 +166,12 @@ func (s *service) newHandler(me models.User) (*commands.Handler, error) {
 	cfg, tn := s.cfg, s.tn
 	pace := s.pacer
 	rate := newSendRate(cfg.BotReplyRate, tn.now)
+	// The workers' budget of each group too (turns.go), where the bot
+	// paces itself.
+	var turns *sharedTurns
+	if tn.groupPace.interval > 0 {
+		turns = newSharedTurns(s.st, tn.now, casualMaxWait, s.log)
+	}
 	return commands.New(commands.Deps{
 		API: s.api, Store: s.st, Config: cfg, Username: me.Username, BotID: me.ID,
 		ChannelCleanup: tn.channelCleanup, KeyboardCleanup: tn.keyboardCleanup,
@@ -176,10 +182,20 @@ func (s *service) newHandler(me models.User) (*commands.Handler, error) {
 			if isUrgent {
 				class = urgent
 			}
-			return pace.wait(ctx, chatID, class)
+			if !pace.wait(ctx, chatID, class) {
+				return false
+			}
+			if !turns.take(ctx, chatID, isUrgent) {
+				pace.done(chatID)
+				return false
+			}
+			return true
 		},
 		Rate: rate.wait,
-		Sent: pace.done,
+		Sent: func(chatID int64) {
+			pace.done(chatID)
+			turns.done(chatID)
+		},
 	})
 }
 

@@ -94,8 +94,10 @@ type Claim struct {
 
 // ClaimCall takes the chat's turn for the call of ticket (unique to one
 // call of one send: a claim that comes back finds its waiting turn
-// again). Otherwise the turn waits in the chat's queue, in the order
-// claims first came, and RetryAt is when to claim again.
+// again). Otherwise the turn waits in the chat's queue, in the order of
+// the tickets (a notice's starts with its event's time: a chat gets a
+// burst in the order of its events, whichever send claimed first), and
+// RetryAt is when to claim again.
 func (s *Store) ClaimCall(ctx context.Context, chatID int64, ticket string, b ChatBudget, now time.Time) (Claim, error) {
 	if ticket == "" {
 		return Claim{}, errors.New("claim a chat's turn: no ticket")
@@ -104,12 +106,11 @@ func (s *Store) ClaimCall(ctx context.Context, chatID int64, ticket string, b Ch
 	err := s.changeChat(ctx, chatID, now, func(turns []chatTurn) ([]chatTurn, bool) {
 		mine := slices.IndexFunc(turns, func(t chatTurn) bool { return t.Ticket == ticket && t.Called.IsZero() })
 		if mine < 0 {
-			turns, mine = append(turns, chatTurn{Ticket: ticket}), len(turns)
+			turns, mine = queueTurn(turns, ticket)
 		}
 		d := decideTurn(turns, mine, b, now)
 		if d.void { // given up as abandoned while it was away: queue again
-			turns = append(slices.Delete(turns, mine, mine+1), chatTurn{Ticket: ticket})
-			mine = len(turns) - 1
+			turns, mine = queueTurn(slices.Delete(turns, mine, mine+1), ticket)
 			d = decideTurn(turns, mine, b, now)
 		}
 		c = Claim{OK: d.ok, RetryAt: d.retryAt}
@@ -138,6 +139,18 @@ func (s *Store) ConfirmCall(ctx context.Context, chatID int64, ticket string, st
 			}
 		}
 		return turns, false
+	})
+}
+
+// DropTurn gives up the waiting turn of ticket (its caller will not
+// call): the turns behind it need not wait out its TurnGrace.
+func (s *Store) DropTurn(ctx context.Context, chatID int64, ticket string) error {
+	return s.changeChat(ctx, chatID, time.Now(), func(turns []chatTurn) ([]chatTurn, bool) {
+		i := slices.IndexFunc(turns, func(t chatTurn) bool { return t.Ticket == ticket && t.Called.IsZero() })
+		if i < 0 {
+			return turns, false
+		}
+		return slices.Delete(turns, i, i+1), true
 	})
 }
 
@@ -241,6 +254,17 @@ func decideTurn(turns []chatTurn, mine int, b ChatBudget, now time.Time) turnDec
 	d.retryAt = b.Slot(called, ahead, now)
 	d.ok = ahead == 0 && !d.retryAt.After(now)
 	return d
+}
+
+// queueTurn puts a waiting turn for ticket into turns in the order of the
+// tickets: behind every turn that has called (those keep their place)
+// and every waiting one with a ticket not after it.
+func queueTurn(turns []chatTurn, ticket string) ([]chatTurn, int) {
+	at := len(turns)
+	for at > 0 && turns[at-1].Called.IsZero() && turns[at-1].Ticket > ticket {
+		at--
+	}
+	return slices.Insert(turns, at, chatTurn{Ticket: ticket}), at
 }
 
 // dropTurns removes the turns at the indexes prune.

@@ -19,7 +19,7 @@ import (
 // loses concurrent updates of one document) get one turn; the others
 // queue, and coming back when told (a simulated clock: minutes in a
 // moment) they get their turns a budget's interval apart, at most 19 in
-// any minute, in the order they queued.
+// any minute, in the order of their tickets.
 func TestClaimCallSharesAGroupsBudget(t *testing.T) {
 	st := testenv.Store(t)
 	ctx := context.Background()
@@ -60,7 +60,7 @@ func TestClaimCallSharesAGroupsBudget(t *testing.T) {
 	for _, w := range waiting {
 		told[w.ticket] = w.at
 	}
-	var order []time.Time // when each was told to come, in the order it went
+	var order []string // the tickets of the waiting turns, in the order they went
 	for tries := 0; len(waiting) > 0 && tries < 2000; tries++ {
 		slices.SortFunc(waiting, func(a, b waiter) int { return a.at.Compare(b.at) })
 		w := waiting[0]
@@ -70,7 +70,7 @@ func TestClaimCallSharesAGroupsBudget(t *testing.T) {
 		require.False(t, at.Before(w.at))
 		if ok {
 			require.NoError(t, st.ConfirmCall(ctx, group, w.ticket, w.at))
-			granted, order = append(granted, w.at), append(order, told[w.ticket])
+			granted, order = append(granted, w.at), append(order, w.ticket)
 			waiting = waiting[1:]
 			continue
 		}
@@ -83,8 +83,10 @@ func TestClaimCallSharesAGroupsBudget(t *testing.T) {
 			require.GreaterOrEqual(t, granted[i].Sub(granted[i-b.PerMinute]), time.Minute, "20 turns within a minute: %v", granted)
 		}
 	}
-	require.True(t, slices.IsSortedFunc(order, time.Time.Compare), "turns go in the order they queued: %v", order)
-	require.Equal(t, granted[1:], order, "each came back when told and went")
+	require.True(t, slices.IsSorted(order), "waiting turns go in the order of their tickets, not of their claims: %v", order)
+	for i, tk := range order {
+		require.False(t, granted[i+1].Before(told[tk]), "%s went no earlier than it was first told", tk)
+	}
 }
 
 // A claim that comes back finds its place; a turn whose owner never comes
@@ -144,4 +146,42 @@ func TestClaimCallSpacesFromTheConfirmedStart(t *testing.T) {
 	c, err = st.ClaimCall(ctx, chat, "b", b, c.RetryAt)
 	require.NoError(t, err)
 	require.True(t, c.OK)
+}
+
+// Turns wait in the order of their tickets, not of their claims (a burst
+// reaches the chat in the order of its events); a turn given up lets the
+// next go at once.
+func TestClaimCallQueuesInTicketOrder(t *testing.T) {
+	st := testenv.Store(t)
+	ctx := context.Background()
+	const chat = int64(-78)
+	b := telegram.BudgetOf(chat)
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	claim := func(ticket string, at time.Time) (bool, time.Time) {
+		c, err := st.ClaimCall(ctx, chat, ticket, b, at)
+		require.NoError(t, err)
+		return c.OK, c.RetryAt
+	}
+	ok, _ := claim("2026-12-01T10:00:00.000Z|e5", now)
+	require.True(t, ok, "the first claim calls whatever its ticket")
+	ok, atLate := claim("2026-12-01T10:00:00.000Z|e9", now.Add(10*time.Millisecond))
+	require.False(t, ok)
+	require.Equal(t, now.Add(b.Interval), atLate)
+	ok, atEarly := claim("2026-12-01T10:00:00.000Z|e7", now.Add(20*time.Millisecond))
+	require.False(t, ok)
+	require.Equal(t, now.Add(b.Interval), atEarly, "goes ahead of the later event's turn")
+	ok, _ = claim("2026-12-01T10:00:00.000Z|e9", atLate)
+	require.False(t, ok, "the earlier event goes first")
+	ok, atBot := claim("!bot|1", now.Add(30*time.Millisecond))
+	require.False(t, ok)
+	require.Equal(t, now.Add(b.Interval), atBot, "the bot's ticket sorts before every event's")
+	ok, _ = claim("2026-12-01T10:00:00.000Z|e7", atLate)
+	require.False(t, ok, "the bot's waiting turn goes first")
+	require.NoError(t, st.DropTurn(ctx, chat, "!bot|1"))
+	ok, _ = claim("2026-12-01T10:00:00.000Z|e7", atLate.Add(2*time.Millisecond))
+	require.True(t, ok, "the turn given up does not hold it")
+	ok, at := claim("2026-12-01T10:00:00.000Z|e9", atLate.Add(3*time.Millisecond))
+	require.False(t, ok)
+	ok, _ = claim("2026-12-01T10:00:00.000Z|e9", at)
+	require.True(t, ok)
 }
