@@ -108,7 +108,9 @@ func BenchmarkFanOutWorkers(b *testing.B) {
 	}
 }
 
-func runFanOutMode(b *testing.B, s *testenv.Stack, n int, mode string) { runFanOutWith(b, s, n, mode, 1) }
+func runFanOutMode(b *testing.B, s *testenv.Stack, n int, mode string) {
+	runFanOutWith(b, s, n, mode, 1)
+}
 
 func runFanOutWith(b *testing.B, s *testenv.Stack, n int, mode string, workers int) {
 	s.Telegram.GlobalPerSecond = telegramGlobalPerSecond

@@ -49,7 +49,7 @@ type deliveryEnv struct {
 	// maxRetries is the most retries stored at once.
 	maxRetries int
 	// chain, when set, answers every Send (under mu): a chain of Sends.
-	chain func(in activities.SendInput) *activities.SendResult
+	chain  func(in activities.SendInput) *activities.SendResult
 	inputs []activities.SendInput // every Send's input, in order
 	at     []time.Time            // when each started (the test clock)
 	cards  []string               // subscribers of the cards recorded with the ledger

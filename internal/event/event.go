@@ -56,16 +56,16 @@ type Event struct {
 	NewStatus      string    `json:"new_status,omitempty"`
 	StatusSince    time.Time `json:"status_since,omitempty"`
 
-	IncidentID   string   `json:"incident_id,omitempty"`
-	IncidentName string   `json:"incident_name,omitempty"`
-	Impact       string   `json:"impact,omitempty"`
-	UpdateID     string   `json:"update_id,omitempty"`
-	UpdateStatus string   `json:"update_status,omitempty"`
-	Body         string   `json:"body,omitempty"`
-	URL          string   `json:"url,omitempty"`
-	Version      string   `json:"version,omitempty"`
+	IncidentID   string `json:"incident_id,omitempty"`
+	IncidentName string `json:"incident_name,omitempty"`
+	Impact       string `json:"impact,omitempty"`
+	UpdateID     string `json:"update_id,omitempty"`
+	UpdateStatus string `json:"update_status,omitempty"`
+	Body         string `json:"body,omitempty"`
+	URL          string `json:"url,omitempty"`
+	Version      string `json:"version,omitempty"`
 	// Edit: the page changed the text of an update handed over before.
-	Edit bool `json:"edit,omitempty"`
+	Edit         bool     `json:"edit,omitempty"`
 	ComponentIDs []string `json:"component_ids,omitempty"`
 	// ComponentNames are the affected components as users read them.
 	ComponentNames []string `json:"component_names,omitempty"`

@@ -67,6 +67,8 @@ func BenchmarkReminderRecipients(b *testing.B) {
 		})
 	})
 	b.Run("every_subscriber", func(b *testing.B) {
-		pass(b, func(after string) ([]store.Subscriber, string, error) { return st.ListSubscribers(ctx, after, pageSize) })
+		pass(b, func(after string) ([]store.Subscriber, string, error) {
+			return st.ListSubscribers(ctx, after, pageSize)
+		})
 	})
 }
