@@ -209,15 +209,8 @@ func (a *Activities) cardStep(ctx context.Context, in SendInput, r Recipient) (*
 		if err != nil || texts == nil {
 			return nil, err
 		}
-		reply := texts.Reply
-		if card.Shows(texts.UpdateID) {
-			reply = texts.Edited
-		}
-		if _, err := a.Telegram.SendMessage(ctx, r.ChatID, r.ThreadID, reply, telegram.SendOptions{ReplyTo: card.MessageID, Silent: r.Silent}); err != nil {
+		if err := a.replyUnder(ctx, r, texts, &card); err != nil {
 			return nil, err
-		}
-		if !card.Shows(texts.UpdateID) {
-			card.Updates = append(card.Updates, texts.UpdateID)
 		}
 		if texts.Final && card.Pinned {
 			unsaved, _ := a.saveCard(ctx, &card, nil)

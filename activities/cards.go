@@ -201,15 +201,8 @@ func (a *Activities) updateCard(ctx context.Context, eventKey string, texts *car
 	if err := a.Telegram.Edit(ctx, r.ChatID, card.MessageID, a.cardText(ctx, eventKey, texts, r.Zone, notes, nil)); err != nil {
 		return nil, err
 	}
-	reply := texts.Reply
-	if card.Shows(texts.UpdateID) {
-		reply = texts.Edited
-	}
-	if _, err := a.Telegram.SendMessage(ctx, r.ChatID, r.ThreadID, reply, telegram.SendOptions{ReplyTo: card.MessageID, Silent: r.Silent}); err != nil {
+	if err := a.replyUnder(ctx, r, texts, &card); err != nil {
 		return nil, err
-	}
-	if !card.Shows(texts.UpdateID) {
-		card.Updates = append(card.Updates, texts.UpdateID)
 	}
 	card.Event = eventKey
 	if texts.Final && card.Pinned {
@@ -290,4 +283,21 @@ func readPrepared[T any](ctx context.Context, a *Activities, key, what string) (
 		return nil, fmt.Errorf("decode the %s of %s: %w", what, strings.SplitN(key, "#", 2)[0], err)
 	}
 	return &v, nil
+}
+
+// replyUnder posts the update's reply under the card (the correction's
+// wording when the card already showed the update) and marks the card as
+// showing it.
+func (a *Activities) replyUnder(ctx context.Context, r Recipient, texts *cardTexts, card *store.IncidentCard) error {
+	reply := texts.Reply
+	if card.Shows(texts.UpdateID) {
+		reply = texts.Edited
+	}
+	if _, err := a.Telegram.SendMessage(ctx, r.ChatID, r.ThreadID, reply, telegram.SendOptions{ReplyTo: card.MessageID, Silent: r.Silent}); err != nil {
+		return err
+	}
+	if !card.Shows(texts.UpdateID) {
+		card.Updates = append(card.Updates, texts.UpdateID)
+	}
+	return nil
 }
