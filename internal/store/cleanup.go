@@ -33,6 +33,11 @@ func cleanupID(chatID int64, messageID int) string {
 // due (one round trip per message; scheduling one again moves its time).
 func (s *Store) ScheduleDeletion(ctx context.Context, chatID int64, messageIDs []int, due time.Time) error {
 	c := s.db.Collection(colCleanup)
+	// BSON keeps milliseconds: rounded up, so that a deletion is never due
+	// before its time.
+	if t := due.Truncate(time.Millisecond); t.Before(due) {
+		due = t.Add(time.Millisecond)
+	}
 	for _, id := range messageIDs {
 		d := PendingDeletion{ChatID: chatID, MessageID: id, Due: due}
 		_, err := c.ReplaceOne(ctx, bson.D{{Key: "_id", Value: cleanupID(chatID, id)}}, d, options.Replace().SetUpsert(true))

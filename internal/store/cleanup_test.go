@@ -63,3 +63,20 @@ func TestManagedChannels(t *testing.T) {
 	require.Len(t, got, 2, "one entry per channel")
 	require.Equal(t, int64(-1001), got[0].ChatID, "the latest first")
 }
+
+// A deletion is never due before its time, though BSON keeps only
+// milliseconds.
+func TestScheduledDeletionIsNeverDueEarly(t *testing.T) {
+	st := testenv.Store(t)
+	ctx := context.Background()
+	due := time.Date(2026, 12, 1, 15, 0, 0, 400_900_000, time.UTC) // 0.9 ms into a millisecond
+	if err := st.ScheduleDeletion(ctx, -100, []int{7}, due); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := st.DueDeletions(ctx, due.Add(-100*time.Microsecond), 10); err != nil || len(got) != 0 {
+		t.Fatalf("due 0.1 ms early: %v %v", got, err)
+	}
+	if got, err := st.DueDeletions(ctx, due.Add(time.Millisecond), 10); err != nil || len(got) != 1 {
+		t.Fatalf("not due at its time: %v %v", got, err)
+	}
+}
