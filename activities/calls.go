@@ -73,9 +73,12 @@ func (a *Activities) sendCall(ctx context.Context, in SendInput, r Recipient) (*
 		moved = &r
 	}
 	res, err := a.call(ctx, in, text, r)
+	failed := in.Failed + activity.GetInfo(ctx).Attempt - 1 // only a failure brings a retry
 	var se *telegram.SendError
 	if errors.As(err, &se) && se.Outcome == telegram.NotYet {
-		return &SendResult{Next: &in, NotBefore: se.RetryAt}, nil
+		next := in
+		next.Failed = failed
+		return &SendResult{Next: &next, NotBefore: se.RetryAt}, nil
 	}
 	if err != nil && errors.As(err, &se) && se.Outcome == telegram.Migrated {
 		// At any call of the chain (a card's reply too): the chain starts
@@ -85,11 +88,11 @@ func (a *Activities) sendCall(ctx context.Context, in SendInput, r Recipient) (*
 			return merged, err
 		}
 		next := in
-		next.Recipient, next.Moved, next.Step = r, true, nil
+		next.Recipient, next.Moved, next.Step, next.Failed = r, true, nil, 0
 		return &SendResult{MigratedTo: se.MigrateTo, NewKey: r.Key, Next: &next}, nil
 	}
 	if err != nil {
-		return a.failed(ctx, err, r, moved)
+		return a.failedIn(ctx, err, r, moved, burstSpent(ctx, in.Attempts, failed+1))
 	}
 	if res.Next != nil {
 		res.NotBefore = a.now().Add(budget.Interval) // the chat's next turn at the earliest
@@ -232,6 +235,15 @@ func stepAs(call string) string {
 	return store.AsReply
 }
 
+// burstSpent: failures attempts of a call, counted over its chain, are all
+// a burst has (attempts, or else its retry policy's).
+func burstSpent(ctx context.Context, attempts, failures int32) bool {
+	if p := activity.GetInfo(ctx).RetryPolicy; attempts == 0 && p != nil {
+		attempts = p.MaximumAttempts
+	}
+	return attempts > 0 && failures >= attempts
+}
+
 // notYet: the call was not made, its chat's turn has not come.
 func notYet(err error) bool {
 	var se *telegram.SendError
@@ -241,7 +253,7 @@ func notYet(err error) bool {
 // chained is a result whose chain goes on with call on card.
 func chained(in SendInput, r Recipient, call string, card store.IncidentCard) *SendResult {
 	next := in
-	next.Recipient, next.Step = r, &SendStep{Call: call, Card: card}
+	next.Recipient, next.Step, next.Failed = r, &SendStep{Call: call, Card: card}, 0
 	return &SendResult{Next: &next}
 }
 

@@ -2,10 +2,15 @@ package activities_test
 
 import (
 	"context"
+	"errors"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
 
 	"github.com/openai-status-bot/statusbot/activities"
 	"github.com/openai-status-bot/statusbot/internal/event"
@@ -149,4 +154,59 @@ func TestSendPerCallAfterAMove(t *testing.T) {
 	_, calls := chain(t, w, *r.Next)
 	require.Equal(t, 1, calls)
 	require.Len(t, w.tg.MessagesTo(-1003, 0), 1, "delivered to the supergroup")
+}
+
+// sendBurst runs a send as the delivery does with one call per Send: the
+// retry policy's attempts, and each Next on a timer at its NotBefore. It
+// returns the chain's last error; a chain of 5,000 Sends never ends.
+func sendBurst(ctx workflow.Context, in activities.SendInput) error {
+	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: 10 * time.Second,
+		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, MaximumAttempts: in.Attempts}})
+	for range 5000 {
+		var res activities.SendResult
+		if err := workflow.ExecuteActivity(ctx, "Send", in).Get(ctx, &res); err != nil {
+			return err
+		}
+		if res.Next == nil {
+			return nil
+		}
+		if err := workflow.Sleep(ctx, res.NotBefore.Sub(workflow.Now(ctx))); err != nil {
+			return err
+		}
+		in = *res.Next
+	}
+	return errors.New("the chain of Sends never ended")
+}
+
+// A failing call's retry finds the chat's turn taken by the failed call
+// itself and comes back as a new Send: the burst goes on there, so a chat
+// whose calls all fail ends its burst after its attempts (the delivery
+// then backs off), not a fresh burst every turn. Before, the failures
+// never ended it, and the delivery's first pass, and every later update
+// of the incident, waited for ever.
+func TestSendPerCallBurstEndsAcrossTurns(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	e := event.Event{Key: "component:x:major_outage:t", Kind: event.KindComponent, ComponentName: "API", OldStatus: "operational", NewStatus: "major_outage"}
+	_, err := w.env.ExecuteActivity(w.a.PrepareMessage, e)
+	require.NoError(t, err)
+	_, err = w.st.Subscribe(ctx, 7, 0, time.Now())
+	require.NoError(t, err)
+	var calls atomic.Int32
+	w.tg.FailChat(7, func(int) *fakes.APIError { calls.Add(1); return fakes.ErrInternal })
+
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	env.RegisterActivity(w.a)
+	env.RegisterWorkflow(sendBurst)
+	env.SetTestTimeout(time.Minute)
+	const attempts = 3
+	env.ExecuteWorkflow(sendBurst, activities.SendInput{EventKey: e.Key, Recipient: activities.Recipient{Key: "7", ChatID: 7},
+		PerCall: true, Ticket: "t", Attempts: attempts})
+	require.True(t, env.IsWorkflowCompleted())
+	err = env.GetWorkflowError()
+	var ae *temporal.ApplicationError
+	require.ErrorAs(t, err, &ae, "the burst ends with the send's failure")
+	require.Equal(t, activities.ErrTypeTransient, ae.Type())
+	require.Equal(t, int32(attempts), calls.Load(), "calls in the burst")
 }

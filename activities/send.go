@@ -26,6 +26,13 @@ type SendInput struct {
 	// Moved: the recipient is the supergroup an earlier call of the chain
 	// moved the group to (failures name it, as for MovedRecipient).
 	Moved bool `json:"moved,omitempty"`
+	// Failed counts the attempts of this call that failed before a retry
+	// found the chat's turn taken and came back as a new Send: the burst
+	// goes on where it was, not from its first attempt again.
+	Failed int32 `json:"failed,omitempty"`
+	// Attempts is a burst's number of attempts (Tuning.SendAttempts); 0
+	// in Sends from before it was set: the retry policy's then.
+	Attempts int32 `json:"attempts,omitempty"`
 }
 
 // SendResult says what happened; failures that need a retry are errors.
@@ -142,9 +149,15 @@ func (a *Activities) migrate(ctx context.Context, r Recipient, chatID int64) (mo
 // subscriber, the others fail the attempt (after a move, naming the
 // supergroup).
 func (a *Activities) failed(ctx context.Context, err error, r Recipient, moved *Recipient) (*SendResult, error) {
+	return a.failedIn(ctx, err, r, moved, false)
+}
+
+// failedIn is failed; last: this attempt ends its burst, whatever the
+// retry policy's count says (a burst carried over a chain, SendInput.Failed).
+func (a *Activities) failedIn(ctx context.Context, err error, r Recipient, moved *Recipient, last bool) (*SendResult, error) {
 	var se *telegram.SendError
 	if !errors.As(err, &se) {
-		return nil, sendFailure(err.Error(), ErrTypeTransient, 0, false, moved)
+		return nil, sendFailure(err.Error(), ErrTypeTransient, 0, last, moved)
 	}
 	switch se.Outcome {
 	case telegram.Terminal:
@@ -153,11 +166,11 @@ func (a *Activities) failed(ctx context.Context, err error, r Recipient, moved *
 		}
 		return &SendResult{Removed: true, Detail: se.Description}, nil
 	case telegram.RateLimited:
-		return nil, sendFailure(se.Description, ErrTypeRateLimited, se.RetryAfter, false, moved)
+		return nil, sendFailure(se.Description, ErrTypeRateLimited, se.RetryAfter, last, moved)
 	case telegram.Permanent, telegram.Migrated:
 		return nil, sendFailure(se.Description, ErrTypePermanentMessage, 0, true, moved)
 	default:
-		return nil, sendFailure(se.Description, ErrTypeTransient, 0, false, moved)
+		return nil, sendFailure(se.Description, ErrTypeTransient, 0, last, moved)
 	}
 }
 
@@ -197,8 +210,8 @@ func heartbeatWhile(ctx context.Context, every time.Duration) (stop func()) {
 }
 
 // sendFailure is a failed send; after a move its details name the new recipient.
-func sendFailure(msg, errType string, retryAfter time.Duration, permanent bool, moved *Recipient) error {
-	opts := temporal.ApplicationErrorOptions{NextRetryDelay: retryAfter, NonRetryable: permanent}
+func sendFailure(msg, errType string, retryAfter time.Duration, nonRetryable bool, moved *Recipient) error {
+	opts := temporal.ApplicationErrorOptions{NextRetryDelay: retryAfter, NonRetryable: nonRetryable}
 	if moved != nil {
 		opts.Details = []any{*moved}
 	}

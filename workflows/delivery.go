@@ -550,7 +550,7 @@ func (d *delivery) pump(ctx workflow.Context, next func() (activities.Retry, boo
 			started++
 			in := activities.SendInput{EventKey: d.e.Key, Recipient: p.Recipient}
 			if d.perCall {
-				in.PerCall, in.Ticket = true, activities.TicketOf(d.e.At, d.e.Key, p.Recipient.Key)
+				in.PerCall, in.Ticket, in.Attempts = true, activities.TicketOf(d.e.At, d.e.Key, p.Recipient.Key), d.tune.SendAttempts
 			}
 			d.send(ctx, sctx, sel, in, activities.SendResult{}, func(res *activities.SendResult, err error) {
 				inFlight--
