@@ -158,7 +158,7 @@ func runFanOutWith(b *testing.B, s *testenv.Stack, n int, mode string, workers i
 	}
 	for i := 0; i < b.N; i++ {
 		before, editsBefore := len(s.Telegram.Messages()), len(s.Telegram.Edits())
-		tm0, rt0 := s.Telegram.TooManyCount(), s.Store.RoundTrips()
+		tm0, rt0, by0 := s.Telegram.TooManyCount(), s.Store.RoundTrips(), s.Store.RoundTripsBy()
 		start := time.Now()
 		trigger(i)
 		stopWatch := watchTenths(s, before, n, start)
@@ -191,6 +191,7 @@ func runFanOutWith(b *testing.B, s *testenv.Stack, n int, mode string, workers i
 		tot.msgs += int64(len(msgs))
 		tot.tooMany += int64(s.Telegram.TooManyCount() - tm0)
 		tot.roundTrips += s.Store.RoundTrips() - rt0
+		b.Logf("fan-out %d: MongoDB round trips per message by command: %s", i, tripsPerMessage(by0, s.Store.RoundTripsBy(), len(msgs)))
 		tot.activities += int64(c.activities)
 		tot.events += int64(c.events)
 		tot.sendSpan += last.Sub(first)
@@ -685,4 +686,25 @@ func watchTenths(s *testenv.Stack, before, n int, start time.Time) (stop func())
 func bucketFields(key string) bson.D {
 	b := store.BucketsOf(key)
 	return bson.D{{Key: "b16", Value: b.B16}, {Key: "b128", Value: b.B128}, {Key: "b1024", Value: b.B1024}, {Key: "b8192", Value: b.B8192}}
+}
+
+// tripsPerMessage lists the round trips made between two counts by command
+// and collection, per message, the most first.
+func tripsPerMessage(before, after map[string]int64, msgs int) string {
+	type trip struct {
+		name string
+		n    int64
+	}
+	var trips []trip
+	for name, n := range after {
+		if d := n - before[name]; d > 0 {
+			trips = append(trips, trip{name, d})
+		}
+	}
+	slices.SortFunc(trips, func(a, b trip) int { return cmp.Compare(b.n, a.n) })
+	var parts []string
+	for _, t := range trips {
+		parts = append(parts, fmt.Sprintf("%s %.3f", t.name, float64(t.n)/float64(max(msgs, 1))))
+	}
+	return strings.Join(parts, ", ")
 }

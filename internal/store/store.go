@@ -10,7 +10,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -46,13 +48,15 @@ type Store struct {
 	client     *mongo.Client
 	db         *mongo.Database
 	roundTrips atomic.Int64
+	tripsMu    sync.Mutex
+	tripsBy    map[string]int64 // "command collection"
 }
 
 // Open connects, checks the server answers and creates collections and
 // indexes (idempotently). The URI never appears in a returned error.
 func Open(ctx context.Context, uri, database string) (*Store, error) {
-	s := &Store{}
-	mon := &event.CommandMonitor{Started: func(context.Context, *event.CommandStartedEvent) { s.roundTrips.Add(1) }}
+	s := &Store{tripsBy: map[string]int64{}}
+	mon := &event.CommandMonitor{Started: func(_ context.Context, e *event.CommandStartedEvent) { s.countTrip(e) }}
 	client, err := mongo.Connect(options.Client().ApplyURI(uri).SetMonitor(mon).
 		SetServerSelectionTimeout(10 * time.Second).SetAppName("openai-status-bot"))
 	if err != nil {
@@ -80,6 +84,27 @@ func Open(ctx context.Context, uri, database string) (*Store, error) {
 
 // RoundTrips counts commands sent to the server since Open.
 func (s *Store) RoundTrips() int64 { return s.roundTrips.Load() }
+
+// RoundTripsBy counts the round trips so far by command and collection
+// ("find chat_calls"): what a benchmark's per-message cost is made of.
+func (s *Store) RoundTripsBy() map[string]int64 {
+	s.tripsMu.Lock()
+	defer s.tripsMu.Unlock()
+	return maps.Clone(s.tripsBy)
+}
+
+func (s *Store) countTrip(e *event.CommandStartedEvent) {
+	s.roundTrips.Add(1)
+	name := e.CommandName
+	if v, err := e.Command.IndexErr(0); err == nil {
+		if coll, ok := v.Value().StringValueOK(); ok {
+			name += " " + coll
+		}
+	}
+	s.tripsMu.Lock()
+	s.tripsBy[name]++
+	s.tripsMu.Unlock()
+}
 
 // Ping checks that the server answers.
 func (s *Store) Ping(ctx context.Context) error {
