@@ -109,21 +109,8 @@ func shown(word string) string {
 	return "(not shown)"
 }
 
-// Resolve is the list of pages: STATUS_PAGES when it is set, else the one
-// page of STATUSPAGE_URL and STATUSPAGE_PROVIDER, named by NameFor.
-func Resolve(statusPages, statuspageURL, provider string) ([]Page, error) {
-	if strings.TrimSpace(statusPages) == "" {
-		p, err := Single(statuspageURL, provider)
-		if err != nil {
-			return nil, err
-		}
-		return []Page{p}, nil
-	}
-	return Parse(statusPages)
-}
-
 // Single is the one page of STATUSPAGE_URL and STATUSPAGE_PROVIDER (empty
-// provider: auto).
+// provider: auto), named by NameFor: the list when STATUS_PAGES is empty.
 func Single(rawURL, provider string) (Page, error) {
 	if provider == "" {
 		provider = statuspage.ProviderAuto

@@ -119,22 +119,18 @@ func TestNameFor(t *testing.T) {
 }
 
 // No STATUS_PAGES: today's one page, named from its URL.
-func TestResolve(t *testing.T) {
-	got, err := pages.Resolve("", pages.OpenAIURL, "")
+func TestSingle(t *testing.T) {
+	got, err := pages.Single(pages.OpenAIURL, "")
 	require.NoError(t, err)
-	require.Equal(t, []pages.Page{{"openai", "https://status.openai.com", "auto"}}, got)
+	require.Equal(t, pages.Page{Name: "openai", URL: "https://status.openai.com", Provider: "auto"}, got)
 
-	got, err = pages.Resolve("  ", "https://www.githubstatus.com", "statuspage")
+	got, err = pages.Single("https://www.githubstatus.com", "statuspage")
 	require.NoError(t, err)
-	require.Equal(t, []pages.Page{{"githubstatus", "https://www.githubstatus.com", "statuspage"}}, got)
+	require.Equal(t, pages.Page{Name: "githubstatus", URL: "https://www.githubstatus.com", Provider: "statuspage"}, got)
 
-	got, err = pages.Resolve("gh=https://www.githubstatus.com", pages.OpenAIURL, "auto")
-	require.NoError(t, err)
-	require.Equal(t, []pages.Page{{"gh", "https://www.githubstatus.com", "auto"}}, got)
-
-	_, err = pages.Resolve("", "https://u:SECRET@h?x", "atlassian")
+	_, err = pages.Single("https://u:SECRET@h?x", "atlassian")
 	require.EqualError(t, err, `STATUSPAGE_PROVIDER must be one of auto, incidentio, statuspage, got "atlassian"`)
-	_, err = pages.Resolve("", "h?token=SECRET", "auto")
+	_, err = pages.Single("h?token=SECRET", "auto")
 	require.EqualError(t, err, "STATUSPAGE_URL must be an http(s) URL such as https://host, got (value not shown)")
 }
 
