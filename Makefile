@@ -96,7 +96,7 @@ test-faults: tools ## fault tests: worker kill, server restarts, page and Telegr
 
 fuzz: ## run every fuzz target for 20s
 	@for spec in "FuzzNotification ./internal/message" "FuzzTruncate ./internal/message" "FuzzDiff ./internal/event" "FuzzDecideNeverLeavesAJoinedStoryWithoutItsEnd ./internal/notice" \
-		"FuzzParseCommand ./internal/bot" "FuzzReplies ./internal/bot" "FuzzDecodeUpdates ./internal/bot"; do \
+		"FuzzParseCommand ./internal/bot" "FuzzReplies ./internal/bot" "FuzzDecodeUpdates ./internal/bot" "FuzzParsePages ./internal/pages"; do \
 		set -- $$spec; go test -run '^$$' -fuzz "^$$1$$" -fuzztime 20s -fuzzminimizetime 1s $$2 || exit 1; done
 
 clean-data: ## delete the local state of make run (.data/)

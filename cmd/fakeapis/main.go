@@ -1,25 +1,31 @@
-// Command fakeapis serves a fake Telegram Bot API and a fake status page on
-// loopback, for trying the bot (make run) where the real ones are out of
-// reach. Point TELEGRAM_API_URL and STATUSPAGE_URL at it. The status page is
-// incident.io by default, like the real status.openai.com; -provider
-// statuspage serves a classic Atlassian Statuspage instead.
+// Command fakeapis serves a fake Telegram Bot API and two fake status
+// pages on loopback, for trying the bot (make run) where the real ones are
+// out of reach. Point TELEGRAM_API_URL and STATUSPAGE_URL at it. The first
+// page (openai) is incident.io by default, like the real
+// status.openai.com; -provider statuspage serves a classic Atlassian
+// Statuspage instead. The second (github, -github; empty turns it off) is
+// a classic Statuspage shaped like www.githubstatus.com, for STATUS_PAGES
+// (docs/pages.md). Each page has the same controls under /control/.
 //
-//	fakeapis -telegram 127.0.0.1:8081 -statuspage 127.0.0.1:8082 -token "$TELEGRAM_BOT_TOKEN"
+//	fakeapis -telegram 127.0.0.1:8081 -statuspage 127.0.0.1:8082 -github 127.0.0.1:8083 -token "$TELEGRAM_BOT_TOKEN"
 //	curl -X POST '127.0.0.1:8081/control/user?chat=42&text=/start'          # a user subscribes
 //	curl -X POST '127.0.0.1:8082/control/incident?id=INC1&name=Errors&status=investigating&update=U1&body=Looking&component=01KMKFAMWKNQ84Z1766MV08ZDE&component_status=partial_outage'
 //	curl -X POST '127.0.0.1:8082/control/component?id=01JMXBRMFE4MAP2BHSJNZ787WX&status=full_outage'
 //	curl -X POST '127.0.0.1:8082/control/maintenance?id=M1&name=Upgrade&status=scheduled&update=MU1&body=Soon&component=01KMKFAMWKNQ84Z1766MV08ZDE&start=2026-12-01T10:00:00Z&end=2026-12-01T11:00:00Z'
+//	curl -X POST '127.0.0.1:8083/control/component?id=ghactions001&status=major_outage' # on the second page
 //	curl '127.0.0.1:8081/control/messages'                                   # what the bot sent
 package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"log"
 	"net/http"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -27,47 +33,80 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"github.com/openai-status-bot/statusbot/internal/fakes"
+	"github.com/openai-status-bot/statusbot/internal/pages"
 )
 
-// page is what both fakes let the controls do.
-type page interface {
-	http.Handler
-	SetComponent(id, name, status string)
-	AddIncidentUpdate(incidentID, name, status, impact, updateID, body string)
-	AddMaintenanceUpdate(id, name, status, updateID, body string)
-	AffectComponent(incidentID, componentID, status string)
-	SetMaintenanceWindow(id string, start, end time.Time)
-	ComponentIDs() []string
+// servedPage is one fake page: its name in STATUS_PAGES, where it is
+// served, what it imitates.
+type servedPage struct {
+	name, kind, like, addr string
+	pg                     fakes.Page
 }
 
 func main() {
 	tgAddr := flag.String("telegram", "127.0.0.1:8081", "address of the fake Bot API")
-	pageAddr := flag.String("statuspage", "127.0.0.1:8082", "address of the fake status page")
+	pageAddr := flag.String("statuspage", "127.0.0.1:8082", "address of the first fake status page (openai)")
+	githubAddr := flag.String("github", "127.0.0.1:8083", "address of the second fake status page, a classic Statuspage named github (empty: none)")
 	token := flag.String("token", os.Getenv("TELEGRAM_BOT_TOKEN"), "bot token the fake accepts")
-	provider := flag.String("provider", "incidentio", "status page to imitate: incidentio (like status.openai.com) or statuspage")
+	provider := flag.String("provider", "incidentio", "first page to imitate: incidentio (like status.openai.com) or statuspage")
 	flag.Parse()
 
-	var pg page
-	switch *provider {
-	case "incidentio":
-		io := fakes.NewIncidentIO()
-		io.Server.Close() // served below on -statuspage instead
-		pg = io
-	case "statuspage":
-		sp := fakes.NewStatuspage()
-		sp.Server.Close()
-		pg = sp
-	default:
-		fmt.Fprintf(os.Stderr, "fakeapis: -provider must be incidentio or statuspage, got %q\n", *provider)
+	served, err := newPages(*provider, *pageAddr, *githubAddr)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "fakeapis: %v\n", err)
 		os.Exit(2)
 	}
 	tg := fakes.NewTelegram(*token)
 	updates := fakes.NewUpdates(tg, 1)
 	tg.ChatMembers(nil) // nobody is an admin unless the control says so
 
-	go func() { log.Fatal(http.ListenAndServe(*pageAddr, pageMux(pg))) }()
-	log.Printf("fake Telegram on http://%s, fake %s status page on http://%s", *tgAddr, *provider, *pageAddr)
+	for _, sp := range served {
+		go func() { log.Fatal(http.ListenAndServe(sp.addr, pageMux(sp.pg))) }()
+	}
+	log.Print(startupMessage(*tgAddr, served))
 	log.Fatal(http.ListenAndServe(*tgAddr, telegramMux(tg, updates)))
+}
+
+// newPages makes the pages fakeapis serves: openai on pageAddr, then
+// github on githubAddr unless it is empty.
+func newPages(provider, pageAddr, githubAddr string) ([]servedPage, error) {
+	if githubAddr != "" && githubAddr == pageAddr {
+		return nil, errors.New("-github and -statuspage must be different addresses")
+	}
+	var first fakes.Page
+	switch provider {
+	case fakes.KindIncidentIO:
+		first = fakes.NewIncidentIO()
+	case fakes.KindStatuspage:
+		first = fakes.NewStatuspage()
+	default:
+		return nil, fmt.Errorf("-provider must be incidentio or statuspage, got %q", provider)
+	}
+	served := []servedPage{{name: "openai", kind: provider, like: "status.openai.com", addr: pageAddr, pg: first}}
+	if githubAddr != "" {
+		gh := fakes.NewNamedStatuspage("GitHub", fakes.GitHubComponents...)
+		served = append(served, servedPage{name: "github", kind: fakes.KindStatuspage, like: "www.githubstatus.com", addr: githubAddr, pg: gh})
+	}
+	for _, sp := range served {
+		sp.pg.Close() // its own test server: served on sp.addr instead
+	}
+	return served, nil
+}
+
+// startupMessage says where everything is and what to put in .env.
+func startupMessage(tgAddr string, served []servedPage) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "fake Telegram on http://%s\n", tgAddr)
+	list := make([]pages.Page, len(served))
+	for i, sp := range served {
+		fmt.Fprintf(&b, "fake status page %s (%s, like %s) on http://%s\n", sp.name, sp.kind, sp.like, sp.addr)
+		list[i] = pages.Page{Name: sp.name, URL: "http://" + sp.addr, Provider: "auto"}
+	}
+	fmt.Fprintf(&b, "in .env: TELEGRAM_API_URL=http://%s and STATUSPAGE_URL=%s (the bot watches one page today)", tgAddr, list[0].URL)
+	if len(list) > 1 {
+		fmt.Fprintf(&b, "\nboth pages, once the bot watches several (docs/pages.md): STATUS_PAGES=%s", pages.Format(list))
+	}
+	return b.String()
 }
 
 func telegramMux(tg *fakes.Telegram, updates *fakes.Updates) http.Handler {
@@ -128,7 +167,7 @@ func telegramMux(tg *fakes.Telegram, updates *fakes.Updates) http.Handler {
 	return mux
 }
 
-func pageMux(pg page) http.Handler {
+func pageMux(pg fakes.Page) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/control/components", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -185,7 +224,7 @@ func copyAdmins(in map[int64]map[int64]string) map[int64]map[int64]string {
 
 // affect marks the component affected, then runs the further steps; a
 // step the fake refuses (it panics) is answered 400.
-func affect(w http.ResponseWriter, pg page, incident, component, status string, then ...func()) {
+func affect(w http.ResponseWriter, pg fakes.Page, incident, component, status string, then ...func()) {
 	defer func() {
 		if r := recover(); r != nil {
 			http.Error(w, fmt.Sprint(r), http.StatusBadRequest)

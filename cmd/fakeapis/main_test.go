@@ -1,14 +1,18 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/openai-status-bot/statusbot/internal/fakes"
+	"github.com/openai-status-bot/statusbot/internal/pages"
+	"github.com/openai-status-bot/statusbot/internal/statuspage"
 )
 
 const token = "123456789:AAtestTOKENsecretPART_abcdefghijklmn"
@@ -106,5 +110,82 @@ func TestMaintenanceControlSetsTheWindow(t *testing.T) {
 	b, _ := io.ReadAll(resp.Body)
 	if !strings.Contains(string(b), `"scheduled_maintenances":[{`) || !strings.Contains(string(b), `"start_at":"2026-12-01T10:00:00`) {
 		t.Errorf("native summary: %.600s", b)
+	}
+}
+
+// Out of the box, two pages: the OpenAI-like incident.io page and a
+// classic Statuspage named github, each with its own controls, listed in
+// the start-up message as the STATUS_PAGES value the bot accepts.
+func TestTwoPagesOutOfTheBox(t *testing.T) {
+	served, err := newPages("incidentio", "127.0.0.1:8082", "127.0.0.1:8083")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(served) != 2 || served[0].name != "openai" || served[1].name != "github" {
+		t.Fatalf("pages: %+v", served)
+	}
+	msg := startupMessage("127.0.0.1:8081", served)
+	for _, want := range []string{
+		"fake status page openai (incidentio, like status.openai.com) on http://127.0.0.1:8082",
+		"fake status page github (statuspage, like www.githubstatus.com) on http://127.0.0.1:8083",
+		"TELEGRAM_API_URL=http://127.0.0.1:8081 and STATUSPAGE_URL=http://127.0.0.1:8082",
+		"STATUS_PAGES=openai=http://127.0.0.1:8082,github=http://127.0.0.1:8083",
+	} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("start-up message lacks %q:\n%s", want, msg)
+		}
+	}
+	value := msg[strings.LastIndex(msg, "STATUS_PAGES=")+len("STATUS_PAGES="):]
+	list, err := pages.Parse(value)
+	if err != nil || len(list) != 2 || list[1].URL != "http://127.0.0.1:8083" {
+		t.Errorf("STATUS_PAGES value %q: %+v, %v", value, list, err)
+	}
+
+	// Each page served as main serves it (here on test ports): the bot's
+	// client reads the first as incident.io and the second as Statuspage,
+	// and a control on one changes that page alone.
+	var urls []string
+	for _, sp := range served {
+		srv := httptest.NewServer(pageMux(sp.pg))
+		defer srv.Close()
+		urls = append(urls, srv.URL)
+	}
+	if resp := post(t, urls[1]+"/control/component?id=ghactions001&status=major_outage"); resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("control on github answered %d", resp.StatusCode)
+	}
+	ctx := context.Background()
+	openai, _, err := statuspage.NewAuto(urls[0], 5*time.Second).Fetch(ctx)
+	if err != nil || openai.Provider != statuspage.ProviderIncidentIO || openai.Name != "OpenAI" {
+		t.Fatalf("first page: %+v, %v", openai, err)
+	}
+	github, _, err := statuspage.NewAuto(urls[1], 5*time.Second).Fetch(ctx)
+	if err != nil || github.Provider != statuspage.ProviderStatuspage || github.Name != "GitHub" {
+		t.Fatalf("second page: %+v, %v", github, err)
+	}
+	for _, c := range github.Components {
+		if (c.ID == "ghactions001") != (c.Status == "major_outage") {
+			t.Errorf("github component %s is %s", c.Name, c.Status)
+		}
+	}
+	for _, c := range openai.Components {
+		if c.Status != "operational" {
+			t.Errorf("the control on github changed openai's %s to %s", c.Name, c.Status)
+		}
+	}
+}
+
+func TestPagesFlags(t *testing.T) {
+	served, err := newPages("statuspage", "127.0.0.1:8082", "")
+	if err != nil || len(served) != 1 || served[0].kind != "statuspage" {
+		t.Fatalf("-github '': %+v, %v", served, err)
+	}
+	if msg := startupMessage("127.0.0.1:8081", served); strings.Contains(msg, "STATUS_PAGES") || !strings.Contains(msg, "STATUSPAGE_URL=http://127.0.0.1:8082") {
+		t.Errorf("one page: %s", msg)
+	}
+	if _, err := newPages("atlassian", "127.0.0.1:8082", ""); err == nil || !strings.Contains(err.Error(), "-provider must be incidentio or statuspage") {
+		t.Errorf("bad provider: %v", err)
+	}
+	if _, err := newPages("incidentio", "127.0.0.1:8082", "127.0.0.1:8082"); err == nil || !strings.Contains(err.Error(), "different addresses") {
+		t.Errorf("same address twice: %v", err)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/url"
 	"os"
 	"regexp"
 	"sort"
@@ -13,6 +12,8 @@ import (
 	"time"
 
 	"github.com/kelseyhightower/envconfig"
+
+	"github.com/openai-status-bot/statusbot/internal/pages"
 )
 
 // Config holds every setting; names are the environment variables.
@@ -30,6 +31,13 @@ type Config struct {
 	TemporalNamespace  string `envconfig:"TEMPORAL_NAMESPACE" default:"default"`
 	TemporalTaskQueue  string `envconfig:"TEMPORAL_TASK_QUEUE" default:"openai-status-bot"`
 	StatuspageProvider string `envconfig:"STATUSPAGE_PROVIDER" default:"auto"`
+	// StatusPages lists the pages the bot offers (internal/pages has the
+	// format); empty: STATUSPAGE_URL alone.
+	StatusPages string `envconfig:"STATUS_PAGES"`
+	// Pages is StatusPages resolved, the default page first; Validate
+	// fills it. Nothing reads it yet: the worker and the bot still watch
+	// StatuspageURL alone (docs/pages.md).
+	Pages []pages.Page `ignored:"true"`
 	// TemporalAPIKey authenticates to Temporal Cloud (optional). mTLS and the
 	// rest of the SDK's client settings (TEMPORAL_TLS_*, TEMPORAL_PROFILE)
 	// are read by worker.Dial.
@@ -123,7 +131,7 @@ func readSecretFile(path string) (string, error) {
 	return v, nil
 }
 
-// Validate checks ranges and formats.
+// Validate checks ranges and formats, and fills Pages.
 func (c *Config) Validate() error {
 	var errs []string
 	if e := tokenError(c.TelegramBotToken); e != "" {
@@ -142,11 +150,12 @@ func (c *Config) Validate() error {
 	if c.PollInterval < time.Second || c.PollInterval > time.Hour {
 		errs = append(errs, fmt.Sprintf("POLL_INTERVAL must be between 1s and 1h, got %s", c.PollInterval))
 	}
-	switch c.StatuspageProvider {
-	case "", "auto", "incidentio", "statuspage":
-	default:
-		errs = append(errs, fmt.Sprintf("STATUSPAGE_PROVIDER must be one of auto, incidentio, statuspage, got %q", c.StatuspageProvider))
+	if c.StatuspageProvider != "" {
+		if e := pages.ProviderError("STATUSPAGE_PROVIDER", c.StatuspageProvider); e != "" {
+			errs = append(errs, e)
+		}
 	}
+	errs = append(errs, c.resolvePages()...)
 	if a := c.PollIntervalActive.Duration; a != 0 && (a < 10*time.Second || a > c.PollInterval) {
 		errs = append(errs, fmt.Sprintf("POLL_INTERVAL_ACTIVE must be between 10s and POLL_INTERVAL (%s), got %s", c.PollInterval, a))
 	}
@@ -238,19 +247,41 @@ func lineEndHint(v string) string {
 	return ""
 }
 
-// urlError checks an http(s) URL. The value is not echoed (it may hold
-// credentials or a pasted token): only its scheme and host, when it has
-// them.
-func urlError(name, v string) string {
-	u, err := url.Parse(v)
-	if err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
-		return ""
+// urlError checks an http(s) URL without echoing it (pages.URLError).
+func urlError(name, v string) string { return pages.URLError(name, v) }
+
+// resolvePages fills Pages from STATUS_PAGES, or from STATUSPAGE_URL and
+// STATUSPAGE_PROVIDER when it is empty. Setting both forms is an error:
+// which one wins would be a guess. (STATUSPAGE_URL's default cannot be
+// told from the same value set by hand; that case is harmless.)
+func (c *Config) resolvePages() []string {
+	c.Pages = nil
+	if strings.TrimSpace(c.StatusPages) == "" {
+		if urlError("STATUSPAGE_URL", c.StatuspageURL) != "" {
+			return nil // already reported
+		}
+		p, err := pages.Single(c.StatuspageURL, c.StatuspageProvider)
+		if err != nil {
+			return nil // the provider, already reported
+		}
+		c.Pages = []pages.Page{p}
+		return nil
 	}
-	got := "(value not shown)"
-	if err == nil && u.Scheme != "" {
-		got = fmt.Sprintf("scheme %q", u.Scheme)
+	var errs []string
+	if c.StatuspageURL != pages.OpenAIURL {
+		errs = append(errs, "set STATUS_PAGES or STATUSPAGE_URL, not both (STATUSPAGE_URL is the one-page form: list that page in STATUS_PAGES instead)")
 	}
-	return fmt.Sprintf("%s must be an http(s) URL such as https://host, got %s%s", name, got, lineEndHint(v))
+	if c.StatuspageProvider != "" && c.StatuspageProvider != "auto" {
+		errs = append(errs, "STATUSPAGE_PROVIDER applies to STATUSPAGE_URL alone: with STATUS_PAGES, force a provider per page (name=statuspage:https://...)")
+	}
+	list, err := pages.Parse(c.StatusPages)
+	if err != nil {
+		return append(errs, err.Error())
+	}
+	if len(errs) == 0 {
+		c.Pages = list
+	}
+	return errs
 }
 
 // redactEnvErr keeps envconfig's variable name but drops the offending

@@ -23,13 +23,40 @@ type Statuspage struct {
 	maints     []map[string]any
 	windows    map[string][2]string // maintenance id: scheduled_for, scheduled_until
 	clock      time.Time
+	name       string // the page's name, as its summary gives it
+	pageID     string
 }
 
-// NewStatuspage starts a page with two components, both operational.
+// StatuspageComponent is a component a fake Statuspage starts with.
+type StatuspageComponent struct{ ID, Name string }
+
+// NewStatuspage starts a page named OpenAI with two components, both
+// operational.
 func NewStatuspage() *Statuspage {
-	s := &Statuspage{clock: time.Date(2026, 3, 8, 1, 0, 0, 0, time.FixedZone("PST", -8*3600))}
-	s.SetComponent("api0000001", "API", "operational")
-	s.SetComponent("chatgpt001", "ChatGPT", "operational")
+	return newStatuspage("OpenAI", "page00001", StatuspageComponent{"api0000001", "API"}, StatuspageComponent{"chatgpt001", "ChatGPT"})
+}
+
+// NewNamedStatuspage starts a page of its own (its own name and page ID)
+// with the components, all operational: a second page beside
+// NewStatuspage's, such as GitHubComponents.
+func NewNamedStatuspage(name string, components ...StatuspageComponent) *Statuspage {
+	sum := sha256.Sum256([]byte(name))
+	return newStatuspage(name, hex.EncodeToString(sum[:6]), components...)
+}
+
+// GitHubComponents are components shaped like www.githubstatus.com's
+// (real names, made-up IDs of Statuspage's 12-character form).
+var GitHubComponents = []StatuspageComponent{
+	{"ghgitops0001", "Git Operations"}, {"ghwebhooks01", "Webhooks"}, {"ghapireqs001", "API Requests"},
+	{"ghissues0001", "Issues"}, {"ghpulls00001", "Pull Requests"}, {"ghactions001", "Actions"},
+	{"ghpackages01", "Packages"}, {"ghpages00001", "Pages"}, {"ghcodespace1", "Codespaces"}, {"ghcopilot001", "Copilot"},
+}
+
+func newStatuspage(name, pageID string, components ...StatuspageComponent) *Statuspage {
+	s := &Statuspage{clock: time.Date(2026, 3, 8, 1, 0, 0, 0, time.FixedZone("PST", -8*3600)), name: name, pageID: pageID}
+	for _, c := range components {
+		s.SetComponent(c.ID, c.Name, "operational")
+	}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	return s
 }
@@ -62,7 +89,7 @@ func (s *Statuspage) SetComponent(id, name, status string) {
 	s.components = append(s.components, map[string]any{
 		"id": id, "name": name, "status": status, "created_at": now, "updated_at": now,
 		"position": len(s.components) + 1, "description": nil, "showcase": true, "start_date": nil,
-		"group_id": nil, "page_id": "page00001", "group": false, "only_show_if_degraded": false,
+		"group_id": nil, "page_id": s.pageID, "group": false, "only_show_if_degraded": false,
 	})
 }
 
@@ -109,7 +136,7 @@ func (s *Statuspage) addUpdate(list *[]map[string]any, id, name, status, impact,
 	}
 	if inc == nil {
 		inc = map[string]any{"id": id, "name": name, "impact": impact, "created_at": now,
-			"shortlink": "https://stspg.io/" + id, "page_id": "page00001", "monitoring_at": nil,
+			"shortlink": "https://stspg.io/" + id, "page_id": s.pageID, "monitoring_at": nil,
 			"resolved_at": nil, "started_at": now, "components": []any{}, "incident_updates": []any{}}
 		if scheduled {
 			inc["scheduled_for"], inc["scheduled_until"] = now, now
@@ -131,7 +158,7 @@ func (s *Statuspage) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	page := map[string]any{"id": "page00001", "name": "OpenAI", "url": "http://" + r.Host, "time_zone": "America/Los_Angeles", "updated_at": s.clock.Format(time.RFC3339)}
+	page := map[string]any{"id": s.pageID, "name": s.name, "url": "http://" + r.Host, "time_zone": "America/Los_Angeles", "updated_at": s.clock.Format(time.RFC3339)}
 	switch r.URL.Path {
 	case "/api/v2/summary.json":
 		indicator, desc := "none", "All Systems Operational"
