@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/openai-status-bot/statusbot/internal/store"
 	"github.com/openai-status-bot/statusbot/internal/telegram"
@@ -184,4 +185,102 @@ func TestClaimCallQueuesInTicketOrder(t *testing.T) {
 	require.False(t, ok)
 	ok, _ = claim("2026-12-01T10:00:00.000Z|e9", at)
 	require.True(t, ok)
+}
+
+// Two worker processes (two stores on one database) claiming one group's
+// turns by turns: each writes after the version it knows, finds the
+// other's by the duplicate insert, and the turns granted keep the group's
+// budget whichever process claims.
+func TestClaimCallTwoProcessesShareAGroupsBudget(t *testing.T) {
+	a, db := testenv.StoreAndDatabase(t)
+	ctx := context.Background()
+	b, err := store.Open(ctx, testenv.MongoURI(t), db.Name())
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = b.Close(5 * time.Second) })
+	const group = int64(-4343)
+	budget := telegram.BudgetOf(group)
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	procs := []*store.Store{a, b}
+	var granted []time.Time
+	at := now
+	for i := 0; len(granted) < 25 && i < 500; i++ {
+		p := procs[i%2] // the processes take turns at claiming
+		ticket := fmt.Sprintf("t%02d", len(granted))
+		c, err := p.ClaimCall(ctx, group, ticket, budget, at)
+		require.NoError(t, err)
+		if c.OK {
+			granted = append(granted, at)
+			at = at.Add(10 * time.Millisecond)
+			continue
+		}
+		require.True(t, c.RetryAt.After(at))
+		at = c.RetryAt
+	}
+	require.Len(t, granted, 25)
+	for i := 1; i < len(granted); i++ {
+		require.GreaterOrEqual(t, granted[i].Sub(granted[i-1]), budget.Interval, "turns %d and %d", i-1, i)
+		if i >= budget.PerMinute {
+			require.GreaterOrEqual(t, granted[i].Sub(granted[i-budget.PerMinute]), time.Minute, "20 turns within a minute")
+		}
+	}
+}
+
+// A chat with no recent calls is claimed with one insert and no read, and
+// the next claim of the same process too: FerretDB scans the collection
+// for every read (by _id too), inserts do not.
+func TestClaimCallOfAQuietChatIsOneInsert(t *testing.T) {
+	st := testenv.Store(t)
+	ctx := context.Background()
+	const chat = int64(991)
+	b := telegram.BudgetOf(chat)
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	for i, at := range []time.Time{now, now.Add(b.Interval)} {
+		before := st.RoundTripsBy()
+		c, err := st.ClaimCall(ctx, chat, fmt.Sprintf("t%d", i), b, at)
+		require.NoError(t, err)
+		require.True(t, c.OK)
+		after := st.RoundTripsBy()
+		require.Equal(t, int64(1), after["insert chat_calls"]-before["insert chat_calls"], "claim %d", i)
+		require.Zero(t, after["find chat_calls"]-before["find chat_calls"], "claim %d reads", i)
+	}
+}
+
+// Once a chat has been quiet for ChatCallsQuiet its versions are all
+// deleted, and a claim of any process starts it again at version 1; a
+// chat that called recently, or has a turn waiting, keeps them.
+func TestQuietChatsArePrunedWhole(t *testing.T) {
+	a, db := testenv.StoreAndDatabase(t)
+	ctx := context.Background()
+	b, err := store.Open(ctx, testenv.MongoURI(t), db.Name())
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = b.Close(5 * time.Second) })
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	const quiet, busy = int64(501), int64(-502)
+	for i := range 3 {
+		at := now.Add(time.Duration(i) * 2 * time.Second)
+		c, err := a.ClaimCall(ctx, quiet, fmt.Sprintf("q%d", i), telegram.BudgetOf(quiet), at)
+		require.NoError(t, err)
+		require.True(t, c.OK)
+	}
+	later := now.Add(store.ChatCallsQuiet + time.Minute)
+	c, err := a.ClaimCall(ctx, busy, "b0", telegram.BudgetOf(busy), later.Add(-time.Minute))
+	require.NoError(t, err)
+	require.True(t, c.OK)
+	n, err := db.Collection("chat_calls").CountDocuments(ctx, bson.D{})
+	require.NoError(t, err)
+	require.Equal(t, int64(4), n)
+
+	deleted, _, err := a.PruneBatch(ctx, later, 100)
+	require.NoError(t, err)
+	require.Equal(t, int64(3), deleted, "the quiet chat's three versions, not the busy one's")
+	// The other process knows nothing of the chat: it starts it again.
+	c, err = b.ClaimCall(ctx, quiet, "q9", telegram.BudgetOf(quiet), later)
+	require.NoError(t, err)
+	require.True(t, c.OK)
+	// The first process remembered version 3, written minutes ago: it
+	// reads, finds the new chain's version 1, and queues behind it.
+	c, err = a.ClaimCall(ctx, quiet, "q10", telegram.BudgetOf(quiet), later.Add(100*time.Millisecond))
+	require.NoError(t, err)
+	require.False(t, c.OK, "spaced from the other process's call")
+	require.Equal(t, later.Add(telegram.BudgetOf(quiet).Interval), c.RetryAt)
 }

@@ -3,18 +3,19 @@ package store
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strconv"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
 // colFates holds what became of each notice for each chat: sent (when, how,
 // silent or not), withheld (by which setting), waiting (for what), failed.
-// One document per (event, chat), written by the delivery as it goes, read
+// Versions per (event, chat), written by the delivery as it goes, read
 // by /why: the newest few of a chat, by the (sub, at) index. Only
-// inserts and whole-document replaces by _id: nothing FerretDB gets wrong.
+// inserts: nothing FerretDB gets wrong or scans for.
 const colFates = "notice_fates"
 
 // FateRetention is how long /why can look back.
@@ -42,7 +43,7 @@ const (
 
 // Fate is what became of one notice for one chat.
 type Fate struct {
-	ID    string `bson:"_id"` // event|sub
+	ID    string `bson:"_id"` // event|sub, and |<at> but for a withheld one
 	Sub   string `bson:"sub"`
 	Event string `bson:"event"`
 	// Summary says what the notice is about, on one line.
@@ -63,25 +64,24 @@ type Fate struct {
 func fateID(event, sub string) string { return event + "|" + sub }
 
 // RecordFates writes what became of notices: a sent, waiting or failed
-// notice replaces what was known of it; a withheld one is written only
-// where nothing is known yet (a page read again never hides a send).
-// One round trip.
+// notice is a new version of what is known of it (the newest counts); a
+// withheld one counts only where nothing else is known (a page read again
+// never hides a send). Inserts only, in one round trip: FerretDB scans
+// the collection for every update, even by _id, and this is written for
+// every notice sent.
 func (s *Store) RecordFates(ctx context.Context, fates []Fate) error {
 	if len(fates) == 0 {
 		return nil
 	}
-	models := make([]mongo.WriteModel, 0, len(fates))
+	docs := make([]any, 0, len(fates))
 	for _, f := range fates {
-		f.ID = fateID(f.Event, f.Sub)
-		filter := bson.D{{Key: "_id", Value: f.ID}}
-		if f.Outcome == FateWithheld {
-			models = append(models, mongo.NewUpdateOneModel().SetFilter(filter).
-				SetUpdate(bson.D{{Key: "$setOnInsert", Value: f}}).SetUpsert(true))
-			continue
+		f.ID = fateID(f.Event, f.Sub) // a withheld notice: once
+		if f.Outcome != FateWithheld {
+			f.ID += "|" + strconv.FormatInt(f.At.UnixNano(), 10)
 		}
-		models = append(models, mongo.NewReplaceOneModel().SetFilter(filter).SetReplacement(f).SetUpsert(true))
+		docs = append(docs, f)
 	}
-	if _, err := s.db.Collection(colFates).BulkWrite(ctx, models, options.BulkWrite().SetOrdered(false)); err != nil && !onlyDuplicates(err) {
+	if _, err := s.db.Collection(colFates).InsertMany(ctx, docs, options.InsertMany().SetOrdered(false)); err != nil && !onlyDuplicates(err) {
 		return fmt.Errorf("mongodb: record what became of notices: %w", err)
 	}
 	return nil
@@ -89,8 +89,36 @@ func (s *Store) RecordFates(ctx context.Context, fates []Fate) error {
 
 // LastFates returns what became of a chat's newest n notices, newest first.
 func (s *Store) LastFates(ctx context.Context, sub string, n int) ([]Fate, error) {
-	return findAll[Fate](ctx, s.db.Collection(colFates), "read what became of a chat's notices",
-		bson.D{{Key: "sub", Value: sub}}, options.Find().SetSort(bson.D{{Key: "at", Value: -1}}).SetLimit(int64(n)))
+	// A notice has a few versions: read enough of them for n notices.
+	rows, err := findAll[Fate](ctx, s.db.Collection(colFates), "read what became of a chat's notices",
+		bson.D{{Key: "sub", Value: sub}}, options.Find().SetSort(bson.D{{Key: "at", Value: -1}}).SetLimit(int64(min(8*n, 400))))
+	if err != nil {
+		return nil, err
+	}
+	return newestFates(rows, n), nil
+}
+
+// newestFates is what became of the first n notices of rows (newest
+// first, several versions of a notice among them): the newest version of
+// each that is not a withheld one, or its withheld one.
+func newestFates(rows []Fate, n int) []Fate {
+	var out []Fate
+	at := map[string]int{} // event: its index in out
+	for _, f := range rows {
+		i, seen := at[f.Event]
+		switch {
+		case !seen:
+			at[f.Event] = len(out)
+			out = append(out, f)
+		case out[i].Outcome == FateWithheld && f.Outcome != FateWithheld:
+			out[i] = f
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Fate) int { return b.At.Compare(a.At) })
+	if len(out) > n {
+		out = out[:n]
+	}
+	return out
 }
 
 // Summaries returns what the stored notices of some events are about, on

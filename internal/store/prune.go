@@ -24,7 +24,7 @@ var expiring = []struct {
 	{colHeld, HeldRetention}, // of chats whose summary never ran
 	{colHistory, HistoryRetention},
 	{colTold, ToldRetention}, // from the story's last step
-	{colChatCalls, ChatCallsRetention},
+	// chat_calls: a chat's versions go together (pruneChats).
 }
 
 // PruneBatch deletes at most batch expired documents of each collection
@@ -39,6 +39,13 @@ func (s *Store) PruneBatch(ctx context.Context, now time.Time, batch int) (delet
 		}
 		deleted += n
 		more = more || n == int64(batch)
+	}
+	for _, prune := range []func(context.Context, time.Time) (int64, error){s.pruneChats, s.pruneFirstDesignChats} {
+		n, err := prune(ctx, now)
+		if err != nil {
+			return deleted, true, err
+		}
+		deleted += n
 	}
 	return deleted, more, nil
 }

@@ -50,6 +50,7 @@ type Store struct {
 	roundTrips atomic.Int64
 	tripsMu    sync.Mutex
 	tripsBy    map[string]int64 // "command collection"
+	chats      chatMemory       // chat_calls versions (chatcalls.go)
 }
 
 // Open connects, checks the server answers and creates collections and
