@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -12,9 +13,9 @@ import (
 
 // colTold holds, per chat and story (an incident, a maintenance, a
 // component's trip away from operational: the event's order key), what
-// the chat was told of it. One document per chat and order key, replaced
-// at every step, so a chat has at most one per component and one per
-// incident of the retention period.
+// the chat was told of it. One document per chat and order key (a new
+// version at every step, the older deleted), so a chat has at most one per
+// component and one per incident of the retention period.
 const colTold = "told"
 
 // ToldRetention is how long a story is remembered after its last step:
@@ -24,7 +25,7 @@ const ToldRetention = HistoryRetention
 
 // Told is what a chat was told of one story.
 type Told struct {
-	ID       string `bson:"_id"` // order_key|sub
+	ID       string `bson:"_id"` // order_key|sub|<at> (order_key|sub before versions)
 	OrderKey string `bson:"order_key"`
 	Sub      string `bson:"sub"`
 	// Open: the story goes on for the chat; false once it heard the end of
@@ -55,7 +56,10 @@ func (s *Store) ToldOf(ctx context.Context, orderKey string, subs []string) (map
 		return nil, err
 	}
 	for _, r := range rows {
-		out[r.Sub] = r
+		// A version written while the older was still there: the newest.
+		if o, ok := out[r.Sub]; !ok || r.At.After(o.At) {
+			out[r.Sub] = r
+		}
 	}
 	return out, nil
 }
@@ -70,25 +74,37 @@ type Step struct {
 	Ends bool `json:"ends,omitempty"`
 }
 
-// RecordTold records that the chats were told the step: one round trip.
-// Steps reach a chat in order, so the newest write is the newest step.
+// RecordTold records that the chats were told the step: a new version of
+// each chat's record, then the older versions deleted (two round trips,
+// one scan of the collection). FerretDB scans the collection for every
+// update, even by _id or an index (a window's 50 replaces took seconds at
+// a few thousand records); an insert it does not. Steps reach a chat in
+// order, so the newest version is the newest step (ToldOf).
 func (s *Store) RecordTold(ctx context.Context, step Step, subs []string, at time.Time) error {
 	if step.OrderKey == "" || len(subs) == 0 {
 		return nil
 	}
-	models := make([]mongo.WriteModel, 0, len(subs))
+	docs := make([]any, 0, len(subs))
+	ids := make([]string, 0, len(subs))
 	for _, sub := range subs {
-		doc := Told{ID: toldID(step.OrderKey, sub), OrderKey: step.OrderKey, Sub: sub, Open: !step.Ends, LastEvent: step.Event, Seq: step.Seq, At: at, Buckets: BucketsOf(sub)}
-		// By the (order_key, sub) index, not by _id: FerretDB is slow on
-		// _id finds in a big collection, and this one holds a document per
-		// chat and story.
-		models = append(models, mongo.NewReplaceOneModel().
-			SetFilter(bson.D{{Key: "order_key", Value: step.OrderKey}, {Key: "sub", Value: sub}}).SetReplacement(doc).SetUpsert(true))
+		doc := Told{ID: toldVersionID(step.OrderKey, sub, at), OrderKey: step.OrderKey, Sub: sub, Open: !step.Ends, LastEvent: step.Event, Seq: step.Seq, At: at, Buckets: BucketsOf(sub)}
+		docs, ids = append(docs, doc), append(ids, doc.ID)
 	}
-	if _, err := s.told().BulkWrite(ctx, models, options.BulkWrite().SetOrdered(false)); err != nil && !onlyDuplicates(err) {
+	if _, err := s.told().InsertMany(ctx, docs, options.InsertMany().SetOrdered(false)); err != nil && !onlyDuplicates(err) {
+		return fmt.Errorf("mongodb: record what chats were told: %w", err)
+	}
+	// By the (order_key, sub) index, not by _id: FerretDB is slow on
+	// long _id lists.
+	if _, err := s.told().DeleteMany(ctx, bson.D{{Key: "order_key", Value: step.OrderKey}, {Key: "sub", Value: bson.D{{Key: "$in", Value: subs}}},
+		{Key: "_id", Value: bson.D{{Key: "$nin", Value: ids}}}}); err != nil {
 		return fmt.Errorf("mongodb: record what chats were told: %w", err)
 	}
 	return nil
+}
+
+// toldVersionID names one version of a chat's record of a story.
+func toldVersionID(orderKey, sub string, at time.Time) string {
+	return toldID(orderKey, sub) + "|" + strconv.FormatInt(at.UnixNano(), 10)
 }
 
 // moveTold copies a chat's stories to the key it moved to (a group that
@@ -100,7 +116,7 @@ func (s *Store) moveTold(ctx context.Context, oldKey, newKey string) error {
 	}
 	docs := make([]any, 0, len(rows))
 	for _, r := range rows {
-		r.Sub, r.ID, r.Buckets = newKey, toldID(r.OrderKey, newKey), BucketsOf(newKey)
+		r.Sub, r.ID, r.Buckets = newKey, toldVersionID(r.OrderKey, newKey, r.At), BucketsOf(newKey)
 		docs = append(docs, r)
 	}
 	if _, err := s.told().InsertMany(ctx, docs, options.InsertMany().SetOrdered(false)); err != nil && !onlyDuplicates(err) {
