@@ -13,7 +13,7 @@ func TestNewestFates(t *testing.T) {
 	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
 	rows := []Fate{ // newest first, as read
-		{Event: "e3", Outcome: FateWithheld, At: at(9)},     // a page read again after the send
+		{Event: "e3", Outcome: FateWithheld, At: at(9)}, // a page read again after the send
 		{Event: "e2", Outcome: FateSent, As: AsCard, At: at(8)},
 		{Event: "e3", Outcome: FateSent, As: AsMessage, At: at(7)},
 		{Event: "e2", Outcome: FateWaiting, At: at(6)},
