@@ -3,6 +3,7 @@ package activities
 import (
 	"context"
 	"errors"
+	"strconv"
 	"time"
 
 	"go.temporal.io/sdk/activity"
@@ -35,6 +36,7 @@ type SendStep struct {
 }
 
 const (
+	callFirst = "first" // the first call of a send
 	callReply = "reply"
 	callFresh = "fresh" // a fresh card for one deleted in the chat
 	callPin   = "pin"
@@ -53,7 +55,10 @@ func (a *Activities) sendCall(ctx context.Context, in SendInput, r Recipient) (*
 	// The chat's turn is taken right before the call (in the sender).
 	ctx = telegram.WithTurn(ctx, func(ctx context.Context) (func(time.Time), time.Time, error) {
 		claimed := a.now()
-		c, err := a.Store.ClaimCall(ctx, r.ChatID, ticket, budget, claimed)
+		c, err := a.Store.ClaimCallGathering(ctx, r.ChatID, ticket, budget, claimed, a.gatherFor(in, r))
+		if err == nil && c.Folded {
+			return nil, time.Time{}, telegram.ErrTold
+		}
 		if err != nil || !c.OK {
 			return nil, c.RetryAt, err
 		}
@@ -75,10 +80,13 @@ func (a *Activities) sendCall(ctx context.Context, in SendInput, r Recipient) (*
 	res, err := a.call(ctx, in, text, r)
 	failed := in.Failed + activity.GetInfo(ctx).Attempt - 1 // only a failure brings a retry
 	var se *telegram.SendError
+	if errors.As(err, &se) && se.Outcome == telegram.Told {
+		return &SendResult{As: store.AsFolded}, nil // in an earlier change's message
+	}
 	if errors.As(err, &se) && se.Outcome == telegram.NotYet {
 		next := in
 		next.Failed = failed
-		return &SendResult{Next: &next, NotBefore: se.RetryAt}, nil
+		return &SendResult{Next: &next, NotBefore: a.comeBack(in, r, se.RetryAt)}, nil
 	}
 	if err != nil && errors.As(err, &se) && se.Outcome == telegram.Migrated {
 		// At any call of the chain (a card's reply too): the chain starts
@@ -124,8 +132,16 @@ func (a *Activities) call(ctx context.Context, in SendInput, text string, r Reci
 		return nil, err
 	}
 	asMessage := func() (*SendResult, error) {
-		if err := a.Telegram.SendWith(ctx, r.ChatID, r.ThreadID, text, telegram.SendOptions{Silent: r.Silent}); err != nil {
+		text, silent, folds := a.foldBehind(ctx, in, r, text)
+		if err := a.Telegram.SendWith(ctx, r.ChatID, r.ThreadID, text, telegram.SendOptions{Silent: silent}); err != nil {
 			return nil, err
+		}
+		if len(folds) > 0 {
+			// Their owners then make no call. Should this fail, each
+			// sends its own: told twice, never lost.
+			if err := a.Store.FoldTurns(context.WithoutCancel(ctx), r.ChatID, folds, a.now()); err != nil {
+				activity.GetLogger(ctx).Warn("could not mark component changes told in one message", "subscriber", r.Key, "error", err)
+			}
 		}
 		return &SendResult{As: store.AsMessage}, nil
 	}
@@ -263,10 +279,21 @@ func TicketOf(eventAt time.Time, eventKey, subKey string) string {
 	return eventAt.UTC().Format("2006-01-02T15:04:05.000Z") + "|" + eventKey + "|" + subKey
 }
 
+// BurstTicketOf is TicketOf for the event at place burst of a burst of
+// component changes (event.Event.Burst): the place goes after the
+// subscriber, so the order of the queue is TicketOf's.
+func BurstTicketOf(eventAt time.Time, eventKey, subKey string, burst int) string {
+	t := TicketOf(eventAt, eventKey, subKey)
+	if burst > 0 {
+		t += "|b" + strconv.Itoa(burst)
+	}
+	return t
+}
+
 // callTicket is the ticket of one call of a send: a claim that comes back
 // finds its place in the queue again.
 func callTicket(in SendInput) string {
-	call := "first"
+	call := callFirst
 	if in.Step != nil {
 		call = in.Step.Call
 	}

@@ -3,6 +3,8 @@ package activities_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -217,4 +219,77 @@ func TestSendPerCallBurstEndsAcrossTurns(t *testing.T) {
 	require.ErrorAs(t, err, &ae, "the burst ends with the send's failure")
 	require.Equal(t, activities.ErrTypeTransient, ae.Type())
 	require.Equal(t, int32(attempts), calls.Load(), "calls in the burst")
+}
+
+// In cards mode a burst of component changes for one group is one message
+// when their turns have queued: the Send whose turn comes tells the
+// changes of the burst waiting right behind it too, in order, and their
+// Sends make no call. Messages mode keeps a message each.
+func TestSendPerCallFoldsABurstOfComponentChanges(t *testing.T) {
+	for _, mode := range []string{store.ModeCards, store.ModeMessages} {
+		t.Run(mode, func(t *testing.T) {
+			w := newWorld(t)
+			w.tg.RealLimits()
+			ctx := context.Background()
+			const group = int64(-7)
+			key := store.SubscriberKey(group, 0)
+			_, err := w.st.Subscribe(ctx, group, 0, time.Now())
+			require.NoError(t, err)
+			at := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+			var ins []activities.SendInput
+			for i, name := range []string{"Alpha", "Bravo", "Charlie", "Delta"} {
+				e := event.Event{Key: fmt.Sprintf("component:c%d:major_outage:t", i), OrderKey: fmt.Sprintf("component:c%d", i), Kind: event.KindComponent,
+					At: at.Add(time.Duration(i) * time.Millisecond), ComponentID: fmt.Sprintf("c%d", i), ComponentName: name, OldStatus: "operational", NewStatus: "major_outage", Notify: true}
+				_, err := w.env.ExecuteActivity(w.a.PrepareMessage, e)
+				require.NoError(t, err)
+				ins = append(ins, activities.SendInput{EventKey: e.Key, PerCall: true, Ticket: activities.BurstTicketOf(e.At, e.Key, key, i+1), Burst: i + 1,
+					Recipient: activities.Recipient{Key: key, ChatID: group, Cards: mode == store.ModeCards, CardRead: true}})
+			}
+			send := func(in activities.SendInput) *activities.SendResult {
+				v, err := w.env.ExecuteActivity(w.a.Send, in)
+				require.NoError(t, err)
+				var r activities.SendResult
+				require.NoError(t, v.Get(&r))
+				return &r
+			}
+			first := send(ins[0])
+			if mode == store.ModeCards {
+				// A burst's first call in a quiet group waits for the others.
+				require.NotNil(t, first.Next, "the first of a burst gathers the others")
+				time.Sleep(time.Until(first.NotBefore))
+				first = send(ins[0])
+			}
+			require.Nil(t, first.Next, "the first goes")
+			var retryAt time.Time
+			for _, in := range ins[1:] { // the others queue behind it
+				r := send(in)
+				require.NotNil(t, r.Next)
+				retryAt = r.NotBefore
+			}
+			time.Sleep(time.Until(retryAt))
+			r, calls := chain(t, w, ins[1])
+			require.Equal(t, 1, calls)
+			require.Equal(t, store.AsMessage, r.As)
+			msgs := w.tg.MessagesTo(group, 0)
+			require.Len(t, msgs, 2)
+			if mode == store.ModeMessages {
+				require.NotContains(t, msgs[1].Text, "Charlie")
+				return
+			}
+			require.Contains(t, msgs[1].Text, "Bravo")
+			i, j := strings.Index(msgs[1].Text, "Charlie"), strings.Index(msgs[1].Text, "Delta")
+			require.True(t, i > 0 && j > i, "the changes behind it, in order:\n%s", msgs[1].Text)
+			for _, in := range ins[2:] {
+				r, calls := chain(t, w, in)
+				require.Zero(t, calls, "told already")
+				require.Equal(t, store.AsFolded, r.As)
+			}
+			require.Len(t, w.tg.MessagesTo(group, 0), 2)
+			fates, err := w.st.LastFates(ctx, key, 4)
+			require.NoError(t, err)
+			require.Len(t, fates, 4)
+			require.Equal(t, store.AsFolded, fates[0].As, "for /why")
+			require.Zero(t, w.tg.TooManyCount())
+		})
+	}
 }

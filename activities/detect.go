@@ -86,6 +86,7 @@ func (a *Activities) DetectEvents(ctx context.Context) (*Detection, error) {
 	}
 	d.Baseline = res.Baseline != nil && len(res.Events) == 0
 	d.Events, d.Prune = res.Events, res.Prune
+	event.MarkBursts(d.Events)
 	metrics.EventsDetected(d.Events)
 	if len(d.Events) > 0 {
 		if err := a.Store.SaveIntent(ctx, d.Events); err != nil {

@@ -33,6 +33,11 @@ type SendInput struct {
 	// Attempts is a burst's number of attempts (Tuning.SendAttempts); 0
 	// in Sends from before it was set: the retry policy's then.
 	Attempts int32 `json:"attempts,omitempty"`
+	// Burst is the event's place in a burst of component changes
+	// (event.Event.Burst, 0: none): its first call in a group in cards
+	// mode waits a moment for the others to queue, and tells those right
+	// behind it (burst.go).
+	Burst int `json:"burst,omitempty"`
 }
 
 // SendResult says what happened; failures that need a retry are errors.

@@ -550,7 +550,8 @@ func (d *delivery) pump(ctx workflow.Context, next func() (activities.Retry, boo
 			started++
 			in := activities.SendInput{EventKey: d.e.Key, Recipient: p.Recipient}
 			if d.perCall {
-				in.PerCall, in.Ticket, in.Attempts = true, activities.TicketOf(d.e.At, d.e.Key, p.Recipient.Key), d.tune.SendAttempts
+				in.PerCall, in.Ticket, in.Attempts = true, activities.BurstTicketOf(d.e.At, d.e.Key, p.Recipient.Key, d.e.Burst), d.tune.SendAttempts
+				in.Burst = d.e.Burst
 			}
 			d.send(ctx, sctx, sel, in, activities.SendResult{}, func(res *activities.SendResult, err error) {
 				inFlight--

@@ -47,6 +47,11 @@ type Event struct {
 	// appeared after the baseline in its normal state).
 	Notify  bool   `json:"notify"`
 	PageURL string `json:"page_url,omitempty"`
+	// Burst is the place (from 1) of a component change among several the
+	// same poll found (a large outage), in the order of their tickets;
+	// 0: not of a burst. A chat in cards mode hears a burst in few
+	// messages.
+	Burst int `json:"burst,omitempty"`
 
 	ComponentID    string    `json:"component_id,omitempty"`
 	ComponentName  string    `json:"component_name,omitempty"`

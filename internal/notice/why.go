@@ -41,6 +41,9 @@ func Fate(f store.Fate, loc *time.Location) string {
 		if f.As == store.AsCardEdit {
 			return "Told on the incident's card " + at + ": an edit, no new message and no sound."
 		}
+		if f.As == store.AsFolded {
+			return "Told " + at + " in one message with the component changes just before it (several came at once)."
+		}
 		sound := "with sound"
 		switch {
 		case f.Quiet:

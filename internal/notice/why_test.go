@@ -31,6 +31,8 @@ func TestFate(t *testing.T) {
 			"Sent Dec 1 13:45 UTC, silently (a later step under your severity threshold), as a message."},
 		{"folded into the card", store.Fate{Outcome: store.FateSent, As: store.AsCardEdit, At: at}, nil,
 			"Told on the incident's card Dec 1 13:45 UTC: an edit, no new message and no sound."},
+		{"told with the changes before it", store.Fate{Outcome: store.FateSent, As: store.AsFolded, At: at}, nil,
+			"Told Dec 1 13:45 UTC in one message with the component changes just before it (several came at once)."},
 		{"withheld by the filter", store.Fate{Outcome: store.FateWithheld, Why: string(notice.WhyFilter), At: at}, nil,
 			"Withheld: not about the components this chat follows (/subscribe component)."},
 		{"withheld by the threshold", store.Fate{Outcome: store.FateWithheld, Why: string(notice.WhySeverity)}, nil,

@@ -69,6 +69,12 @@ type chatTurn struct {
 	// Until a waiting turn keeps its place: its owner comes back before
 	// (TurnGrace after when it was told to), or gave up or died.
 	Until time.Time `bson:"until,omitempty"`
+	// Folded: an earlier call told what this one would have (FoldTurns);
+	// its owner makes no call, and it holds no one back.
+	Folded bool `bson:"folded,omitempty"`
+	// NotBefore holds the first turn of a burst in a quiet chat a moment,
+	// for the burst's other sends to queue (ClaimCallGathering).
+	NotBefore time.Time `bson:"not_before,omitempty"`
 }
 
 // TurnGrace is how long past the time it was told to come back a waiting
@@ -112,6 +118,8 @@ type Claim struct {
 	// (ConfirmCall).
 	OK      bool
 	RetryAt time.Time // not OK: when to claim again
+	// Folded: an earlier call told what this one would have; no call.
+	Folded bool
 }
 
 // ClaimCall takes the chat's turn for the call of ticket (unique to one
@@ -121,6 +129,15 @@ type Claim struct {
 // burst in the order of its events, whichever send claimed first), and
 // RetryAt is when to claim again.
 func (s *Store) ClaimCall(ctx context.Context, chatID int64, ticket string, b ChatBudget, now time.Time) (Claim, error) {
+	return s.ClaimCallGathering(ctx, chatID, ticket, b, now, 0)
+}
+
+// ClaimCallGathering is ClaimCall for a send of a burst (many notices due
+// at once): in a quiet chat its turn first waits gather, so that the
+// burst's other sends queue in the order of their tickets behind or
+// ahead of it, and the earliest goes first (and may tell the others,
+// FoldTurns).
+func (s *Store) ClaimCallGathering(ctx context.Context, chatID int64, ticket string, b ChatBudget, now time.Time, gather time.Duration) (Claim, error) {
 	if ticket == "" {
 		return Claim{}, errors.New("claim a chat's turn: no ticket")
 	}
@@ -128,7 +145,15 @@ func (s *Store) ClaimCall(ctx context.Context, chatID int64, ticket string, b Ch
 	err := s.changeChat(ctx, chatID, now, func(turns []chatTurn) ([]chatTurn, bool) {
 		mine := slices.IndexFunc(turns, func(t chatTurn) bool { return t.Ticket == ticket && t.Called.IsZero() })
 		if mine < 0 {
+			quiet := quietTurns(turns, now)
 			turns, mine = queueTurn(turns, ticket)
+			if gather > 0 && quiet {
+				turns[mine].NotBefore = now.Add(gather)
+			}
+		}
+		if turns[mine].Folded {
+			c = Claim{Folded: true}
+			return slices.Delete(turns, mine, mine+1), true
 		}
 		d := decideTurn(turns, mine, b, now)
 		if d.void { // given up as abandoned while it was away: queue again
@@ -161,6 +186,70 @@ func (s *Store) ConfirmCall(ctx context.Context, chatID int64, ticket string, st
 			}
 		}
 		return turns, false
+	})
+}
+
+// WaitingBehind returns the tickets of the turns waiting behind ticket's
+// in the chat, in their order (those a call of ticket may fold), from
+// what this process knows of the chat when that is recent (no read),
+// else from the chat's newest version.
+func (s *Store) WaitingBehind(ctx context.Context, chatID int64, ticket string, now time.Time) ([]string, error) {
+	cur, known := s.chats.recall(chatID, now)
+	if !known || cur.V == 0 {
+		var err error
+		if cur, err = s.newestChat(ctx, chatID, cur); err != nil {
+			return nil, err
+		}
+	}
+	var out []string
+	for _, t := range cur.Turns {
+		if t.Ticket > ticket && t.Called.IsZero() && !t.Folded && !t.Until.Before(now) {
+			out = append(out, t.Ticket)
+		}
+	}
+	return out, nil
+}
+
+// newestChat reads the chat's versions after from (or from version 1 when
+// it is gone).
+func (s *Store) newestChat(ctx context.Context, chatID int64, from chatState) (chatState, error) {
+	col := s.db.Collection(colChatCalls)
+	if from.V > 0 {
+		err := col.FindOne(ctx, bson.D{{Key: "_id", Value: from.ID}}).Decode(&from)
+		if errors.Is(err, mongo.ErrNoDocuments) {
+			from = chatState{Chat: chatID}
+		} else if err != nil {
+			return from, fmt.Errorf("read the turns of a chat: %w", err)
+		}
+	}
+	for {
+		var next chatState
+		err := col.FindOne(ctx, bson.D{{Key: "_id", Value: chatVersionID(chatID, from.V+1)}}).Decode(&next)
+		if errors.Is(err, mongo.ErrNoDocuments) {
+			s.chats.remember(from)
+			return from, nil
+		}
+		if err != nil {
+			return from, fmt.Errorf("read the turns of a chat: %w", err)
+		}
+		from = next
+	}
+}
+
+// FoldTurns marks the waiting turns of tickets as told by a call made:
+// their owners make no call (their claims answer Folded).
+func (s *Store) FoldTurns(ctx context.Context, chatID int64, tickets []string, now time.Time) error {
+	if len(tickets) == 0 {
+		return nil
+	}
+	return s.changeChat(ctx, chatID, now, func(turns []chatTurn) ([]chatTurn, bool) {
+		changed := false
+		for i, t := range turns {
+			if t.Called.IsZero() && !t.Folded && slices.Contains(tickets, t.Ticket) {
+				turns[i].Folded, turns[i].Until, changed = true, now.Add(10*time.Minute), true // its owner comes back within that
+			}
+		}
+		return turns, changed
 	})
 }
 
@@ -357,6 +446,10 @@ func decideTurn(turns []chatTurn, mine int, b ChatBudget, now time.Time) turnDec
 	ahead, latest := 0, -1
 	for i, t := range turns {
 		switch {
+		case t.Folded && i != mine: // told already: its owner only comes to hear so
+			if t.Until.Before(now) {
+				d.prune = append(d.prune, i)
+			}
 		case i > mine:
 			if !t.Called.IsZero() {
 				return turnDecision{void: true}
@@ -384,8 +477,24 @@ func decideTurn(turns []chatTurn, mine int, b ChatBudget, now time.Time) turnDec
 	}
 	slices.SortFunc(called, time.Time.Compare)
 	d.retryAt = b.Slot(called, ahead, now)
+	if hold := turns[mine].NotBefore; hold.After(d.retryAt) {
+		d.retryAt = hold
+	}
 	d.ok = ahead == 0 && !d.retryAt.After(now)
 	return d
+}
+
+// quietTurns: no call of the chat still counts and no turn waits.
+func quietTurns(turns []chatTurn, now time.Time) bool {
+	for _, t := range turns {
+		if t.Called.IsZero() && !t.Folded && !t.Until.Before(now) {
+			return false
+		}
+		if !t.Called.IsZero() && now.Sub(t.Called) < keepCalls {
+			return false
+		}
+	}
+	return true
 }
 
 // queueTurn puts a waiting turn for ticket into turns in the order of the

@@ -284,3 +284,33 @@ func TestQuietChatsArePrunedWhole(t *testing.T) {
 	require.False(t, c.OK, "spaced from the other process's call")
 	require.Equal(t, later.Add(telegram.BudgetOf(quiet).Interval), c.RetryAt)
 }
+
+// A burst's first claim in a quiet chat waits gather for the others to
+// queue: one with an earlier ticket that comes meanwhile goes first, at
+// once; a burst's claim in a chat that is not quiet waits as any does.
+func TestClaimCallGatheringLetsTheEarliestGoFirst(t *testing.T) {
+	st := testenv.Store(t)
+	ctx := context.Background()
+	const group = int64(-4444)
+	b := telegram.BudgetOf(group)
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	const gather = 2 * time.Second
+	c, err := st.ClaimCallGathering(ctx, group, "2026-12-01T10:00:00.000Z|e1", b, now, gather)
+	require.NoError(t, err)
+	require.False(t, c.OK, "the first of a burst waits")
+	require.Equal(t, now.Add(gather), c.RetryAt)
+	c, err = st.ClaimCallGathering(ctx, group, "2026-12-01T10:00:00.000Z|e0", b, now.Add(300*time.Millisecond), gather)
+	require.NoError(t, err)
+	require.True(t, c.OK, "an earlier ticket goes at once")
+	c, err = st.ClaimCallGathering(ctx, group, "2026-12-01T10:00:00.000Z|e1", b, now.Add(time.Second), gather)
+	require.NoError(t, err)
+	require.False(t, c.OK)
+	require.Equal(t, now.Add(gather), c.RetryAt, "its hold, past the interval after e0")
+	c, err = st.ClaimCallGathering(ctx, group, "2026-12-01T10:00:00.000Z|e1", b, now.Add(gather), gather)
+	require.NoError(t, err)
+	require.True(t, c.OK)
+	// Not quiet now: a burst's claim waits only for the interval.
+	c, err = st.ClaimCallGathering(ctx, group, "2026-12-01T10:00:00.000Z|e2", b, now.Add(gather).Add(b.Interval), gather)
+	require.NoError(t, err)
+	require.True(t, c.OK)
+}

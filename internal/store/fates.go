@@ -39,6 +39,9 @@ const (
 	AsCardEdit = "card-edit" // a component change told on an incident's card
 	AsHeld     = "held"      // held for the morning summary: not sent
 	AsSummary  = "summary"   // told in the morning summary
+	// AsFolded: told in the message of an earlier change in the chat (a
+	// burst of component changes is one message in cards mode).
+	AsFolded = "folded"
 )
 
 // Fate is what became of one notice for one chat.

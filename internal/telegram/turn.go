@@ -2,12 +2,21 @@ package telegram
 
 import (
 	"context"
+	"errors"
 	"time"
 )
 
 // NotYet: the call was not made, its chat's turn has not come (RetryAt).
 // Nothing was sent; the caller comes back at RetryAt.
 const NotYet Outcome = "not_yet"
+
+// Told: the call was not made, an earlier call in the chat told what it
+// would have (a Turn that answers ErrTold).
+const Told Outcome = "told"
+
+// ErrTold is a Turn's answer when an earlier call told what this one
+// would have.
+var ErrTold = errors.New("told by an earlier call in the chat")
 
 // Turn takes the chat's turn for one call in a budget shared by every
 // process (store.ClaimCall): confirm, when the call may start now (called
@@ -34,6 +43,9 @@ func (s *Sender) inTurn(ctx context.Context, turn Turn, call func() error) (*Sen
 		}
 	}
 	confirm, at, err := turn(ctx)
+	if errors.Is(err, ErrTold) {
+		return &SendError{Outcome: Told, Description: err.Error()}, nil
+	}
 	if err != nil {
 		return &SendError{Outcome: Transient, Description: "taking the chat's turn: " + err.Error()}, nil
 	}
