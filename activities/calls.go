@@ -54,6 +54,9 @@ func (a *Activities) sendCall(ctx context.Context, in SendInput, r Recipient) (*
 	ticket := callTicket(in)
 	// The chat's turn is taken right before the call (in the sender).
 	ctx = telegram.WithTurn(ctx, func(ctx context.Context) (func(time.Time), time.Time, error) {
+		if retryAt, err := a.callSlot(ctx); err != nil || !retryAt.IsZero() {
+			return nil, retryAt, err
+		}
 		claimed := a.now()
 		c, err := a.Store.ClaimCallGathering(ctx, r.ChatID, ticket, budget, claimed, a.gatherFor(in, r))
 		if err == nil && c.Folded {
@@ -249,6 +252,34 @@ func stepAs(call string) string {
 		return store.AsCard
 	}
 	return store.AsReply
+}
+
+// callSlotWithin is how far ahead a call takes a slot of the bot's
+// budget and waits for it inside the attempt: a moment, far below the
+// attempt's time-out and heartbeat (a second's burst of the send queue's
+// rate limiter is spread over about a second).
+const callSlotWithin = 2 * time.Second
+
+// callSlot takes the call's slot of the bot's budget for the whole
+// cluster and waits until it starts; retryAt is when to come back when
+// none is free that soon.
+func (a *Activities) callSlot(ctx context.Context) (retryAt time.Time, err error) {
+	if a.CallInterval <= 0 {
+		return time.Time{}, nil
+	}
+	now := a.now()
+	at, ok, err := a.Store.TakeCallSlot(ctx, a.CallInterval, callSlotWithin, now)
+	if err != nil || !ok {
+		return now.Add(time.Second), err
+	}
+	if d := at.Sub(a.now()); d > 0 {
+		select {
+		case <-ctx.Done():
+			return time.Time{}, ctx.Err()
+		case <-time.After(d):
+		}
+	}
+	return time.Time{}, nil
 }
 
 // burstSpent: failures attempts of a call, counted over its chain, are all

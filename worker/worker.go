@@ -108,7 +108,7 @@ func Run(ctx context.Context, cfg *config.Config, c client.Client, st *store.Sto
 	pace := newCadence(c, cfg)
 	acts := &activities.Activities{
 		Store: st, Page: page, Telegram: sender, Temporal: c,
-		BlindAfter: 3 * cfg.PollInterval, Cadence: pace.Set,
+		BlindAfter: 3 * cfg.PollInterval, Cadence: pace.Set, CallInterval: callInterval(cfg.TelegramRateLimit),
 		Reminders: newReminderSync(c, cfg.TemporalTaskQueue).Sync,
 		StartSummary: func(ctx context.Context, in activities.SummaryInput) error {
 			return StartSummary(ctx, c, cfg.TemporalTaskQueue, in)
@@ -252,6 +252,15 @@ func EnsureSchedule(ctx context.Context, c client.Client, cfg *config.Config) er
 		return fmt.Errorf("temporal: update schedule %s: %w", workflows.ScheduleID, err)
 	}
 	return nil
+}
+
+// callInterval spaces the bot's calls of all workers together
+// (activities.Activities.CallInterval): a second over the rate.
+func callInterval(rate float64) time.Duration {
+	if rate <= 0 {
+		return 0
+	}
+	return time.Duration(float64(time.Second) / rate)
 }
 
 // MaintenanceInterval is how often expired data is pruned.

@@ -106,6 +106,9 @@ const (
 	// versionCallPerSend: one Bot API call per Send activity, a card
 	// update a chain of them, each after its chat's turn (activities/calls.go).
 	versionCallPerSend = "call-per-send"
+	// versionPrefetchPages: the next page of subscribers is read while the
+	// last sends of the page before go out (no pause at every page).
+	versionPrefetchPages = "prefetch-pages"
 )
 
 // DeliveryInput starts a delivery; State is set when it continues as new.
@@ -215,6 +218,7 @@ func DeliveryWorkflow(ctx workflow.Context, in DeliveryInput) (*Progress, error)
 	}
 	d := newDelivery(ctx, in)
 	d.perCall = workflow.GetVersion(ctx, versionCallPerSend, workflow.DefaultVersion, 1) == 1
+	d.prefetch = workflow.GetVersion(ctx, versionPrefetchPages, workflow.DefaultVersion, 1) == 1
 	if err := d.setup(ctx); err != nil {
 		return nil, err
 	}
@@ -231,6 +235,10 @@ type delivery struct {
 	finished bool
 	// perCall: sends make one Bot API call each (versionCallPerSend).
 	perCall bool
+	// prefetch: the next page is read ahead (versionPrefetchPages);
+	// nextPage is that read while it goes on.
+	prefetch bool
+	nextPage workflow.Future
 }
 
 // outcomes are the results of sends not yet written to MongoDB.
@@ -365,6 +373,12 @@ func (d *delivery) firstPass(ctx workflow.Context) (bool, error) {
 	pagesRead := 0
 	next := func() (activities.Retry, bool, error) {
 		for len(st.Queue) == 0 {
+			if d.nextPage != nil { // read ahead
+				if err := d.absorbPage(ctx); err != nil {
+					return activities.Retry{}, false, err
+				}
+				continue
+			}
 			// Pages that yield nobody (all delivered, all filtered out)
 			// still grow the history.
 			if st.PagesDone || st.GaveUp || (pagesRead > 0 && d.historyFull(ctx)) {
@@ -377,10 +391,19 @@ func (d *delivery) firstPass(ctx workflow.Context) (bool, error) {
 		}
 		r := st.Queue[0]
 		st.Queue = st.Queue[1:]
+		if d.prefetch && d.nextPage == nil && len(st.Queue) < d.tune.WindowSize && !st.PagesDone && !st.GaveUp && !d.historyFull(ctx) {
+			pagesRead++
+			d.startPage(ctx)
+		}
 		return r, true, nil
 	}
 	if err := d.pump(ctx, next, false); err != nil {
 		return false, err
+	}
+	if d.nextPage != nil { // read ahead when the history filled: it goes with the state
+		if err := d.absorbPage(ctx); err != nil {
+			return false, err
+		}
 	}
 	if st.GaveUp {
 		return true, nil
@@ -394,11 +417,25 @@ func (d *delivery) firstPass(ctx workflow.Context) (bool, error) {
 
 // readPage reads the next page of recipients into the queue.
 func (d *delivery) readPage(ctx workflow.Context) error {
+	d.startPage(ctx)
+	return d.absorbPage(ctx)
+}
+
+// startPage starts reading the next page of recipients.
+func (d *delivery) startPage(ctx workflow.Context) {
 	st := d.st
 	c := step(d.actx, time.Minute, "Read a page of subscribers")
-	var page activities.RecipientPage
 	in := activities.PageInput{Event: d.e, Cursor: st.Cursor, Limit: d.tune.PageSize, Since: st.StartedAt, Recheck: d.tune.Recheck}
-	if err := workflow.ExecuteActivity(c, a.Recipients, in).Get(ctx, &page); err != nil {
+	d.nextPage = workflow.ExecuteActivity(c, a.Recipients, in)
+}
+
+// absorbPage puts the page read into the queue.
+func (d *delivery) absorbPage(ctx workflow.Context) error {
+	st := d.st
+	f := d.nextPage
+	d.nextPage = nil
+	var page activities.RecipientPage
+	if err := f.Get(ctx, &page); err != nil {
 		return err
 	}
 	st.AlreadyDelivered += page.AlreadyDelivered

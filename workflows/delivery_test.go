@@ -714,3 +714,28 @@ func TestDeliveryMigratedChatFailingOneBurstIsRetriedThere(t *testing.T) {
 	require.Equal(t, 1, p.Migrated)
 	require.Contains(t, d.recorded, "-1005")
 }
+
+// The next page of subscribers is read while the last sends of the page
+// before go out: sends of 1 s, a window of 2, a page read of 2 s; the
+// second page's first send starts when the read ends (3 s in), not a
+// read after the first page's last send (4 s in).
+func TestDeliveryReadsTheNextPageAhead(t *testing.T) {
+	d := newSlowDeliveryEnv(t, time.Second)
+	first := activities.RecipientPage{Recipients: recipients("a", "b", "c", "d"), Next: "d"}
+	second := activities.RecipientPage{Recipients: recipients("e", "f")}
+	d.OnActivity(d.a.Recipients, mock.Anything, mock.Anything).Return(&first, nil).Once()
+	d.OnActivity(d.a.Recipients, mock.Anything, mock.Anything).After(2*time.Second).Return(&second, nil).Once()
+	start := d.Now()
+	d.ExecuteWorkflow(workflows.DeliveryWorkflow, workflows.DeliveryInput{Event: componentEvent("c1", "major_outage", t0),
+		Tuning: workflows.Tuning{WindowSize: 2}})
+	require.NoError(t, d.GetWorkflowError())
+	require.ElementsMatch(t, []string{"a", "b", "c", "d", "e", "f"}, d.sent)
+	var eAt time.Time
+	for i, in := range d.inputs {
+		if in.Recipient.Key == "e" {
+			eAt = d.at[i]
+		}
+	}
+	// d.at is when a send ends: e's ends 4 s in (5 s without the read ahead).
+	require.Less(t, eAt.Sub(start), 4500*time.Millisecond, "the second page was read during the first's last sends")
+}

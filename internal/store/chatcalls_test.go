@@ -314,3 +314,53 @@ func TestClaimCallGatheringLetsTheEarliestGoFirst(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, c.OK)
 }
+
+// The bot's budget for the whole cluster: two processes taking slots at
+// once get distinct ones, one an interval apart, so no second holds more
+// calls than the rate; none free within the horizon says so.
+func TestTakeCallSlotSpacesTheWholeCluster(t *testing.T) {
+	a, db := testenv.StoreAndDatabase(t)
+	ctx := context.Background()
+	b, err := store.Open(ctx, testenv.MongoURI(t), db.Name())
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = b.Close(5 * time.Second) })
+	const interval = 40 * time.Millisecond // 25 a second
+	now := time.Now().UTC()
+	var mu sync.Mutex
+	var got []time.Time
+	var wg sync.WaitGroup
+	for i := range 50 { // a second's burst from each of two processes
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			at, ok, err := []*store.Store{a, b}[i%2].TakeCallSlot(ctx, interval, 3*time.Second, now)
+			require.NoError(t, err)
+			require.True(t, ok)
+			mu.Lock()
+			got = append(got, at)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	slices.SortFunc(got, time.Time.Compare)
+	for i := 1; i < len(got); i++ {
+		require.GreaterOrEqual(t, got[i].Sub(got[i-1]), interval, "slots %d and %d", i-1, i)
+	}
+	require.LessOrEqual(t, fakesBusiest(got), 26, "calls in any second")
+	_, ok, err := a.TakeCallSlot(ctx, interval, 100*time.Millisecond, now)
+	require.NoError(t, err)
+	require.False(t, ok, "the next 100 ms are taken")
+}
+
+// fakesBusiest is the most times within any one second.
+func fakesBusiest(at []time.Time) int {
+	most := 0
+	for i := range at {
+		n := 0
+		for j := i; j < len(at) && at[j].Sub(at[i]) < time.Second; j++ {
+			n++
+		}
+		most = max(most, n)
+	}
+	return most
+}

@@ -40,7 +40,7 @@ func (s *Store) PruneBatch(ctx context.Context, now time.Time, batch int) (delet
 		deleted += n
 		more = more || n == int64(batch)
 	}
-	for _, prune := range []func(context.Context, time.Time) (int64, error){s.pruneChats, s.pruneFirstDesignChats} {
+	for _, prune := range []func(context.Context, time.Time) (int64, error){s.pruneChats, s.pruneFirstDesignChats, s.pruneCallSlots} {
 		n, err := prune(ctx, now)
 		if err != nil {
 			return deleted, true, err

@@ -51,6 +51,7 @@ type Store struct {
 	tripsMu    sync.Mutex
 	tripsBy    map[string]int64 // "command collection"
 	chats      chatMemory       // chat_calls versions (chatcalls.go)
+	slots      atomic.Int64     // the newest call slot seen taken (callslots.go)
 }
 
 // Open connects, checks the server answers and creates collections and
@@ -169,13 +170,16 @@ func (s *Store) ensureIndexes(ctx context.Context) error {
 		colChatCalls: {
 			{Keys: bson.D{{Key: "at", Value: 1}}},
 		},
+		colCallSlots: {
+			{Keys: bson.D{{Key: "at", Value: 1}}},
+		},
 		colTold: append([]mongo.IndexModel{
 			{Keys: bson.D{{Key: "order_key", Value: 1}, {Key: "sub", Value: 1}}},
 			{Keys: bson.D{{Key: "sub", Value: 1}}},
 			{Keys: bson.D{{Key: "at", Value: 1}}},
 		}, bucketIndexes("order_key")...),
 	}
-	for _, name := range []string{colDeliveries, colHistory, colSubscriptions, colRetries, colMigrations, colCards, colCardNotes, colFates, colHeld, colTold, colCleanup, colChannelAdmins, colChatCalls} {
+	for _, name := range []string{colDeliveries, colHistory, colSubscriptions, colRetries, colMigrations, colCards, colCardNotes, colFates, colHeld, colTold, colCleanup, colChannelAdmins, colChatCalls, colCallSlots} {
 		iv := s.db.Collection(name).Indexes()
 		specs, err := iv.ListSpecifications(ctx)
 		if err != nil {
