@@ -27,6 +27,8 @@ func TestReplayRecordedHistories(t *testing.T) {
 		"poll_with_events_before_story_records.json",
 		// Recorded before one Bot API call per Send (call-per-send).
 		"delivery_429_then_success_before_call_per_send.json", "delivery_403_removed_before_call_per_send.json",
+		// Recorded before the next page of subscribers was read ahead (prefetch-pages).
+		"delivery_429_then_success_before_prefetch_pages.json", "delivery_403_removed_before_prefetch_pages.json",
 		// A held quiet-hours window: its timer, then the summary (morning-summary).
 		"summary_held_window.json"} {
 		require.Contains(t, files, filepath.Join("testdata", want))
