@@ -17,32 +17,39 @@ import (
 // hears 25 changes in a few messages within its 20 a minute, not over 75
 // seconds. Messages mode keeps one message per change.
 
-// burstGather is how long the first call of a burst in a quiet group
-// waits for the burst's other sends to queue: the earliest of them then
-// goes first and tells the others (the burst's deliveries start within a
-// second or two of each other).
+// burstGather is how long the first call of a burst in a quiet chat waits
+// for the burst's other sends to queue: the earliest of them then goes
+// first (and in cards mode tells the others; the burst's deliveries start
+// within a second or two of each other).
 const burstGather = 2 * time.Second
 
 // gatherFor is how long the first call of in waits in a quiet chat
-// (store.ClaimCallGathering): only a burst's, in a group in cards mode,
-// where folding saves the group's 20 a minute. A private chat takes one
-// a second and gets its own order from the queue once the first went.
-func (a *Activities) gatherFor(in SendInput, r Recipient) time.Duration {
-	if in.Burst == 0 || !r.Cards || r.ChatID >= 0 || in.Step != nil || in.Ticket == "" {
+// (store.ClaimCallGathering): a burst's, so that the earliest of the
+// burst goes first whichever delivery claimed first (the queue orders
+// those that wait, not the first call).
+func (a *Activities) gatherFor(in SendInput) time.Duration {
+	if in.Burst == 0 || in.Step != nil || in.Ticket == "" {
 		return 0
 	}
 	return burstGather
 }
 
-// burstRecheck: a burst's send waiting in a group comes back at least this
-// often. Its turn was reckoned behind every send queued ahead of it, but
-// the call whose turn comes may tell those in its message: the queue
-// then moves on at once (a group's 20th call would wait a minute).
+// folds: in may tell the changes of its burst queued behind it (cards
+// mode).
+func folds(in SendInput, r Recipient) bool {
+	return in.Burst > 0 && r.Cards && in.Step == nil && in.Ticket != ""
+}
+
+// burstRecheck: a burst's send waiting in a chat in cards mode comes back
+// at least this often. Its turn was reckoned behind every send queued
+// ahead of it, but the call whose turn comes may tell those in its
+// message: the queue then moves on at once (a group's 20th call would
+// wait a minute).
 const burstRecheck = 3 * time.Second
 
 // comeBack is when a send told to come back at retryAt claims again.
 func (a *Activities) comeBack(in SendInput, r Recipient, retryAt time.Time) time.Time {
-	if a.gatherFor(in, r) == 0 {
+	if !folds(in, r) {
 		return retryAt
 	}
 	if soon := a.now().Add(burstRecheck); soon.Before(retryAt) {
@@ -64,7 +71,7 @@ const burstSeparator = "\n\n"
 // a saving, never a failure: when anything is unclear, the message goes
 // alone.
 func (a *Activities) foldBehind(ctx context.Context, in SendInput, r Recipient, text string) (string, bool, []string) {
-	if !r.Cards || in.Ticket == "" || in.Step != nil || !strings.HasPrefix(in.EventKey, "component:") {
+	if !folds(in, r) || !strings.HasPrefix(in.EventKey, "component:") {
 		return text, r.Silent, nil
 	}
 	behind, err := a.Store.WaitingBehind(ctx, r.ChatID, callTicket(in), a.now())

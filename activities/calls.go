@@ -58,7 +58,7 @@ func (a *Activities) sendCall(ctx context.Context, in SendInput, r Recipient) (*
 			return nil, retryAt, err
 		}
 		claimed := a.now()
-		c, err := a.Store.ClaimCallGathering(ctx, r.ChatID, ticket, budget, claimed, a.gatherFor(in, r))
+		c, err := a.Store.ClaimCallGathering(ctx, r.ChatID, ticket, budget, claimed, a.gatherFor(in))
 		if err == nil && c.Folded {
 			return nil, time.Time{}, telegram.ErrTold
 		}

@@ -252,13 +252,11 @@ func TestSendPerCallFoldsABurstOfComponentChanges(t *testing.T) {
 				require.NoError(t, v.Get(&r))
 				return &r
 			}
+			// A burst's first call in a quiet chat waits for the others.
 			first := send(ins[0])
-			if mode == store.ModeCards {
-				// A burst's first call in a quiet group waits for the others.
-				require.NotNil(t, first.Next, "the first of a burst gathers the others")
-				time.Sleep(time.Until(first.NotBefore))
-				first = send(ins[0])
-			}
+			require.NotNil(t, first.Next, "the first of a burst gathers the others")
+			time.Sleep(time.Until(first.NotBefore))
+			first = send(ins[0])
 			require.Nil(t, first.Next, "the first goes")
 			var retryAt time.Time
 			for _, in := range ins[1:] { // the others queue behind it
