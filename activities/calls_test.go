@@ -98,11 +98,7 @@ func TestSendPerCallCardChains(t *testing.T) {
 func TestSendPerCallWaitsForTheChatsTurnWithoutCalling(t *testing.T) {
 	w := newWorld(t)
 	ctx := context.Background()
-	e := event.Event{Key: "component:x:major_outage:t", Kind: event.KindComponent, ComponentName: "API", OldStatus: "operational", NewStatus: "major_outage"}
-	_, err := w.env.ExecuteActivity(w.a.PrepareMessage, e)
-	require.NoError(t, err)
-	_, err = w.st.Subscribe(ctx, 1, 0, time.Now())
-	require.NoError(t, err)
+	e := componentNotice(t, w, 1)
 	c, err := w.st.ClaimCall(ctx, 1, "another worker's call", telegram.BudgetOf(1), time.Now())
 	require.NoError(t, err)
 	require.True(t, c.OK)
@@ -126,12 +122,7 @@ func TestSendPerCallWaitsForTheChatsTurnWithoutCalling(t *testing.T) {
 // the supergroup, as a single Send's does.
 func TestSendPerCallAfterAMove(t *testing.T) {
 	w := newWorld(t)
-	ctx := context.Background()
-	e := event.Event{Key: "component:x:major_outage:t", Kind: event.KindComponent, ComponentName: "API", OldStatus: "operational", NewStatus: "major_outage"}
-	_, err := w.env.ExecuteActivity(w.a.PrepareMessage, e)
-	require.NoError(t, err)
-	_, err = w.st.Subscribe(ctx, -3, 0, time.Now())
-	require.NoError(t, err)
+	e := componentNotice(t, w, -3)
 	w.tg.FailChat(-3, func(int) *fakes.APIError { return fakes.Upgraded(-1003) })
 	w.tg.FailChat(-1003, func(n int) *fakes.APIError {
 		if n == 1 {
@@ -195,12 +186,7 @@ func waitUntil(_ context.Context, t time.Time) error {
 // of the incident, waited for ever.
 func TestSendPerCallBurstEndsAcrossTurns(t *testing.T) {
 	w := newWorld(t)
-	ctx := context.Background()
-	e := event.Event{Key: "component:x:major_outage:t", Kind: event.KindComponent, ComponentName: "API", OldStatus: "operational", NewStatus: "major_outage"}
-	_, err := w.env.ExecuteActivity(w.a.PrepareMessage, e)
-	require.NoError(t, err)
-	_, err = w.st.Subscribe(ctx, 7, 0, time.Now())
-	require.NoError(t, err)
+	e := componentNotice(t, w, 7)
 	var calls atomic.Int32
 	w.tg.FailChat(7, func(int) *fakes.APIError { calls.Add(1); return fakes.ErrInternal })
 
@@ -214,7 +200,7 @@ func TestSendPerCallBurstEndsAcrossTurns(t *testing.T) {
 	env.ExecuteWorkflow(sendBurst, activities.SendInput{EventKey: e.Key, Recipient: activities.Recipient{Key: "7", ChatID: 7},
 		PerCall: true, Ticket: "t", Attempts: attempts})
 	require.True(t, env.IsWorkflowCompleted())
-	err = env.GetWorkflowError()
+	err := env.GetWorkflowError()
 	var ae *temporal.ApplicationError
 	require.ErrorAs(t, err, &ae, "the burst ends with the send's failure")
 	require.Equal(t, activities.ErrTypeTransient, ae.Type())
@@ -290,4 +276,15 @@ func TestSendPerCallFoldsABurstOfComponentChanges(t *testing.T) {
 			require.Zero(t, w.tg.TooManyCount())
 		})
 	}
+}
+
+// componentNotice prepares a component change's notice and subscribes chat.
+func componentNotice(t *testing.T, w *world, chat int64) event.Event {
+	t.Helper()
+	e := event.Event{Key: "component:x:major_outage:t", Kind: event.KindComponent, ComponentName: "API", OldStatus: "operational", NewStatus: "major_outage"}
+	_, err := w.env.ExecuteActivity(w.a.PrepareMessage, e)
+	require.NoError(t, err)
+	_, err = w.st.Subscribe(context.Background(), chat, 0, time.Now())
+	require.NoError(t, err)
+	return e
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"github.com/openai-status-bot/statusbot/internal/store"
 	"github.com/openai-status-bot/statusbot/internal/telegram"
@@ -192,11 +193,8 @@ func TestClaimCallQueuesInTicketOrder(t *testing.T) {
 // other's by the duplicate insert, and the turns granted keep the group's
 // budget whichever process claims.
 func TestClaimCallTwoProcessesShareAGroupsBudget(t *testing.T) {
-	a, db := testenv.StoreAndDatabase(t)
+	a, b, _ := twoProcesses(t)
 	ctx := context.Background()
-	b, err := store.Open(ctx, testenv.MongoURI(t), db.Name())
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = b.Close(5 * time.Second) })
 	const group = int64(-4343)
 	budget := telegram.BudgetOf(group)
 	now := time.Now().UTC().Truncate(time.Millisecond)
@@ -249,11 +247,8 @@ func TestClaimCallOfAQuietChatIsOneInsert(t *testing.T) {
 // deleted, and a claim of any process starts it again at version 1; a
 // chat that called recently, or has a turn waiting, keeps them.
 func TestQuietChatsArePrunedWhole(t *testing.T) {
-	a, db := testenv.StoreAndDatabase(t)
+	a, b, db := twoProcesses(t)
 	ctx := context.Background()
-	b, err := store.Open(ctx, testenv.MongoURI(t), db.Name())
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = b.Close(5 * time.Second) })
 	now := time.Now().UTC().Truncate(time.Millisecond)
 	const quiet, busy = int64(501), int64(-502)
 	for i := range 3 {
@@ -319,11 +314,8 @@ func TestClaimCallGatheringLetsTheEarliestGoFirst(t *testing.T) {
 // once get distinct ones, one an interval apart, so no second holds more
 // calls than the rate; none free within the horizon says so.
 func TestTakeCallSlotSpacesTheWholeCluster(t *testing.T) {
-	a, db := testenv.StoreAndDatabase(t)
+	a, b, _ := twoProcesses(t)
 	ctx := context.Background()
-	b, err := store.Open(ctx, testenv.MongoURI(t), db.Name())
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = b.Close(5 * time.Second) })
 	const interval = 40 * time.Millisecond // 25 a second
 	now := time.Now().UTC()
 	var mu sync.Mutex
@@ -363,4 +355,14 @@ func fakesBusiest(at []time.Time) int {
 		most = max(most, n)
 	}
 	return most
+}
+
+// twoProcesses are two stores on one database, as two worker processes
+// have, and a plain handle on it.
+func twoProcesses(t *testing.T) (*store.Store, *store.Store, *mongo.Database) {
+	a, db := testenv.StoreAndDatabase(t)
+	b, err := store.Open(context.Background(), testenv.MongoURI(t), db.Name())
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = b.Close(5 * time.Second) })
+	return a, b, db
 }
