@@ -116,27 +116,8 @@ func groupKeys(keys []string) (level int, groups map[int][]string) {
 // bounded to the bucket's keys. One key: one equality on keyField itself,
 // which finds documents written before buckets too.
 func findByKeys[T any](ctx context.Context, c *mongo.Collection, what string, filter bson.D, keyField string, keys []string, opts ...options.Lister[options.FindOptions]) ([]T, error) {
-	if len(keys) == 0 {
-		return nil, nil
-	}
-	if len(keys) == 1 {
-		return findAll[T](ctx, c, what, append(slices.Clone(filter), bson.E{Key: keyField, Value: keys[0]}), opts...)
-	}
-	level, groups := groupKeys(keys)
-	if len(groups) > maxGroups {
-		// Keys from all over (a retry round, a small audience's page): one
-		// $in, as before buckets. A read per key made SQLite scan the
-		// collection once per key.
-		return findAll[T](ctx, c, what, append(slices.Clone(filter), bson.E{Key: keyField, Value: bson.D{{Key: "$in", Value: keys}}}), opts...)
-	}
-	buckets := make([]int, 0, len(groups))
-	for b := range groups {
-		buckets = append(buckets, b)
-	}
-	slices.Sort(buckets)
 	var out []T
-	for _, b := range buckets {
-		f := append(slices.Clone(filter), bson.E{Key: bucketField(level), Value: b}, bson.E{Key: keyField, Value: bson.D{{Key: "$in", Value: groups[b]}}})
+	for _, f := range keyFilters(filter, keyField, keys) {
 		rows, err := findAll[T](ctx, c, what, f, opts...)
 		if err != nil {
 			return nil, err
@@ -144,6 +125,35 @@ func findByKeys[T any](ctx context.Context, c *mongo.Collection, what string, fi
 		out = append(out, rows...)
 	}
 	return out, nil
+}
+
+// keyFilters are the filters that select keys (with filter) the way
+// findByKeys reads them: one per bucket of the keys, so the server reads
+// by the bucket's index, not the whole collection.
+func keyFilters(filter bson.D, keyField string, keys []string) []bson.D {
+	if len(keys) == 0 {
+		return nil
+	}
+	if len(keys) == 1 {
+		return []bson.D{append(slices.Clone(filter), bson.E{Key: keyField, Value: keys[0]})}
+	}
+	level, groups := groupKeys(keys)
+	if len(groups) > maxGroups {
+		// Keys from all over (a retry round, a small audience's page): one
+		// $in, as before buckets. A read per key made SQLite scan the
+		// collection once per key.
+		return []bson.D{append(slices.Clone(filter), bson.E{Key: keyField, Value: bson.D{{Key: "$in", Value: keys}}})}
+	}
+	buckets := make([]int, 0, len(groups))
+	for b := range groups {
+		buckets = append(buckets, b)
+	}
+	slices.Sort(buckets)
+	out := make([]bson.D, 0, len(buckets))
+	for _, b := range buckets {
+		out = append(out, append(slices.Clone(filter), bson.E{Key: bucketField(level), Value: b}, bson.E{Key: keyField, Value: bson.D{{Key: "$in", Value: groups[b]}}}))
+	}
+	return out
 }
 
 // A page cursor in bucket order: "~level/bucket/after-key". A cursor
