@@ -47,6 +47,11 @@ type Event struct {
 	// appeared after the baseline in its normal state).
 	Notify  bool   `json:"notify"`
 	PageURL string `json:"page_url,omitempty"`
+	// Page names the status page the event is of (STATUS_PAGES); empty for
+	// the legacy page, whose keys and IDs are today's (pages.Scope).
+	// Activities choose the page's fetcher, snapshot and followers by it,
+	// not by the key's text.
+	Page string `json:"page,omitempty"`
 	// Burst is the place (from 1) of a component change among several the
 	// same poll found (a large outage), in the order of their tickets;
 	// 0: not of a burst. A chat in cards mode hears a burst in few
