@@ -9,6 +9,7 @@ import (
 
 	"go.temporal.io/sdk/client"
 
+	"github.com/openai-status-bot/statusbot/internal/pages"
 	"github.com/openai-status-bot/statusbot/internal/statuspage"
 	"github.com/openai-status-bot/statusbot/internal/store"
 	"github.com/openai-status-bot/statusbot/internal/telegram"
@@ -25,6 +26,9 @@ const (
 type Activities struct {
 	Store    *store.Store
 	Page     statuspage.Fetcher
+	// Pages is the pages on offer and which is legacy (STATUS_PAGES;
+	// docs/pages.md). The worker fills it; empty means Page alone, legacy.
+	Pages pages.Offer
 	Telegram *telegram.Sender
 	// Temporal lets a delivery wait for its predecessor.
 	Temporal client.Client

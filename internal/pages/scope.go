@@ -33,3 +33,49 @@ func Unscope(id string) (page, bare string) {
 	}
 	return "", id
 }
+
+// Offer is the pages a deployment offers, the default first, and which of
+// them is the legacy page (its name; the worker records it the first time it
+// runs with STATUS_PAGES, see docs/pages.md). Everything that turns a page's
+// name into an event's Page or a scoped identifier goes through it, so that
+// the legacy page is told apart in one place.
+type Offer struct {
+	List   []Page
+	Legacy string
+}
+
+// SingleOffer is the offer of a deployment without STATUS_PAGES: one page, legacy.
+func SingleOffer(p Page) Offer { return Offer{List: []Page{p}, Legacy: p.Name} }
+
+// Default is the page new chats follow.
+func (o Offer) Default() Page {
+	if len(o.List) == 0 {
+		return Page{}
+	}
+	return o.List[0]
+}
+
+// EventPage is what event.Event.Page holds for the page named name: "" for
+// the legacy page.
+func (o Offer) EventPage(name string) string {
+	if name == o.Legacy {
+		return ""
+	}
+	return name
+}
+
+// NameOf is the name of the page an event.Event.Page names ("" is the legacy
+// page).
+func (o Offer) NameOf(eventPage string) string {
+	if eventPage == "" {
+		return o.Legacy
+	}
+	return eventPage
+}
+
+// Scope scopes a page's identifier by the page's name (pages.Scope, with
+// the legacy page's identifiers unchanged).
+func (o Offer) Scope(name, id string) string { return Scope(o.EventPage(name), id) }
+
+// Find returns the offered page with the name.
+func (o Offer) Find(name string) (Page, bool) { return Find(o.List, name) }

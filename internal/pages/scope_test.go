@@ -56,3 +56,31 @@ func FuzzScope(f *testing.F) {
 		}
 	})
 }
+
+func TestOfferTellsTheLegacyPageApart(t *testing.T) {
+	o := Offer{List: []Page{{Name: "github"}, {Name: "openai"}}, Legacy: "openai"}
+	if got := o.Default().Name; got != "github" {
+		t.Errorf("Default = %q, want the first page", got)
+	}
+	if got := o.EventPage("openai"); got != "" {
+		t.Errorf("EventPage(legacy) = %q, want empty", got)
+	}
+	if got := o.EventPage("github"); got != "github" {
+		t.Errorf("EventPage(github) = %q", got)
+	}
+	if got := o.NameOf(""); got != "openai" {
+		t.Errorf("NameOf(\"\") = %q, want the legacy page's name", got)
+	}
+	if got := o.Scope("openai", "incident:x:u:v"); got != "incident:x:u:v" {
+		t.Errorf("Scope(legacy) = %q, want unchanged", got)
+	}
+	if got := o.Scope("github", "incident:x:u:v"); got != "github/incident:x:u:v" {
+		t.Errorf("Scope(github) = %q", got)
+	}
+	if _, ok := o.Find("gitlab"); ok {
+		t.Error("Find found a page that is not offered")
+	}
+	if got := SingleOffer(Page{Name: "openai"}); got.EventPage("openai") != "" || got.Default().Name != "openai" {
+		t.Errorf("SingleOffer = %+v: its one page must be legacy and default", got)
+	}
+}
