@@ -20,6 +20,9 @@ const (
 	ErrTypeRateLimited      = "RateLimited"
 	ErrTypePermanentMessage = "PermanentMessageError"
 	ErrTypeTransient        = "TransientSendError"
+	// ErrTypeNotYet: a call's turn in its chat, or its slot of the bot's
+	// budget, has not come; the activity comes back then (NextRetryDelay).
+	ErrTypeNotYet = "NotYet"
 )
 
 // Activities holds the dependencies; register one instance per worker.

@@ -53,29 +53,7 @@ func (a *Activities) sendCall(ctx context.Context, in SendInput, r Recipient) (*
 	budget := telegram.BudgetOf(r.ChatID)
 	ticket := callTicket(in)
 	// The chat's turn is taken right before the call (in the sender).
-	ctx = telegram.WithTurn(ctx, func(ctx context.Context) (func(time.Time), time.Time, error) {
-		if retryAt, err := a.callSlot(ctx); err != nil || !retryAt.IsZero() {
-			return nil, retryAt, err
-		}
-		claimed := a.now()
-		c, err := a.Store.ClaimCallGathering(ctx, r.ChatID, ticket, budget, claimed, a.gatherFor(in))
-		if err == nil && c.Folded {
-			return nil, time.Time{}, telegram.ErrTold
-		}
-		if err != nil || !c.OK {
-			return nil, c.RetryAt, err
-		}
-		return func(started time.Time) {
-			if started.Sub(claimed) <= store.ConfirmAfter {
-				return
-			}
-			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-			defer cancel()
-			if err := a.Store.ConfirmCall(cctx, r.ChatID, ticket, started); err != nil {
-				activity.GetLogger(ctx).Info("could not confirm a call's start", "error", err)
-			}
-		}, time.Time{}, nil
-	})
+	ctx = telegram.WithTurn(ctx, a.chatTurn(r.ChatID, ticket, budget, a.gatherFor(in)))
 	var moved *Recipient
 	if in.Moved {
 		moved = &r
@@ -109,6 +87,38 @@ func (a *Activities) sendCall(ctx context.Context, in SendInput, r Recipient) (*
 		res.NotBefore = a.now().Add(budget.Interval) // the chat's next turn at the earliest
 	}
 	return res, nil
+}
+
+// chatTurn takes, right before a call, a slot of the bot's budget for the
+// whole cluster and then the chat's turn for ticket (store.ClaimCall): a
+// call of every kind, a notice or a morning summary, counts against both.
+func (a *Activities) chatTurn(chatID int64, ticket string, budget store.ChatBudget, gather time.Duration) telegram.Turn {
+	return func(ctx context.Context) (func(time.Time), time.Time, error) {
+		if retryAt, err := a.callSlot(ctx); err != nil || !retryAt.IsZero() {
+			return nil, retryAt, err
+		}
+		// The sender says when the call started by the wall clock; the
+		// chat's turns are in this process's clock (a.now, a test's too).
+		claimed, claimedWall := a.now(), time.Now()
+		c, err := a.Store.ClaimCallGathering(ctx, chatID, ticket, budget, claimed, gather)
+		if err == nil && c.Folded {
+			return nil, time.Time{}, telegram.ErrTold
+		}
+		if err != nil || !c.OK {
+			return nil, c.RetryAt, err
+		}
+		return func(started time.Time) {
+			late := started.Sub(claimedWall)
+			if late <= store.ConfirmAfter {
+				return
+			}
+			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			defer cancel()
+			if err := a.Store.ConfirmCall(cctx, chatID, ticket, claimed.Add(late)); err != nil {
+				activity.GetLogger(ctx).Info("could not confirm a call's start", "error", err)
+			}
+		}, time.Time{}, nil
+	}
 }
 
 // call makes the call of in: the step named, or the first of a delivery

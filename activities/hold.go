@@ -7,10 +7,12 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/openai-status-bot/statusbot/internal/event"
 	"github.com/openai-status-bot/statusbot/internal/notice"
 	"github.com/openai-status-bot/statusbot/internal/store"
+	"github.com/openai-status-bot/statusbot/internal/telegram"
 )
 
 // Morning summary: a chat whose quiet hours hold (store.Settings.QuietHold)
@@ -73,7 +75,15 @@ func (a *Activities) SendMorningSummary(ctx context.Context, in SummaryInput) (b
 		return false, err
 	}
 	text := MorningSummary(held, notice.Zone(sub.Settings))
-	if err := a.Telegram.Send(ctx, sub.ChatID, sub.ThreadID, text); err != nil {
+	// The summary is a call like any other: it takes its slot of the bot's
+	// budget and its turn in the chat, or comes back when they are free.
+	tctx := telegram.WithTurn(ctx, a.chatTurn(sub.ChatID, summaryTicket(in), telegram.BudgetOf(sub.ChatID), 0))
+	if err := a.Telegram.Send(tctx, sub.ChatID, sub.ThreadID, text); err != nil {
+		var se *telegram.SendError
+		if errors.As(err, &se) && se.Outcome == telegram.NotYet {
+			return false, temporal.NewApplicationErrorWithOptions("the chat's turn has not come", ErrTypeNotYet,
+				temporal.ApplicationErrorOptions{NextRetryDelay: max(time.Second, se.RetryAt.Sub(a.now()))})
+		}
 		r := Recipient{Key: sub.Key, ChatID: sub.ChatID, ThreadID: sub.ThreadID}
 		_, ferr := a.failed(ctx, err, r, nil)
 		return false, ferr
@@ -94,6 +104,13 @@ func (a *Activities) SendMorningSummary(ctx context.Context, in SummaryInput) (b
 		activity.GetLogger(ctx).Warn("could not forget held notices (pruned later)", "error", err)
 	}
 	return true, nil
+}
+
+// summaryTicket names a morning summary in its chat's queue of turns, at
+// the end of its window: after the notices of the night, before the
+// morning's.
+func summaryTicket(in SummaryInput) string {
+	return in.Window.UTC().Format("2006-01-02T15:04:05.000Z") + "|summary|" + in.Sub + "|" + callFirst
 }
 
 // storyTitle names the incident, maintenance or component of e.

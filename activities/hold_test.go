@@ -6,11 +6,13 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/openai-status-bot/statusbot/activities"
 	"github.com/openai-status-bot/statusbot/internal/event"
 	"github.com/openai-status-bot/statusbot/internal/notice"
 	"github.com/openai-status-bot/statusbot/internal/store"
+	"github.com/openai-status-bot/statusbot/internal/telegram"
 )
 
 // In a held window the send calls no Bot API: it records the notice (a
@@ -75,9 +77,53 @@ func TestSendHoldsThenOneSummary(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, held, "forgotten once told")
 
-	// Outside the window: sent as usual.
-	_, err = w.env.ExecuteActivity(w.a.Send, activities.SendInput{EventKey: up.Key, PerCall: true,
+	// Outside the window: sent as usual, a turn after the summary.
+	now = now.Add(2 * time.Second)
+	v, err := w.env.ExecuteActivity(w.a.Send, activities.SendInput{EventKey: up.Key, PerCall: true,
 		Recipient: activities.Recipient{Key: key, ChatID: chat, Quiet: q}})
 	require.NoError(t, err)
+	var res activities.SendResult
+	require.NoError(t, v.Get(&res))
+	require.Nil(t, res.Next, "the chat's turn has come")
 	require.Len(t, w.tg.MessagesTo(chat, 0), 2)
+}
+
+// A morning summary is a call like a notice: it takes the chat's turn
+// (and the bot's slot), so right after another call in the chat it waits
+// its turn instead of going over the chat's limit, and then goes once.
+func TestMorningSummaryTakesItsChatsTurn(t *testing.T) {
+	w := newWorld(t)
+	w.tg.RealLimits()
+	ctx := context.Background()
+	window := time.Date(2026, 3, 9, 7, 0, 0, 0, time.UTC)
+	now := window
+	w.a.Now = func() time.Time { return now }
+	const chat = 4402
+	_, err := w.st.Subscribe(ctx, chat, 0, now.Add(-time.Hour))
+	require.NoError(t, err)
+	key := store.SubscriberKey(chat, 0)
+	require.NoError(t, w.st.HoldNotice(ctx, store.Held{Sub: key, Window: window, Event: "component:api:down", Story: "component:api",
+		Title: "API", Summary: "Component change: API, Operational → Major outage", Opens: true, EventAt: window.Add(-time.Hour), At: window.Add(-time.Hour)}))
+
+	// Another call in the chat has just taken its turn.
+	c, err := w.st.ClaimCall(ctx, chat, "2026-03-09T06:59:59.000Z|component:x|"+key+"|first", telegram.BudgetOf(chat), now)
+	require.NoError(t, err)
+	require.True(t, c.OK)
+
+	_, err = w.env.ExecuteActivity(w.a.SendMorningSummary, activities.SummaryInput{Sub: key, Window: window})
+	var ae *temporal.ApplicationError
+	require.ErrorAs(t, err, &ae, "the summary waits for the chat's turn")
+	require.Equal(t, activities.ErrTypeNotYet, ae.Type())
+	require.Empty(t, w.tg.MessagesTo(chat, 0), "no call before the chat's turn")
+	held, err := w.st.HeldNotices(ctx, key, window)
+	require.NoError(t, err)
+	require.Len(t, held, 1, "nothing forgotten while waiting")
+
+	now = now.Add(1100 * time.Millisecond)
+	v, err := w.env.ExecuteActivity(w.a.SendMorningSummary, activities.SummaryInput{Sub: key, Window: window})
+	require.NoError(t, err)
+	var sent bool
+	require.NoError(t, v.Get(&sent))
+	require.True(t, sent)
+	require.Len(t, w.tg.MessagesTo(chat, 0), 1, "one summary, once its turn came")
 }
