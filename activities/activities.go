@@ -27,11 +27,11 @@ const (
 
 // Activities holds the dependencies; register one instance per worker.
 type Activities struct {
-	Store    *store.Store
-	Page     statuspage.Fetcher
+	Store *store.Store
+	Page  statuspage.Fetcher
 	// Pages is the pages on offer and which is legacy (STATUS_PAGES;
 	// docs/pages.md). The worker fills it; empty means Page alone, legacy.
-	Pages pages.Offer
+	Pages    pages.Offer
 	Telegram *telegram.Sender
 	// Temporal lets a delivery wait for its predecessor.
 	Temporal client.Client
