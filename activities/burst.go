@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/openai-status-bot/statusbot/internal/event"
 	"go.temporal.io/sdk/activity"
 )
 
@@ -71,7 +72,7 @@ const burstSeparator = "\n\n"
 // a saving, never a failure: when anything is unclear, the message goes
 // alone.
 func (a *Activities) foldBehind(ctx context.Context, in SendInput, r Recipient, text string) (string, bool, []string) {
-	if !folds(in, r) || !strings.HasPrefix(in.EventKey, "component:") {
+	if !folds(in, r) || !keyIs(in.EventKey, event.KindComponent) {
 		return text, r.Silent, nil
 	}
 	behind, err := a.Store.WaitingBehind(ctx, r.ChatID, callTicket(in), a.now())
@@ -85,7 +86,7 @@ func (a *Activities) foldBehind(ctx context.Context, in SendInput, r Recipient, 
 		// gap (one not queued yet goes later, after those before it): the
 		// order of the burst holds.
 		ev, sub, call, ok := parseTicket(t)
-		if !ok || sub != r.Key || call != callFirst || !strings.HasPrefix(ev, "component:") || burstOf(t) != in.Burst+len(folds)+1 {
+		if !ok || sub != r.Key || call != callFirst || !keyIs(ev, event.KindComponent) || burstOf(t) != in.Burst+len(folds)+1 {
 			break
 		}
 		if f, err := a.foldOf(ctx, ev); err != nil || f != nil {

@@ -83,7 +83,7 @@ func (a *Activities) prepareCard(ctx context.Context, e event.Event) error {
 // prepared before cards existed): sent as a message. Event and Steps stay
 // for a chat's card with component notes (cardText).
 func (a *Activities) cardTextsOf(ctx context.Context, eventKey, zone string) (*cardTexts, error) {
-	if !strings.HasPrefix(eventKey, "incident:") {
+	if !keyIs(eventKey, event.KindIncident) {
 		return nil, nil
 	}
 	t, err := readPrepared[cardTexts](ctx, a, eventKey+cardSuffix, "card")

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"strings"
 	"time"
 
 	"go.temporal.io/sdk/activity"
@@ -138,7 +137,7 @@ func (a *Activities) prepareFold(ctx context.Context, e event.Event) error {
 
 // foldOf returns where a component event folds; nil for none.
 func (a *Activities) foldOf(ctx context.Context, eventKey string) (*foldTexts, error) {
-	if !strings.HasPrefix(eventKey, "component:") {
+	if !keyIs(eventKey, event.KindComponent) {
 		return nil, nil
 	}
 	return readPrepared[foldTexts](ctx, a, eventKey+foldSuffix, "fold")
