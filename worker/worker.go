@@ -237,7 +237,7 @@ func scheduleAction(cfg *config.Config, p pages.Page, eventPage string) *client.
 	return &client.ScheduleWorkflowAction{
 		ID:                 workflows.PagePollWorkflowID(eventPage),
 		Workflow:           workflows.PollWorkflow,
-		Args:               []any{workflows.PollInput{Page: p.Name}},
+		Args:               []any{&workflows.PollInput{Page: p.Name}},
 		TaskQueue:          cfg.TemporalTaskQueue,
 		WorkflowRunTimeout: PollRunTimeout(cfg.PollInterval),
 		StaticSummary:      "Poll the status page " + p.Name + " (" + hostOf(p.URL) + ")",
