@@ -80,13 +80,15 @@ func PollWorkflow(ctx workflow.Context, in *PollInput) (*PollResult, error) {
 	if in != nil {
 		page = in.Page
 	}
-	// Before pages the detection took no input; a run recorded then replays
-	// as it ran (and read the legacy page, as a run without input does).
-	// By name: the SDK checks a function's arguments, and it takes one now.
-	var detect any = "DetectEvents"
-	var detectArgs []any
-	if workflow.GetVersion(ctx, pagesChange, workflow.DefaultVersion, 1) != workflow.DefaultVersion {
-		detect, detectArgs = a.DetectEvents, []any{activities.DetectInput{Page: page}}
+	// Runs from before pages took no input and detected without one; one
+	// recorded then replays as it ran (by name: the SDK checks a function's
+	// arguments, and it takes one now). Every run a Schedule starts since
+	// carries its page, and skips the version check: its marker and
+	// search-attribute upsert would add two events to every poll's history.
+	var detect any = a.DetectEvents
+	detectArgs := []any{activities.DetectInput{Page: page}}
+	if in == nil && workflow.GetVersion(ctx, pagesChange, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		detect, detectArgs = "DetectEvents", nil
 	}
 	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: 2 * time.Minute,
