@@ -28,7 +28,11 @@ const (
 // Activities holds the dependencies; register one instance per worker.
 type Activities struct {
 	Store *store.Store
-	Page  statuspage.Fetcher
+	// Page reads the legacy page when Fetchers has no fetcher for it (the
+	// one page of a deployment without STATUS_PAGES, tests).
+	Page statuspage.Fetcher
+	// Fetchers reads each listed page, by name.
+	Fetchers map[string]statuspage.Fetcher
 	// Pages is the pages on offer and which is legacy (STATUS_PAGES;
 	// docs/pages.md). The worker fills it; empty means Page alone, legacy.
 	Pages    pages.Offer
@@ -41,12 +45,14 @@ type Activities struct {
 	// BlindAfter is how long a part of the page may fail before the poll
 	// reports it as a blind spot (three poll intervals).
 	BlindAfter time.Duration
-	// Cadence, when set, is told after every poll whether an incident is
-	// open, so the Schedule polls faster while one is.
-	Cadence func(ctx context.Context, incidentOpen bool) error
-	// Reminders, when set, is given every page read, to keep one reminder
+	// Cadence, when set, is told after every poll of a page (by name)
+	// whether an incident is open on it, so that page's Schedule polls
+	// faster while one is.
+	Cadence func(ctx context.Context, page string, incidentOpen bool) error
+	// Reminders, when set, is given every page read (and its
+	// event.Event.Page: "" for the legacy page), to keep one reminder
 	// workflow per scheduled maintenance (worker/reminders.go).
-	Reminders func(ctx context.Context, page *statuspage.Page) error
+	Reminders func(ctx context.Context, eventPage string, page *statuspage.Page) error
 	// StartSummary starts (or finds running) the morning summary workflow
 	// of a chat's held quiet-hours window (hold.go, worker.go).
 	StartSummary func(ctx context.Context, in SummaryInput) error

@@ -50,7 +50,7 @@ func newWorld(t *testing.T) *world {
 }
 
 func (w *world) detect(t *testing.T) *activities.Detection {
-	v, err := w.env.ExecuteActivity(w.a.DetectEvents)
+	v, err := w.env.ExecuteActivity(w.a.DetectEvents, activities.DetectInput{})
 	require.NoError(t, err)
 	var d activities.Detection
 	require.NoError(t, v.Get(&d))
@@ -102,7 +102,7 @@ func TestDetectEventsFailsOnlyWhenBothEndpointsFail(t *testing.T) {
 	require.NotEmpty(t, d.IncidentsErr)
 
 	w.page.Fault("summary.json", fakes.MalformedJSON)
-	_, err := w.env.ExecuteActivity(w.a.DetectEvents)
+	_, err := w.env.ExecuteActivity(w.a.DetectEvents, activities.DetectInput{})
 	require.Error(t, err)
 }
 

@@ -46,7 +46,7 @@ func (a *Activities) prepareCard(ctx context.Context, e event.Event) error {
 	if e.Kind != event.KindIncident {
 		return nil
 	}
-	snap, err := a.Store.LatestSnapshot(ctx)
+	snap, err := a.snapshotFor(ctx, e)
 	if err != nil {
 		return err
 	}

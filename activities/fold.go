@@ -112,7 +112,7 @@ func (a *Activities) prepareFold(ctx context.Context, e event.Event) error {
 	if e.Kind != event.KindComponent {
 		return nil
 	}
-	snap, err := a.Store.LatestSnapshot(ctx)
+	snap, err := a.snapshotFor(ctx, e)
 	if err != nil || snap == nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/internal/pages"
 	"github.com/openai-status-bot/statusbot/internal/store"
 )
 
@@ -40,19 +41,25 @@ type ReminderPlan struct {
 // this one and the previous reminder's. Checked right before every
 // reminder, so one for a window that was cancelled or moved never goes out
 // even if its signal was lost.
+//
+// The maintenance ID of a page other than the legacy one is scoped
+// (pages.Scope), as its reminder workflow's ID is: that page's snapshot is
+// read, and the window comes back scoped.
 func (a *Activities) PlanReminder(ctx context.Context, in ReminderPlanInput) (*ReminderPlan, error) {
-	snap, err := a.Store.LatestSnapshot(ctx)
+	page, id := pages.Unscope(in.MaintenanceID)
+	snap, err := a.Store.PageDocs(page).LatestSnapshot(ctx)
 	if err != nil {
 		return nil, err
 	}
 	plan := &ReminderPlan{}
 	start, components := in.Start, in.Components
 	if snap != nil {
-		state, up := event.MaintenanceNow(&snap.Page, in.MaintenanceID)
+		state, up := event.MaintenanceNow(&snap.Page, id)
 		switch state {
 		case event.NoLongerScheduled:
 			return &ReminderPlan{Gone: true}, nil
 		case event.StillScheduled:
+			up.Template = up.Template.Scoped(page)
 			plan.Window, components = up, up.Template.ComponentIDs
 			if !up.Start.Equal(in.Start) {
 				return plan, nil // moved: the workflow plans afresh from now

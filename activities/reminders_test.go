@@ -24,7 +24,7 @@ func TestPlanReminderFollowsThePage(t *testing.T) {
 	t.Cleanup(io.Close)
 	w.a.Page = statuspage.NewIncidentIO(io.URL(), 2*time.Second)
 	var told []*statuspage.Page
-	w.a.Reminders = func(_ context.Context, p *statuspage.Page) error { told = append(told, p); return nil }
+	w.a.Reminders = func(_ context.Context, _ string, p *statuspage.Page) error { told = append(told, p); return nil }
 	_, err := w.st.Subscribe(ctx, 42, 0, time.Now())
 	require.NoError(t, err)
 	c, err := store.SetReminders(true, 30)

@@ -471,6 +471,13 @@ type historyCounts struct {
 // all) that is closed and not yet in counted.
 func countHistories(t testing.TB, s *testenv.Stack, counted map[string]bool, wfType string) historyCounts {
 	t.Helper()
+	return countHistoriesOf(t, s, counted, wfType, "")
+}
+
+// countHistoriesOf is countHistories for the runs whose workflow ID starts
+// with idPrefix ("" for all): one page's polls.
+func countHistoriesOf(t testing.TB, s *testenv.Stack, counted map[string]bool, wfType, idPrefix string) historyCounts {
+	t.Helper()
 	ctx := context.Background()
 	q := "ExecutionStatus != 'Running'"
 	if wfType != "" {
@@ -485,7 +492,7 @@ func countHistories(t testing.TB, s *testenv.Stack, counted map[string]bool, wfT
 		}
 		for _, ex := range resp.GetExecutions() {
 			id, run := ex.GetExecution().GetWorkflowId(), ex.GetExecution().GetRunId()
-			if counted[run] {
+			if counted[run] || !strings.HasPrefix(id, idPrefix) {
 				continue
 			}
 			counted[run] = true

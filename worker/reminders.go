@@ -27,19 +27,36 @@ type reminderSync struct {
 	taskQueue string
 
 	mu   sync.Mutex
-	told map[string]string // maintenance ID → window signature
+	told map[string]map[string]string // event page → (scoped) maintenance ID → window signature
 }
 
 func newReminderSync(c client.Client, taskQueue string) *reminderSync {
-	return &reminderSync{c: c, taskQueue: taskQueue, told: map[string]string{}}
+	return &reminderSync{c: c, taskQueue: taskQueue, told: map[string]map[string]string{}}
 }
 
-// Sync is called after every poll with the page it read.
-func (rs *reminderSync) Sync(ctx context.Context, page *statuspage.Page) error {
+// toldOf is what the page's reminder workflows were told (rs.mu held).
+func (rs *reminderSync) toldOf(eventPage string) map[string]string {
+	told := rs.told[eventPage]
+	if told == nil {
+		told = map[string]string{}
+		rs.told[eventPage] = told
+	}
+	return told
+}
+
+// Sync is called after every poll with the page it read and its
+// event.Event.Page ("" for the legacy page). A page other than the legacy
+// one has its maintenances scoped (event.Event.Scoped): their workflows
+// are reminder/<page>/<id>, and each page's cancels concern its own.
+func (rs *reminderSync) Sync(ctx context.Context, eventPage string, page *statuspage.Page) error {
 	now := time.Now()
 	complete := page.IncidentsErr == "" && page.MaintenancesErr == ""
+	scheduled := event.UpcomingMaintenances(page, time.Time{})
+	for i := range scheduled {
+		scheduled[i].Template = scheduled[i].Template.Scoped(eventPage)
+	}
 	rs.mu.Lock()
-	tell, cancel := reminderChanges(rs.told, event.UpcomingMaintenances(page, time.Time{}), now, complete)
+	tell, cancel := reminderChanges(rs.toldOf(eventPage), scheduled, now, complete)
 	rs.mu.Unlock()
 	var errs []error
 	for _, u := range tell {
@@ -47,7 +64,7 @@ func (rs *reminderSync) Sync(ctx context.Context, page *statuspage.Page) error {
 			errs = append(errs, err)
 			continue
 		}
-		rs.remember(u.Template.IncidentID, u.Signature())
+		rs.remember(eventPage, u.Template.IncidentID, u.Signature())
 	}
 	for _, id := range cancel {
 		err := rs.c.SignalWorkflow(ctx, workflows.ReminderWorkflowID(id), "", workflows.SignalReminderCancel, "the page no longer schedules it")
@@ -56,7 +73,7 @@ func (rs *reminderSync) Sync(ctx context.Context, page *statuspage.Page) error {
 			errs = append(errs, fmt.Errorf("temporal: cancel the reminders of %s: %w", id, err))
 			continue
 		}
-		rs.remember(id, "")
+		rs.remember(eventPage, id, "")
 	}
 	return errors.Join(errs...)
 }
@@ -77,14 +94,14 @@ func (rs *reminderSync) tell(ctx context.Context, u event.Upcoming, now time.Tim
 	return nil
 }
 
-func (rs *reminderSync) remember(id, signature string) {
+func (rs *reminderSync) remember(eventPage, id, signature string) {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	if signature == "" {
-		delete(rs.told, id)
+		delete(rs.toldOf(eventPage), id)
 		return
 	}
-	rs.told[id] = signature
+	rs.toldOf(eventPage)[id] = signature
 }
 
 // reminderChanges compares what the reminder workflows were told with the

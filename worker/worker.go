@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"os"
 	"time"
 
@@ -22,6 +23,7 @@ import (
 	"github.com/openai-status-bot/statusbot/activities"
 	"github.com/openai-status-bot/statusbot/internal/config"
 	"github.com/openai-status-bot/statusbot/internal/metrics"
+	"github.com/openai-status-bot/statusbot/internal/pages"
 	"github.com/openai-status-bot/statusbot/internal/statuspage"
 	"github.com/openai-status-bot/statusbot/internal/store"
 	"github.com/openai-status-bot/statusbot/internal/telegram"
@@ -98,16 +100,17 @@ func Run(ctx context.Context, cfg *config.Config, c client.Client, st *store.Sto
 	if err != nil {
 		return err
 	}
-	page, err := statuspage.New(cfg.StatuspageProvider, cfg.StatuspageURL, cfg.HTTPTimeout)
+	offer, err := st.Offer(ctx, cfg.Pages, time.Now())
 	if err != nil {
 		return err
 	}
-	if auto, ok := page.(*statuspage.Auto); ok {
-		auto.OnChoose = func(p string) { log.Info("status page provider chosen", "provider", p, "url", cfg.StatuspageURL) }
+	fetchers, err := pageFetchers(cfg, log)
+	if err != nil {
+		return err
 	}
-	pace := newCadence(c, cfg)
+	pace := newCadences(c, cfg, offer)
 	acts := &activities.Activities{
-		Store: st, Page: page, Telegram: sender, Temporal: c,
+		Store: st, Page: fetchers[offer.Legacy], Fetchers: fetchers, Pages: offer, Telegram: sender, Temporal: c,
 		BlindAfter: 3 * cfg.PollInterval, Cadence: pace.Set, CallInterval: callInterval(cfg.TelegramRateLimit),
 		Reminders: newReminderSync(c, cfg.TemporalTaskQueue).Sync,
 		StartSummary: func(ctx context.Context, in activities.SummaryInput) error {
@@ -154,15 +157,19 @@ func Run(ctx context.Context, cfg *config.Config, c client.Client, st *store.Sto
 		return fmt.Errorf("temporal: start send worker: %w", err)
 	}
 	defer sends.Stop()
-	if err := EnsureSchedule(ctx, c, cfg); err != nil {
+	if err := EnsureSchedules(ctx, c, st, cfg, offer); err != nil {
 		return err
 	}
 	if err := EnsureMaintenanceSchedule(ctx, c, cfg); err != nil {
 		return err
 	}
 	go watchPartitions(ctx, c, cfg.TemporalNamespace, workflows.SendTaskQueue(cfg.TemporalTaskQueue), cfg.TelegramRateLimit, log)
+	names := make([]string, len(cfg.Pages))
+	for i, p := range cfg.Pages {
+		names[i] = p.Name
+	}
 	log.Info("worker running", "task_queue", cfg.TemporalTaskQueue, "poll_interval", cfg.PollInterval.String(),
-		"poll_interval_active", cfg.ActivePollInterval().String(), "statuspage_provider", cfg.StatuspageProvider)
+		"poll_interval_active", cfg.ActivePollInterval().String(), "pages", names, "legacy_page", offer.Legacy)
 	<-ctx.Done()
 	return nil
 }
@@ -192,16 +199,48 @@ func RegisterSearchAttributes(ctx context.Context, c client.Client, namespace st
 	return nil
 }
 
-// ScheduleOptions is the poll Schedule as configured.
+// pageFetchers reads each listed page with its provider (auto: detected,
+// and re-probed, per page).
+func pageFetchers(cfg *config.Config, log *slog.Logger) (map[string]statuspage.Fetcher, error) {
+	out := make(map[string]statuspage.Fetcher, len(cfg.Pages))
+	for _, p := range cfg.Pages {
+		f, err := statuspage.New(p.Provider, p.URL, cfg.HTTPTimeout)
+		if err != nil {
+			return nil, fmt.Errorf("status page %s: %w", p.Name, err)
+		}
+		if auto, ok := f.(*statuspage.Auto); ok {
+			name := p.Name
+			auto.OnChoose = func(provider string) {
+				log.Info("status page provider chosen", "page", name, "provider", provider, "host", hostOf(p.URL))
+			}
+		}
+		out[p.Name] = f
+	}
+	return out, nil
+}
+
+// hostOf is what logs and the Web UI show of a page's URL: its host, never
+// a query or credentials.
+func hostOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(not shown)"
+	}
+	return u.Host
+}
+
+// scheduleSpec is a poll Schedule's spec as configured.
 func scheduleSpec(cfg *config.Config) client.ScheduleSpec { return intervalSpec(cfg.PollInterval) }
 
-func scheduleAction(cfg *config.Config) *client.ScheduleWorkflowAction {
+// scheduleAction is a page's poll (eventPage "" for the legacy page).
+func scheduleAction(cfg *config.Config, p pages.Page, eventPage string) *client.ScheduleWorkflowAction {
 	return &client.ScheduleWorkflowAction{
-		ID:                 workflows.PollWorkflowID,
+		ID:                 workflows.PagePollWorkflowID(eventPage),
 		Workflow:           workflows.PollWorkflow,
+		Args:               []any{&workflows.PollInput{Page: p.Name}},
 		TaskQueue:          cfg.TemporalTaskQueue,
 		WorkflowRunTimeout: PollRunTimeout(cfg.PollInterval),
-		StaticSummary:      "Poll " + cfg.StatuspageURL,
+		StaticSummary:      "Poll the status page " + p.Name + " (" + hostOf(p.URL) + ")",
 	}
 }
 
@@ -216,14 +255,44 @@ func PollRunTimeout(interval time.Duration) time.Duration {
 // catchupWindow is about one interval (the server needs at least 10s).
 func catchupWindow(interval time.Duration) time.Duration { return max(interval, 10*time.Second) }
 
-// EnsureSchedule creates the poll Schedule, or updates its spec and action
-// when it exists. A paused schedule stays paused.
-func EnsureSchedule(ctx context.Context, c client.Client, cfg *config.Config) error {
+// EnsureSchedules gives every listed page its own poll Schedule
+// (statuspage-poll for the legacy page, statuspage-poll/<name> for the
+// others), so a page that fails or hangs holds only its own polls. The
+// Schedules of pages no longer listed are deleted and their checkpoints
+// dropped (store.ForgetPage): listed again later, a page baselines afresh.
+func EnsureSchedules(ctx context.Context, c client.Client, st *store.Store, cfg *config.Config, offer pages.Offer) error {
+	for _, p := range offer.List {
+		if err := EnsureSchedule(ctx, c, cfg, p, offer.EventPage(p.Name)); err != nil {
+			return err
+		}
+	}
+	removed, err := st.RemovedPages(ctx, offer.List)
+	if err != nil {
+		return err
+	}
+	for _, name := range removed {
+		id := workflows.PageScheduleID(offer.EventPage(name))
+		err := c.ScheduleClient().GetHandle(ctx, id).Delete(ctx)
+		var nf *serviceerror.NotFound
+		if err != nil && !errors.As(err, &nf) {
+			return fmt.Errorf("temporal: delete schedule %s of a page no longer listed: %w", id, err)
+		}
+		if err := st.ForgetPage(ctx, name, offer.EventPage(name)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// EnsureSchedule creates a page's poll Schedule, or updates its spec and
+// action when it exists. A paused schedule stays paused.
+func EnsureSchedule(ctx context.Context, c client.Client, cfg *config.Config, p pages.Page, eventPage string) error {
+	id := workflows.PageScheduleID(eventPage)
 	sc := c.ScheduleClient()
 	_, err := sc.Create(ctx, client.ScheduleOptions{
-		ID:                 workflows.ScheduleID,
+		ID:                 id,
 		Spec:               scheduleSpec(cfg),
-		Action:             scheduleAction(cfg),
+		Action:             scheduleAction(cfg, p, eventPage),
 		Overlap:            enumspb.SCHEDULE_OVERLAP_POLICY_SKIP,
 		CatchupWindow:      catchupWindow(cfg.PollInterval),
 		TriggerImmediately: true,
@@ -234,13 +303,13 @@ func EnsureSchedule(ctx context.Context, c client.Client, cfg *config.Config) er
 	}
 	var exists *serviceerror.AlreadyExists
 	if !errors.Is(err, temporal.ErrScheduleAlreadyRunning) && !errors.As(err, &exists) {
-		return fmt.Errorf("temporal: create schedule %s: %w", workflows.ScheduleID, err)
+		return fmt.Errorf("temporal: create schedule %s: %w", id, err)
 	}
-	h := sc.GetHandle(ctx, workflows.ScheduleID)
+	h := sc.GetHandle(ctx, id)
 	err = h.Update(ctx, client.ScheduleUpdateOptions{DoUpdate: func(in client.ScheduleUpdateInput) (*client.ScheduleUpdate, error) {
 		s := in.Description.Schedule
 		s.Spec = ptr(scheduleSpec(cfg))
-		s.Action = scheduleAction(cfg)
+		s.Action = scheduleAction(cfg, p, eventPage)
 		if s.Policy == nil {
 			s.Policy = &client.SchedulePolicies{}
 		}
@@ -249,7 +318,7 @@ func EnsureSchedule(ctx context.Context, c client.Client, cfg *config.Config) er
 		return &client.ScheduleUpdate{Schedule: &s}, nil
 	}})
 	if err != nil {
-		return fmt.Errorf("temporal: update schedule %s: %w", workflows.ScheduleID, err)
+		return fmt.Errorf("temporal: update schedule %s: %w", id, err)
 	}
 	return nil
 }

@@ -17,12 +17,40 @@ import (
 	"github.com/openai-status-bot/statusbot/internal/event"
 )
 
-// ScheduleID is the Temporal Schedule that starts PollWorkflow.
+// ScheduleID is the Temporal Schedule that starts PollWorkflow for the
+// legacy page; every other page has its own (PageScheduleID).
 const ScheduleID = "statuspage-poll"
 
-// PollWorkflowID is the ID prefix of the Schedule's runs (the server appends
-// the scheduled time).
+// PollWorkflowID is the ID prefix of the legacy page's runs (the server
+// appends the scheduled time); every other page's are PagePollWorkflowID.
 const PollWorkflowID = "statuspage-poll-run"
+
+// PageScheduleID is the Schedule of a page's polls: statuspage-poll for the
+// legacy page (eventPage ""), statuspage-poll/<name> for the others.
+func PageScheduleID(eventPage string) string {
+	if eventPage == "" {
+		return ScheduleID
+	}
+	return ScheduleID + "/" + eventPage
+}
+
+// PagePollWorkflowID is the ID prefix of a page's runs.
+func PagePollWorkflowID(eventPage string) string {
+	if eventPage == "" {
+		return PollWorkflowID
+	}
+	return PollWorkflowID + "/" + eventPage
+}
+
+// PollInput names the page a poll reads. Runs started before STATUS_PAGES
+// have none: they read the legacy page.
+type PollInput struct {
+	// Page is the page's name as listed ("": the legacy page).
+	Page string `json:"page,omitempty"`
+}
+
+// pagesChange: the poll hands its page to its activities (STATUS_PAGES).
+const pagesChange = "pages"
 
 // DeliveryWorkflowID is derived from the event alone: a second poll of the
 // same event finds the delivery already started. No chat IDs in it.
@@ -41,11 +69,27 @@ type PollResult struct {
 	IncidentsErr  string   `json:"incidents_err,omitempty"`
 }
 
-// PollWorkflow detects changes and hands each to its own delivery. An
-// event's checkpoint is committed only after its delivery has started, and
-// events are handed over in the order they happened.
-func PollWorkflow(ctx workflow.Context) (*PollResult, error) {
+// PollWorkflow detects changes on its page and hands each to its own
+// delivery. An event's checkpoint is committed only after its delivery has
+// started, and events are handed over in the order they happened. Each
+// page has its own Schedule of polls, so one that fails or hangs holds
+// only its own.
+func PollWorkflow(ctx workflow.Context, in *PollInput) (*PollResult, error) {
 	var a *activities.Activities
+	page := ""
+	if in != nil {
+		page = in.Page
+	}
+	// Runs from before pages took no input and detected without one; one
+	// recorded then replays as it ran (by name: the SDK checks a function's
+	// arguments, and it takes one now). Every run a Schedule starts since
+	// carries its page, and skips the version check: its marker and
+	// search-attribute upsert would add two events to every poll's history.
+	var detect any = a.DetectEvents
+	detectArgs := []any{activities.DetectInput{Page: page}}
+	if in == nil && workflow.GetVersion(ctx, pagesChange, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		detect, detectArgs = "DetectEvents", nil
+	}
 	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: 2 * time.Minute,
 		RetryPolicy: &temporal.RetryPolicy{
@@ -54,7 +98,7 @@ func PollWorkflow(ctx workflow.Context) (*PollResult, error) {
 		Summary: "Fetch the status page and diff it against the checkpoint",
 	})
 	var d activities.Detection
-	if err := workflow.ExecuteActivity(actx, a.DetectEvents).Get(ctx, &d); err != nil {
+	if err := workflow.ExecuteActivity(actx, detect, detectArgs...).Get(ctx, &d); err != nil {
 		return nil, err
 	}
 	res := &PollResult{Baseline: d.Baseline, ComponentsErr: d.ComponentsErr, IncidentsErr: d.IncidentsErr}
@@ -83,7 +127,7 @@ func PollWorkflow(ctx workflow.Context) (*PollResult, error) {
 			RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: 10 * time.Second},
 			Summary:             fmt.Sprintf("Commit %d event(s) to the checkpoint", len(handedOver)),
 		})
-		if err := workflow.ExecuteActivity(cctx, a.CommitCheckpoint, activities.CommitInput{Events: handedOver, Prune: d.Prune}).Get(ctx, nil); err != nil {
+		if err := workflow.ExecuteActivity(cctx, a.CommitCheckpoint, activities.CommitInput{Page: page, Events: handedOver, Prune: d.Prune}).Get(ctx, nil); err != nil {
 			return res, err
 		}
 		res.Committed = len(handedOver)

@@ -25,6 +25,9 @@ func componentEvent(id, status string, at time.Time) event.Event {
 	}
 }
 
+// legacy is the input of a run started before STATUS_PAGES: none.
+var legacy *workflows.PollInput
+
 func newPollEnv(t *testing.T) (*testsuite.TestWorkflowEnvironment, *activities.Activities) {
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestWorkflowEnvironment()
@@ -36,8 +39,8 @@ func newPollEnv(t *testing.T) (*testsuite.TestWorkflowEnvironment, *activities.A
 
 func TestPollBaselineNotifiesNoOne(t *testing.T) {
 	env, a := newPollEnv(t)
-	env.OnActivity(a.DetectEvents, mock.Anything).Return(&activities.Detection{Baseline: true}, nil).Once()
-	env.ExecuteWorkflow(workflows.PollWorkflow)
+	env.OnActivity(a.DetectEvents, mock.Anything, mock.Anything).Return(&activities.Detection{Baseline: true}, nil).Once()
+	env.ExecuteWorkflow(workflows.PollWorkflow, legacy)
 	require.NoError(t, env.GetWorkflowError())
 	var res workflows.PollResult
 	require.NoError(t, env.GetWorkflowResult(&res))
@@ -48,8 +51,8 @@ func TestPollBaselineNotifiesNoOne(t *testing.T) {
 
 func TestPollIdleDoesNothingElse(t *testing.T) {
 	env, a := newPollEnv(t)
-	env.OnActivity(a.DetectEvents, mock.Anything).Return(&activities.Detection{}, nil).Once()
-	env.ExecuteWorkflow(workflows.PollWorkflow)
+	env.OnActivity(a.DetectEvents, mock.Anything, mock.Anything).Return(&activities.Detection{}, nil).Once()
+	env.ExecuteWorkflow(workflows.PollWorkflow, legacy)
 	require.NoError(t, env.GetWorkflowError())
 	env.AssertNotCalled(t, "CommitCheckpoint", mock.Anything, mock.Anything)
 }
@@ -63,7 +66,7 @@ func TestPollFansOutThenCommitsInOrder(t *testing.T) {
 	e2 := componentEvent("c2", "major_outage", t0.Add(time.Minute))
 	silent := componentEvent("c3", "operational", t0.Add(2*time.Minute))
 	silent.Notify = false
-	env.OnActivity(a.DetectEvents, mock.Anything).Return(&activities.Detection{Events: []event.Event{e1, e2, silent}, Prune: []string{"old"}}, nil)
+	env.OnActivity(a.DetectEvents, mock.Anything, mock.Anything).Return(&activities.Detection{Events: []event.Event{e1, e2, silent}, Prune: []string{"old"}}, nil)
 
 	var order []string
 	env.OnWorkflow(workflows.DeliveryWorkflow, mock.Anything, mock.Anything).Return(
@@ -82,7 +85,7 @@ func TestPollFansOutThenCommitsInOrder(t *testing.T) {
 	env.SetOnChildWorkflowStartedListener(func(info *workflow.Info, _ workflow.Context, _ converter.EncodedValues) {
 		started = append(started, info.WorkflowExecution.ID)
 	})
-	env.ExecuteWorkflow(workflows.PollWorkflow)
+	env.ExecuteWorkflow(workflows.PollWorkflow, legacy)
 	require.NoError(t, env.GetWorkflowError())
 	require.Equal(t, []string{workflows.DeliveryWorkflowID(e1.Key), workflows.DeliveryWorkflowID(e2.Key)}, started)
 	require.Equal(t, []string{"start c1", "start c2", "commit"}, order)
@@ -93,7 +96,7 @@ func TestPollFansOutThenCommitsInOrder(t *testing.T) {
 func TestPollAlreadyStartedDeliveryCountsAsStarted(t *testing.T) {
 	env, a := newPollEnv(t)
 	e := componentEvent("c1", "major_outage", time.Date(2026, 3, 8, 9, 0, 0, 0, time.UTC))
-	env.OnActivity(a.DetectEvents, mock.Anything).Return(&activities.Detection{Events: []event.Event{e, e}}, nil)
+	env.OnActivity(a.DetectEvents, mock.Anything, mock.Anything).Return(&activities.Detection{Events: []event.Event{e, e}}, nil)
 	runs := 0
 	env.OnWorkflow(workflows.DeliveryWorkflow, mock.Anything, mock.Anything).After(time.Hour).Return(
 		func(workflow.Context, workflows.DeliveryInput) (*workflows.Progress, error) {
@@ -101,7 +104,7 @@ func TestPollAlreadyStartedDeliveryCountsAsStarted(t *testing.T) {
 			return &workflows.Progress{}, nil
 		})
 	env.OnActivity(a.CommitCheckpoint, mock.Anything, mock.Anything).Return(nil).Once()
-	env.ExecuteWorkflow(workflows.PollWorkflow)
+	env.ExecuteWorkflow(workflows.PollWorkflow, legacy)
 	require.NoError(t, env.GetWorkflowError())
 	var res workflows.PollResult
 	require.NoError(t, env.GetWorkflowResult(&res))
@@ -112,8 +115,46 @@ func TestPollAlreadyStartedDeliveryCountsAsStarted(t *testing.T) {
 
 func TestPollDetectFailureRetriesThenFails(t *testing.T) {
 	env, a := newPollEnv(t)
-	env.OnActivity(a.DetectEvents, mock.Anything).Return(nil, errors.New("fetch status page: HTTP 500")).Times(3)
-	env.ExecuteWorkflow(workflows.PollWorkflow)
+	env.OnActivity(a.DetectEvents, mock.Anything, mock.Anything).Return(nil, errors.New("fetch status page: HTTP 500")).Times(3)
+	env.ExecuteWorkflow(workflows.PollWorkflow, legacy)
 	require.Error(t, env.GetWorkflowError())
+	env.AssertExpectations(t)
+}
+
+// A page other than the legacy one: its poll tells its activities which
+// page it reads and commits, and its deliveries' IDs follow from its
+// scoped keys, apart from the legacy page's.
+func TestPollOfAnotherPage(t *testing.T) {
+	env, a := newPollEnv(t)
+	t0 := time.Date(2026, 3, 8, 9, 0, 0, 0, time.UTC)
+	e := componentEvent("c1", "major_outage", t0).Scoped("github")
+	env.OnActivity(a.DetectEvents, mock.Anything, activities.DetectInput{Page: "github"}).
+		Return(&activities.Detection{Events: []event.Event{e}}, nil).Once()
+	env.OnWorkflow(workflows.DeliveryWorkflow, mock.Anything, mock.Anything).Return(&workflows.Progress{}, nil)
+	var committed activities.CommitInput
+	env.OnActivity(a.CommitCheckpoint, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.CommitInput) error { committed = in; return nil }).Once()
+	var started []string
+	env.SetOnChildWorkflowStartedListener(func(info *workflow.Info, _ workflow.Context, _ converter.EncodedValues) {
+		started = append(started, info.WorkflowExecution.ID)
+	})
+	env.ExecuteWorkflow(workflows.PollWorkflow, &workflows.PollInput{Page: "github"})
+	require.NoError(t, env.GetWorkflowError())
+	env.AssertExpectations(t)
+	require.Equal(t, []string{"delivery/github/component:c1:major_outage:" + t0.Format(time.RFC3339)}, started)
+	require.Equal(t, "github", committed.Page)
+	require.Equal(t, []event.Event{e}, committed.Events, "handed over as detected: scoped")
+}
+
+// A run without input (started by the Schedule before STATUS_PAGES, or
+// replayed from then) reads and commits the legacy page.
+func TestPollWithoutInputReadsTheLegacyPage(t *testing.T) {
+	env, a := newPollEnv(t)
+	e := componentEvent("c1", "major_outage", time.Date(2026, 3, 8, 9, 0, 0, 0, time.UTC))
+	env.OnActivity(a.DetectEvents, mock.Anything, activities.DetectInput{}).Return(&activities.Detection{Events: []event.Event{e}}, nil).Once()
+	env.OnWorkflow(workflows.DeliveryWorkflow, mock.Anything, mock.Anything).Return(&workflows.Progress{}, nil)
+	env.OnActivity(a.CommitCheckpoint, mock.Anything, activities.CommitInput{Events: []event.Event{e}}).Return(nil).Once()
+	env.ExecuteWorkflow(workflows.PollWorkflow, legacy)
+	require.NoError(t, env.GetWorkflowError())
 	env.AssertExpectations(t)
 }

@@ -30,6 +30,7 @@ import (
 	"github.com/openai-status-bot/statusbot/internal/health"
 	"github.com/openai-status-bot/statusbot/internal/logging"
 	"github.com/openai-status-bot/statusbot/internal/metrics"
+	"github.com/openai-status-bot/statusbot/internal/pages"
 	"github.com/openai-status-bot/statusbot/internal/store"
 	"github.com/openai-status-bot/statusbot/worker"
 )
@@ -131,7 +132,11 @@ func run(ctx context.Context, cmd string, cfg *config.Config, log *slog.Logger) 
 			return err
 		}
 		defer c.Close()
-		watchWorker(cfg, hs, st, c)
+		offer, err := st.Offer(ctx, cfg.Pages, time.Now())
+		if err != nil {
+			return err
+		}
+		watchWorker(cfg, hs, st.PageDocs(offer.EventPage(primaryPage(offer))), c)
 		g.Go(func() error { return worker.Run(gctx, cfg, c, st, log) })
 	}
 	if cmd == "bot" || cmd == "all" {
@@ -143,9 +148,21 @@ func run(ctx context.Context, cmd string, cfg *config.Config, log *slog.Logger) 
 	return g.Wait()
 }
 
-// watchWorker adds the worker's readiness check (a recent poll) and its
-// scrape-time metrics (the last poll, deliveries backing off).
-func watchWorker(cfg *config.Config, hs *health.Server, st *store.Store, c client.Client) {
+// primaryPage is the page the worker's readiness and last-poll metric
+// judge by: the legacy page while it is listed, else the default page.
+// Another page that is down shows in its own poll's failures, and never
+// takes the worker out of rotation (docs/pages.md).
+func primaryPage(o pages.Offer) string {
+	if _, ok := o.Find(o.Legacy); ok {
+		return o.Legacy
+	}
+	return o.Default().Name
+}
+
+// watchWorker adds the worker's readiness check (a recent poll of the
+// primary page) and its scrape-time metrics (the last poll, deliveries
+// backing off).
+func watchWorker(cfg *config.Config, hs *health.Server, st store.PageDocs, c client.Client) {
 	lastPoll := func(ctx context.Context) (time.Time, error) {
 		snap, err := st.LatestSnapshot(ctx)
 		if err != nil || snap == nil {
@@ -191,7 +208,7 @@ func openStore(ctx context.Context, cfg *config.Config, log *slog.Logger) (*stor
 
 // blindSpots fails when a part of the status page has been unreadable for
 // longer than after: the bot is blind there even though polls succeed.
-func blindSpots(ctx context.Context, st *store.Store, after time.Duration, now time.Time) error {
+func blindSpots(ctx context.Context, st store.PageDocs, after time.Duration, now time.Time) error {
 	parts, err := st.FailingParts(ctx)
 	if err != nil {
 		return err

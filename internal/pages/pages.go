@@ -284,3 +284,8 @@ func Find(list []Page, name string) (Page, bool) {
 	}
 	return Page{}, false
 }
+
+// SameURL reports whether two page URLs name one page: scheme and host
+// compared case-insensitively, a trailing slash ignored (as Parse compares
+// entries).
+func SameURL(a, b string) bool { return sameURL(a) == sameURL(b) }

@@ -26,10 +26,15 @@ type Snapshot struct {
 	Stale []string `bson:"stale,omitempty"`
 }
 
-// LoadCheckpoint reads the checkpoint: one round trip.
+// LoadCheckpoint reads the legacy page's checkpoint (PageDocs has every page's).
 func (s *Store) LoadCheckpoint(ctx context.Context) (event.Checkpoint, error) {
+	return s.PageDocs("").LoadCheckpoint(ctx)
+}
+
+// LoadCheckpoint reads the page's checkpoint: one round trip.
+func (d PageDocs) LoadCheckpoint(ctx context.Context) (event.Checkpoint, error) {
 	var cp event.Checkpoint
-	err := s.db.Collection(colCheckpoints).FindOne(ctx, bson.D{{Key: "_id", Value: checkpointID}}).Decode(&cp)
+	err := d.s.db.Collection(colCheckpoints).FindOne(ctx, d.checkpoint()).Decode(&cp)
 	if errors.Is(err, mongo.ErrNoDocuments) {
 		return event.Checkpoint{}, nil
 	}
@@ -39,9 +44,14 @@ func (s *Store) LoadCheckpoint(ctx context.Context) (event.Checkpoint, error) {
 	return cp, nil
 }
 
+// SaveBaseline records the legacy page's baseline (PageDocs has every page's).
+func (s *Store) SaveBaseline(ctx context.Context, cp *event.Checkpoint) error {
+	return s.PageDocs("").SaveBaseline(ctx, cp)
+}
+
 // SaveBaseline records the first successful poll, and each component's
 // status at that time as the start of its history (for /uptime).
-func (s *Store) SaveBaseline(ctx context.Context, cp *event.Checkpoint) error {
+func (d PageDocs) SaveBaseline(ctx context.Context, cp *event.Checkpoint) error {
 	var hist []any
 	ids := make([]string, 0, len(cp.Components))
 	for id := range cp.Components {
@@ -50,27 +60,32 @@ func (s *Store) SaveBaseline(ctx context.Context, cp *event.Checkpoint) error {
 	sort.Strings(ids)
 	for _, id := range ids {
 		m := cp.Components[id]
-		hist = append(hist, newHistoryEntry(id, m.Status, m.UpdatedAt))
+		hist = append(hist, newHistoryEntry(d.scope(id), m.Status, m.UpdatedAt))
 	}
-	if err := s.recordHistory(ctx, hist); err != nil {
+	if err := d.s.recordHistory(ctx, hist); err != nil {
 		return err
 	}
 	// The checkpoint last: if this fails, the next poll makes the baseline again.
-	_, err := s.db.Collection(colCheckpoints).ReplaceOne(ctx, bson.D{{Key: "_id", Value: checkpointID}}, cp, options.Replace().SetUpsert(true))
+	_, err := d.s.db.Collection(colCheckpoints).ReplaceOne(ctx, d.checkpoint(), cp, options.Replace().SetUpsert(true))
 	if err != nil {
 		return fmt.Errorf("mongodb: save baseline: %w", err)
 	}
 	return nil
 }
 
+// SaveSnapshot stores the legacy page's snapshot (PageDocs has every page's).
+func (s *Store) SaveSnapshot(ctx context.Context, p *statuspage.Page, at time.Time) error {
+	return s.PageDocs("").SaveSnapshot(ctx, p, at)
+}
+
 // SaveSnapshot stores the page as the latest one, part by part (see
 // withStaleParts): one round trip, two when the summary failed.
-func (s *Store) SaveSnapshot(ctx context.Context, p *statuspage.Page, at time.Time) error {
-	snap, err := s.snapshotOf(ctx, p, at)
+func (d PageDocs) SaveSnapshot(ctx context.Context, p *statuspage.Page, at time.Time) error {
+	snap, err := d.snapshotOf(ctx, p, at)
 	if err != nil {
 		return err
 	}
-	_, err = s.db.Collection(colSnapshots).ReplaceOne(ctx, bson.D{{Key: "_id", Value: snapshotID}},
+	_, err = d.s.db.Collection(colSnapshots).ReplaceOne(ctx, d.snapshot(),
 		snap, options.Replace().SetUpsert(true))
 	if err != nil {
 		return fmt.Errorf("mongodb: save snapshot: %w", err)
@@ -78,10 +93,16 @@ func (s *Store) SaveSnapshot(ctx context.Context, p *statuspage.Page, at time.Ti
 	return nil
 }
 
-// LatestSnapshot returns nil, nil when no poll has stored one yet.
+// LatestSnapshot returns the legacy page's snapshot (PageDocs has every
+// page's), nil, nil when no poll has stored one yet.
 func (s *Store) LatestSnapshot(ctx context.Context) (*Snapshot, error) {
+	return s.PageDocs("").LatestSnapshot(ctx)
+}
+
+// LatestSnapshot returns nil, nil when no poll has stored one yet.
+func (d PageDocs) LatestSnapshot(ctx context.Context) (*Snapshot, error) {
 	var snap Snapshot
-	err := s.db.Collection(colSnapshots).FindOne(ctx, bson.D{{Key: "_id", Value: snapshotID}}).Decode(&snap)
+	err := d.s.db.Collection(colSnapshots).FindOne(ctx, d.snapshot()).Decode(&snap)
 	if errors.Is(err, mongo.ErrNoDocuments) {
 		return nil, nil
 	}
@@ -91,10 +112,17 @@ func (s *Store) LatestSnapshot(ctx context.Context) (*Snapshot, error) {
 	return &snap, nil
 }
 
+// CommitEvents commits the legacy page's events (PageDocs has every page's).
+func (s *Store) CommitEvents(ctx context.Context, evs []event.Event, prune []string, now time.Time) error {
+	return s.PageDocs("").CommitEvents(ctx, evs, prune, now)
+}
+
 // CommitEvents records handed-over events in the checkpoint (one update),
 // appends component changes to the history (one idempotent insert) and
-// prunes marks of incidents that left the feed.
-func (s *Store) CommitEvents(ctx context.Context, evs []event.Event, prune []string, now time.Time) error {
+// prunes marks of incidents that left the feed. The events are in the
+// page's own identifiers, as the checkpoint keeps them; the history names
+// the component scoped by the page.
+func (d PageDocs) CommitEvents(ctx context.Context, evs []event.Event, prune []string, now time.Time) error {
 	set := bson.D{}
 	unset := bson.D{}
 	var hist []any
@@ -111,7 +139,7 @@ func (s *Store) CommitEvents(ctx context.Context, evs []event.Event, prune []str
 				set = append(set, bson.E{Key: "components." + e.ComponentID + ".last_event", Value: e.Key},
 					bson.E{Key: "components." + e.ComponentID + ".seq", Value: e.Seq})
 			}
-			hist = append(hist, newHistoryEntry(e.ComponentID, e.NewStatus, e.StatusSince))
+			hist = append(hist, newHistoryEntry(d.scope(e.ComponentID), e.NewStatus, e.StatusSince))
 			continue
 		}
 		set = append(set,
@@ -132,13 +160,13 @@ func (s *Store) CommitEvents(ctx context.Context, evs []event.Event, prune []str
 		upd = append(upd, bson.E{Key: "$unset", Value: unset})
 	}
 	if len(upd) > 0 {
-		if _, err := s.db.Collection(colCheckpoints).UpdateOne(ctx, bson.D{{Key: "_id", Value: checkpointID}}, upd, options.UpdateOne().SetUpsert(true)); err != nil {
+		if _, err := d.s.db.Collection(colCheckpoints).UpdateOne(ctx, d.checkpoint(), upd, options.UpdateOne().SetUpsert(true)); err != nil {
 			return fmt.Errorf("mongodb: commit checkpoint: %w", err)
 		}
 	}
 	// Pruning is MaintenanceWorkflow's, in bounded batches: a commit stays
 	// one update and one insert however much expired meanwhile.
-	return s.recordHistory(ctx, hist)
+	return d.s.recordHistory(ctx, hist)
 }
 
 // recordHistory inserts component changes; each has an ID derived from its
@@ -170,11 +198,16 @@ func dedupe(d bson.D) bson.D {
 	return out
 }
 
+// SaveIntent records the events a poll of the legacy page is about to hand over.
+func (s *Store) SaveIntent(ctx context.Context, evs []event.Event) error {
+	return s.PageDocs("").SaveIntent(ctx, evs)
+}
+
 // SaveIntent records the events a poll is about to hand over, so that a
 // poll cut short between starting deliveries and committing them is settled
 // by the next one.
-func (s *Store) SaveIntent(ctx context.Context, evs []event.Event) error {
-	_, err := s.db.Collection(colCheckpoints).UpdateOne(ctx, bson.D{{Key: "_id", Value: checkpointID}},
+func (d PageDocs) SaveIntent(ctx context.Context, evs []event.Event) error {
+	_, err := d.s.db.Collection(colCheckpoints).UpdateOne(ctx, d.checkpoint(),
 		bson.D{{Key: "$set", Value: bson.D{{Key: "intent", Value: evs}}}})
 	if err != nil {
 		return fmt.Errorf("mongodb: save intent: %w", err)
@@ -257,10 +290,15 @@ func (s *Store) Notice(ctx context.Context, eventKey string) (StoredNotice, erro
 	return StoredNotice{Text: m.Text, Event: m.Event}, nil
 }
 
+// ReplaceCheckpoint stores the legacy page's checkpoint as it is.
+func (s *Store) ReplaceCheckpoint(ctx context.Context, cp event.Checkpoint) error {
+	return s.PageDocs("").ReplaceCheckpoint(ctx, cp)
+}
+
 // ReplaceCheckpoint stores the checkpoint as it is (component IDs that
 // changed on the page).
-func (s *Store) ReplaceCheckpoint(ctx context.Context, cp event.Checkpoint) error {
-	_, err := s.db.Collection(colCheckpoints).ReplaceOne(ctx, bson.D{{Key: "_id", Value: checkpointID}}, cp, options.Replace().SetUpsert(true))
+func (d PageDocs) ReplaceCheckpoint(ctx context.Context, cp event.Checkpoint) error {
+	_, err := d.s.db.Collection(colCheckpoints).ReplaceOne(ctx, d.checkpoint(), cp, options.Replace().SetUpsert(true))
 	if err != nil {
 		return fmt.Errorf("mongodb: replace checkpoint: %w", err)
 	}
@@ -285,8 +323,13 @@ func CapError(s string) string {
 	return s
 }
 
-// SaveFailingParts records which parts of the page fail, and since when.
+// SaveFailingParts records which parts of the legacy page fail.
 func (s *Store) SaveFailingParts(ctx context.Context, failing map[string]BlindSpot) error {
+	return s.PageDocs("").SaveFailingParts(ctx, failing)
+}
+
+// SaveFailingParts records which parts of the page fail, and since when.
+func (d PageDocs) SaveFailingParts(ctx context.Context, failing map[string]BlindSpot) error {
 	since := bson.D{}
 	errs := bson.D{}
 	for part, b := range failing {
@@ -297,19 +340,24 @@ func (s *Store) SaveFailingParts(ctx context.Context, failing map[string]BlindSp
 	if len(failing) == 0 {
 		upd = bson.D{{Key: "$unset", Value: bson.D{{Key: "failing", Value: ""}, {Key: "failing_errors", Value: ""}}}}
 	}
-	if _, err := s.db.Collection(colCheckpoints).UpdateOne(ctx, bson.D{{Key: "_id", Value: checkpointID}}, upd, options.UpdateOne().SetUpsert(true)); err != nil {
+	if _, err := d.s.db.Collection(colCheckpoints).UpdateOne(ctx, d.checkpoint(), upd, options.UpdateOne().SetUpsert(true)); err != nil {
 		return fmt.Errorf("mongodb: save failing parts: %w", err)
 	}
 	return nil
 }
 
-// FailingParts returns the parts of the page that fail, oldest first.
+// FailingParts returns the parts of the legacy page that fail, oldest first.
 func (s *Store) FailingParts(ctx context.Context) ([]BlindSpot, error) {
+	return s.PageDocs("").FailingParts(ctx)
+}
+
+// FailingParts returns the parts of the page that fail, oldest first.
+func (d PageDocs) FailingParts(ctx context.Context) ([]BlindSpot, error) {
 	var doc struct {
 		Failing map[string]time.Time `bson:"failing"`
 		Errors  map[string]string    `bson:"failing_errors"`
 	}
-	err := s.db.Collection(colCheckpoints).FindOne(ctx, bson.D{{Key: "_id", Value: checkpointID}},
+	err := d.s.db.Collection(colCheckpoints).FindOne(ctx, d.checkpoint(),
 		options.FindOne().SetProjection(bson.D{{Key: "failing", Value: 1}, {Key: "failing_errors", Value: 1}})).Decode(&doc)
 	if errors.Is(err, mongo.ErrNoDocuments) {
 		return nil, nil

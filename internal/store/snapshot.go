@@ -16,11 +16,11 @@ const PartComponents = "components"
 
 // snapshotOf is the snapshot a poll that read p at `at` leaves; it reads
 // the previous snapshot only when the summary failed.
-func (s *Store) snapshotOf(ctx context.Context, p *statuspage.Page, at time.Time) (Snapshot, error) {
+func (d PageDocs) snapshotOf(ctx context.Context, p *statuspage.Page, at time.Time) (Snapshot, error) {
 	if p.ComponentsErr == "" {
 		return Snapshot{Page: *p, FetchedAt: at}, nil
 	}
-	prev, err := s.LatestSnapshot(ctx)
+	prev, err := d.LatestSnapshot(ctx)
 	if err != nil {
 		return Snapshot{}, err
 	}

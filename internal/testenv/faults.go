@@ -28,6 +28,7 @@ import (
 	"github.com/openai-status-bot/statusbot/internal/config"
 	"github.com/openai-status-bot/statusbot/internal/fakes"
 	"github.com/openai-status-bot/statusbot/internal/logging"
+	"github.com/openai-status-bot/statusbot/internal/pages"
 	"github.com/openai-status-bot/statusbot/internal/store"
 	"github.com/openai-status-bot/statusbot/worker"
 )
@@ -218,6 +219,9 @@ type StackOptions struct {
 	// STATUSPAGE_PROVIDER=auto, as the real status.openai.com is;
 	// "statuspage-auto" serves the Statuspage fake read with auto.
 	Provider string
+	// Pages, when set, are the pages the bot offers (STATUS_PAGES, in
+	// their order) instead of the one page above.
+	Pages *fakes.Pages
 }
 
 // NewStackWith is NewStack on servers the test may own (OwnTemporal, OwnMongo).
@@ -263,6 +267,9 @@ func NewStackWith(t testing.TB, pollInterval time.Duration, o StackOptions) *Sta
 		TemporalAddress: addr, TemporalNamespace: ns, TemporalTaskQueue: "statusbot-" + ns,
 		PollInterval: pollInterval, HTTPTimeout: timeout, TelegramRateLimit: 25, BotReplyRate: 4,
 		HealthAddr: "127.0.0.1:0", LogLevel: "warn",
+	}
+	if o.Pages != nil {
+		cfg.StatusPages, cfg.StatuspageURL, cfg.StatuspageProvider = o.Pages.StatusPages(), pages.OpenAIURL, ""
 	}
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)

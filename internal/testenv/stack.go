@@ -101,6 +101,9 @@ func (s *Stack) deleteSchedule() {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	_ = s.Temporal.ScheduleClient().GetHandle(ctx, workflows.ScheduleID).Delete(ctx)
+	for _, p := range s.Config.Pages {
+		_ = s.Temporal.ScheduleClient().GetHandle(ctx, workflows.PageScheduleID(p.Name)).Delete(ctx)
+	}
 }
 
 // StartWorker runs the worker in this process until the returned stop is
@@ -156,7 +159,7 @@ func StatusbotBinary(t testing.TB) string {
 func (s *Stack) Env() []string {
 	c := s.Config
 	return append(os.Environ(),
-		"TELEGRAM_BOT_TOKEN="+c.TelegramBotToken, "TELEGRAM_API_URL="+c.TelegramAPIURL, "STATUSPAGE_URL="+c.StatuspageURL, "STATUSPAGE_PROVIDER="+c.StatuspageProvider,
+		"TELEGRAM_BOT_TOKEN="+c.TelegramBotToken, "TELEGRAM_API_URL="+c.TelegramAPIURL, "STATUSPAGE_URL="+c.StatuspageURL, "STATUSPAGE_PROVIDER="+c.StatuspageProvider, "STATUS_PAGES="+c.StatusPages,
 		"MONGODB_URI="+c.MongoDBURI, "MONGODB_DATABASE="+c.MongoDBDatabase, "TEMPORAL_ADDRESS="+c.TemporalAddress,
 		"TEMPORAL_NAMESPACE="+c.TemporalNamespace, "TEMPORAL_TASK_QUEUE="+c.TemporalTaskQueue,
 		"POLL_INTERVAL="+c.PollInterval.String(), "HTTP_TIMEOUT="+c.HTTPTimeout.String(),

@@ -1,0 +1,191 @@
+package store_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+
+	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/internal/pages"
+	"github.com/openai-status-bot/statusbot/internal/statuspage"
+	"github.com/openai-status-bot/statusbot/internal/store"
+	"github.com/openai-status-bot/statusbot/internal/testenv"
+)
+
+func ids(t *testing.T, db *mongo.Database, coll string) []string {
+	t.Helper()
+	cur, err := db.Collection(coll).Find(context.Background(), bson.D{})
+	require.NoError(t, err)
+	var docs []struct {
+		ID string `bson:"_id"`
+	}
+	require.NoError(t, cur.All(context.Background(), &docs))
+	var out []string
+	for _, d := range docs {
+		out = append(out, d.ID)
+	}
+	return out
+}
+
+// The legacy page keeps today's documents ("page", "latest"); another page
+// has its own beside them, and what one page records never shows in the
+// other's. Its component history names the component scoped.
+func TestPageDocsKeepTheLegacyIDs(t *testing.T) {
+	st, db := testenv.StoreAndDatabase(t)
+	ctx := context.Background()
+	now := time.Date(2026, 3, 8, 9, 0, 0, 0, time.UTC)
+	legacy, github := st.PageDocs(""), st.PageDocs("github")
+	base := func(status string) *event.Checkpoint {
+		return &event.Checkpoint{Baseline: true, Components: map[string]event.ComponentMark{"c1": {Status: status, UpdatedAt: now}}}
+	}
+	require.NoError(t, legacy.SaveBaseline(ctx, base("operational")))
+	require.NoError(t, github.SaveBaseline(ctx, base("major_outage")))
+	require.NoError(t, legacy.SaveSnapshot(ctx, &statuspage.Page{Name: "OpenAI", URL: "https://status.openai.com"}, now))
+	require.NoError(t, github.SaveSnapshot(ctx, &statuspage.Page{Name: "GitHub", URL: "https://www.githubstatus.com"}, now))
+	require.NoError(t, github.CommitEvents(ctx, []event.Event{{Key: "component:c1:operational:t", Kind: event.KindComponent,
+		ComponentID: "c1", NewStatus: "operational", StatusSince: now.Add(time.Minute), Notify: true}}, nil, now))
+	require.NoError(t, github.SaveFailingParts(ctx, map[string]store.BlindSpot{"incidents": {Part: "incidents", Since: now, Err: "HTTP 500"}}))
+
+	require.ElementsMatch(t, []string{"page", "page/github"}, ids(t, db, "checkpoints"))
+	require.ElementsMatch(t, []string{"latest", "latest/github"}, ids(t, db, "snapshots"))
+
+	cp, err := legacy.LoadCheckpoint(ctx)
+	require.NoError(t, err)
+	require.Equal(t, "operational", cp.Components["c1"].Status)
+	require.Empty(t, cp.Components["c1"].LastEvent, "the other page's commit is not the legacy page's")
+	cp, err = github.LoadCheckpoint(ctx)
+	require.NoError(t, err)
+	require.Equal(t, "operational", cp.Components["c1"].Status)
+	require.Equal(t, "component:c1:operational:t", cp.Components["c1"].LastEvent, "the checkpoint keeps the page's own keys")
+	same, err := st.LoadCheckpoint(ctx)
+	require.NoError(t, err)
+	require.Equal(t, "", same.Components["c1"].LastEvent, "Store.LoadCheckpoint is the legacy page's")
+
+	snap, err := st.LatestSnapshot(ctx)
+	require.NoError(t, err)
+	require.Equal(t, "OpenAI", snap.Page.Name)
+	snap, err = github.LatestSnapshot(ctx)
+	require.NoError(t, err)
+	require.Equal(t, "GitHub", snap.Page.Name)
+
+	parts, err := st.FailingParts(ctx)
+	require.NoError(t, err)
+	require.Empty(t, parts, "the other page's failing part")
+	parts, err = github.FailingParts(ctx)
+	require.NoError(t, err)
+	require.Len(t, parts, 1)
+
+	hist, err := st.ComponentHistory(ctx, now.Add(-time.Hour))
+	require.NoError(t, err)
+	var got []string
+	for _, h := range hist {
+		got = append(got, h.ComponentID+" "+h.Status)
+	}
+	require.ElementsMatch(t, []string{"c1 operational", "github/c1 major_outage", "github/c1 operational"}, got)
+
+	require.NoError(t, github.DropCheckpoint(ctx))
+	cp, err = github.LoadCheckpoint(ctx)
+	require.NoError(t, err)
+	require.False(t, cp.Baseline, "dropped: the page baselines afresh")
+	require.Equal(t, []string{"page"}, ids(t, db, "checkpoints"))
+}
+
+var (
+	openai = pages.Page{Name: "openai", URL: "https://status.openai.com", Provider: "auto"}
+	github = pages.Page{Name: "github", URL: "https://www.githubstatus.com", Provider: "statuspage"}
+	gitlab = pages.Page{Name: "gitlab", URL: "https://status.gitlab.com", Provider: "auto"}
+)
+
+// Upgrading a one-page deployment: the page whose URL the legacy snapshot
+// names is legacy, wherever the list puts it; from then on the record
+// decides, whatever the list's order.
+func TestOfferRecordsTheLegacyPageByItsSnapshot(t *testing.T) {
+	st := testenv.Store(t)
+	ctx := context.Background()
+	now := time.Now()
+	require.NoError(t, st.SaveSnapshot(ctx, &statuspage.Page{Name: "OpenAI", URL: "https://STATUS.openai.com/"}, now))
+
+	o, err := st.Offer(ctx, []pages.Page{github, openai}, now)
+	require.NoError(t, err)
+	require.Equal(t, "openai", o.Legacy, "the page the legacy snapshot is of")
+	require.Equal(t, []pages.Page{github, openai}, o.List)
+	require.Equal(t, "github", o.Default().Name)
+
+	o, err = st.Offer(ctx, []pages.Page{gitlab, github, openai}, now)
+	require.NoError(t, err)
+	require.Equal(t, "openai", o.Legacy, "the record decides")
+	o, err = st.Offer(ctx, []pages.Page{gitlab}, now)
+	require.NoError(t, err)
+	require.Equal(t, "openai", o.Legacy, "even when the legacy page is gone: no listed page takes its documents")
+	require.Equal(t, "gitlab", o.EventPage("gitlab"))
+}
+
+// A new deployment listing several pages: the first is legacy. One page
+// and no record: that page is legacy and nothing is recorded, so a list
+// made later still finds the page the deployment watched.
+func TestOfferWithoutSnapshot(t *testing.T) {
+	st := testenv.Store(t)
+	ctx := context.Background()
+	o, err := st.Offer(ctx, []pages.Page{{Name: "page", URL: "http://127.0.0.1:8082", Provider: "auto"}}, time.Now())
+	require.NoError(t, err)
+	require.Equal(t, "page", o.Legacy)
+	o, err = st.Offer(ctx, []pages.Page{github, openai}, time.Now())
+	require.NoError(t, err)
+	require.Equal(t, "github", o.Legacy, "no snapshot names a page: the first")
+
+	_, err = st.Offer(ctx, nil, time.Now())
+	require.ErrorContains(t, err, "no status page is listed")
+}
+
+// The bot and the worker start at once: both get the same legacy page.
+func TestOfferIsSafeWhenCalledAtOnce(t *testing.T) {
+	for round := 0; round < 3; round++ {
+		st := testenv.Store(t)
+		ctx := context.Background()
+		var wg sync.WaitGroup
+		got := make([]string, 6)
+		errs := make([]error, 6)
+		for i := range got {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				list := []pages.Page{github, openai}
+				if i%2 == 1 {
+					list = []pages.Page{openai, github} // a racer that would pick another
+				}
+				o, err := st.Offer(ctx, list, time.Now())
+				got[i], errs[i] = o.Legacy, err
+			}()
+		}
+		wg.Wait()
+		for i := range got {
+			require.NoError(t, errs[i])
+			require.Equal(t, got[0], got[i], "round %d: every caller sees the one record", round)
+		}
+	}
+}
+
+// Pages recorded before and no longer listed are named, once forgotten no
+// more; forgetting drops the page's checkpoint.
+func TestRemovedPages(t *testing.T) {
+	st := testenv.Store(t)
+	ctx := context.Background()
+	_, err := st.Offer(ctx, []pages.Page{openai, github, gitlab}, time.Now())
+	require.NoError(t, err)
+	require.NoError(t, st.PageDocs("gitlab").SaveBaseline(ctx, &event.Checkpoint{Baseline: true}))
+	removed, err := st.RemovedPages(ctx, []pages.Page{openai, github})
+	require.NoError(t, err)
+	require.Equal(t, []string{"gitlab"}, removed)
+	require.NoError(t, st.ForgetPage(ctx, "gitlab", "gitlab"))
+	cp, err := st.PageDocs("gitlab").LoadCheckpoint(ctx)
+	require.NoError(t, err)
+	require.False(t, cp.Baseline)
+	removed, err = st.RemovedPages(ctx, []pages.Page{openai, github})
+	require.NoError(t, err)
+	require.Empty(t, removed)
+}

@@ -1,0 +1,202 @@
+package worker_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	enumspb "go.temporal.io/api/enums/v1"
+
+	"github.com/openai-status-bot/statusbot/internal/fakes"
+	"github.com/openai-status-bot/statusbot/internal/pages"
+	"github.com/openai-status-bot/statusbot/internal/testenv"
+	"github.com/openai-status-bot/statusbot/workflows"
+)
+
+// twoFakePages is an incident.io page shaped like status.openai.com and a
+// Statuspage shaped like www.githubstatus.com.
+func twoFakePages(t *testing.T) *fakes.Pages {
+	ps := fakes.NewPages(
+		fakes.PageSpec{Name: "openai", Kind: fakes.KindIncidentIO},
+		fakes.PageSpec{Name: "github", Kind: fakes.KindStatuspage, Components: fakes.GitHubComponents, Title: "GitHub"},
+	)
+	t.Cleanup(ps.Close)
+	return ps
+}
+
+// waitForPageBaseline waits until the page's first poll has recorded its
+// baseline (eventPage "" for the legacy page).
+func waitForPageBaseline(t testing.TB, s *testenv.Stack, eventPage string) {
+	t.Helper()
+	testenv.WaitFor(t, 60*time.Second, "the baseline of page "+eventPage, func() bool {
+		cp, err := s.Store.PageDocs(eventPage).LoadCheckpoint(context.Background())
+		return err == nil && cp.Baseline
+	})
+}
+
+// textsTo are the texts a chat was sent (as last edited).
+func textsTo(s *testenv.Stack, chat int64) string {
+	var b strings.Builder
+	for _, m := range s.Telegram.MessagesTo(chat, 0) {
+		b.WriteString(m.Text)
+		b.WriteString("\n---\n")
+	}
+	return b.String()
+}
+
+func deliveriesWith(s *testenv.Stack, t *testing.T, prefix string) int {
+	n := 0
+	for _, id := range s.Deliveries(t, enumspb.WORKFLOW_EXECUTION_STATUS_UNSPECIFIED) {
+		if strings.HasPrefix(id, prefix) {
+			n++
+		}
+	}
+	return n
+}
+
+// Two pages, two Schedules: incidents and component changes on each reach
+// every subscriber, each page's under its own keys; and a page whose every
+// request hangs or fails for many poll intervals never holds back the
+// other's notices.
+func TestTwoPagesArePolledApart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration test")
+	}
+	const interval = 2 * time.Second
+	ps := twoFakePages(t)
+	s := testenv.NewStackWith(t, interval, testenv.StackOptions{Pages: ps})
+	ctx := context.Background()
+	for _, chat := range []int64{111, 222} {
+		_, err := s.Store.Subscribe(ctx, chat, 0, time.Now())
+		require.NoError(t, err)
+	}
+	s.StartWorker(t)
+	// A new deployment listing two pages: the first is legacy.
+	waitForPageBaseline(t, s, "")
+	waitForPageBaseline(t, s, "github")
+	for _, id := range []string{workflows.ScheduleID, workflows.ScheduleID + "/github"} {
+		_, err := s.Temporal.ScheduleClient().GetHandle(ctx, id).Describe(ctx)
+		require.NoError(t, err, "schedule %s", id)
+	}
+	require.Empty(t, s.Telegram.Messages(), "the baselines notify no one")
+
+	io, gh := ps.IncidentIO("openai"), ps.Statuspage("github")
+	io.AddIncidentUpdate("01INC00000000000000000000A", "Elevated errors", "investigating", "", "01UPD00000000000000000000A", "Looking.")
+	io.AffectComponent("01INC00000000000000000000A", fakes.IOComponentCLI, "partial_outage")
+	gh.AddIncidentUpdate("ghinc1", "Actions delayed", "investigating", "major", "ghupd1", "Actions runs are delayed.")
+	gh.SetComponent("ghpages00001", "Pages", "degraded_performance")
+	for _, chat := range []int64{111, 222} {
+		testenv.WaitFor(t, 60*time.Second, "both pages' notices", func() bool {
+			txt := textsTo(s, chat)
+			return strings.Contains(txt, "Elevated errors") && strings.Contains(txt, "Actions delayed") && strings.Contains(txt, "Pages")
+		})
+	}
+	require.Positive(t, deliveriesWith(s, t, "delivery/github/incident:ghinc1:"), "the github incident's delivery names its page")
+	require.Positive(t, deliveriesWith(s, t, "delivery/github/component:ghpages00001:"), "so does its component change's")
+	require.Positive(t, deliveriesWith(s, t, "delivery/incident:01INC00000000000000000000A:"), "the legacy page's keys are today's")
+
+	// github hangs, then fails, for many of its poll intervals; openai's
+	// notices go on meanwhile.
+	gh.Fault("", fakes.Hang)
+	failing := gh.TotalRequests()
+	gh.AddIncidentUpdate("ghinc2", "Webhooks delayed", "investigating", "minor", "ghupd2", "Webhooks are delayed.")
+	time.Sleep(3 * interval)
+	io.AddIncidentUpdate("01INC00000000000000000000B", "Login failures", "investigating", "", "01UPD00000000000000000000B", "Some logins fail.")
+	for _, chat := range []int64{111, 222} {
+		testenv.WaitFor(t, 60*time.Second, "openai's notice while github hangs", func() bool {
+			return strings.Contains(textsTo(s, chat), "Login failures")
+		})
+	}
+	gh.Fault("", fakes.ServerError)
+	io.AddIncidentUpdate("01INC00000000000000000000C", "Slow image generation", "investigating", "", "01UPD00000000000000000000C", "Images are slow.")
+	for _, chat := range []int64{111, 222} {
+		testenv.WaitFor(t, 60*time.Second, "openai's notice while github fails", func() bool {
+			return strings.Contains(textsTo(s, chat), "Slow image generation")
+		})
+	}
+	require.Greater(t, gh.TotalRequests(), failing, "github was polled, and failed, all along")
+	require.NotContains(t, textsTo(s, 111), "Webhooks delayed", "nothing of github got through while it failed")
+
+	gh.Fault("", nil)
+	for _, chat := range []int64{111, 222} {
+		testenv.WaitFor(t, 60*time.Second, "github's notice once it answers", func() bool {
+			return strings.Contains(textsTo(s, chat), "Webhooks delayed")
+		})
+	}
+}
+
+// An upgrade from a one-page database (its checkpoint and ledger recorded,
+// an incident delivered) to STATUS_PAGES listing that page after another:
+// the page keeps its documents and keys (it is the legacy page, found by
+// its snapshot's URL, not by its place), nothing is sent again, and its
+// next update follows the first; the page added sends nothing about what
+// it already showed, only what changes after.
+func TestUpgradeToTwoPagesRenotifiesNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration test")
+	}
+	const interval = 2 * time.Second
+	ps := twoFakePages(t)
+	s := testenv.NewStackWith(t, interval, testenv.StackOptions{Pages: ps})
+	ctx := context.Background()
+	io, gh := ps.IncidentIO("openai"), ps.Statuspage("github")
+
+	// Before: STATUSPAGE_URL alone, the incident.io page.
+	s.Config.StatusPages, s.Config.StatuspageURL, s.Config.StatuspageProvider = "", io.URL(), "auto"
+	require.NoError(t, s.Config.Validate())
+	require.Len(t, s.Config.Pages, 1)
+	_, err := s.Store.Subscribe(ctx, 111, 0, time.Now())
+	require.NoError(t, err)
+	stop := s.StartWorker(t)
+	waitForPageBaseline(t, s, "")
+	io.AddIncidentUpdate("01INC00000000000000000000A", "Elevated errors", "investigating", "", "01UPD00000000000000000000A", "Looking.")
+	testenv.WaitFor(t, 60*time.Second, "the incident's notice", func() bool { return strings.Contains(textsTo(s, 111), "Elevated errors") })
+	// What github shows before it is added: an open incident, a degraded component.
+	gh.AddIncidentUpdate("ghinc1", "Actions delayed", "investigating", "major", "ghupd1", "Actions runs are delayed.")
+	gh.SetComponent("ghpages00001", "Pages", "degraded_performance")
+	time.Sleep(2 * interval) // the ledger and checkpoint settle
+	stop()
+	before := len(s.Telegram.MessagesTo(111, 0))
+	require.Equal(t, 1, before)
+
+	// After: both pages, the new one first.
+	s.Config.StatusPages, s.Config.StatuspageURL, s.Config.StatuspageProvider =
+		pages.Format([]pages.Page{{Name: "github", URL: gh.URL(), Provider: "auto"}, {Name: "openai", URL: io.URL(), Provider: "auto"}}), pages.OpenAIURL, ""
+	require.NoError(t, s.Config.Validate())
+	stop = s.StartWorker(t)
+	waitForPageBaseline(t, s, "github")
+	offer, err := s.Store.Offer(ctx, s.Config.Pages, time.Now())
+	require.NoError(t, err)
+	require.Equal(t, "openai", offer.Legacy, "the page the deployment watched stays legacy")
+	time.Sleep(3 * interval)
+	require.Len(t, s.Telegram.MessagesTo(111, 0), before, "nothing re-notified, nothing of what github already showed")
+
+	io.AddIncidentUpdate("01INC00000000000000000000A", "Elevated errors", "resolved", "", "01UPD00000000000000000000Z", "Fixed.")
+	gh.AddIncidentUpdate("ghinc2", "Webhooks delayed", "investigating", "minor", "ghupd2", "Webhooks are delayed.")
+	testenv.WaitFor(t, 60*time.Second, "both pages' next changes", func() bool {
+		return deliveriesWith(s, t, "delivery/incident:01INC00000000000000000000A:01UPD00000000000000000000Z:") == 1 &&
+			strings.Contains(textsTo(s, 111), "Webhooks delayed")
+	})
+	require.Zero(t, deliveriesWith(s, t, "delivery/github/incident:ghinc1:"), "what github showed when added is its baseline")
+	require.Zero(t, deliveriesWith(s, t, "delivery/github/component:"), "so is its degraded component")
+	require.Equal(t, 1, deliveriesWith(s, t, "delivery/incident:01INC00000000000000000000A:01UPD00000000000000000000A:"),
+		"the first update was delivered once, before the upgrade")
+
+	// github removed: its Schedule is deleted at the next start and its
+	// checkpoint dropped; the legacy page goes on.
+	stop()
+	s.Config.StatusPages = pages.Format([]pages.Page{{Name: "openai", URL: io.URL(), Provider: "auto"}})
+	require.NoError(t, s.Config.Validate())
+	s.StartWorker(t)
+	testenv.WaitFor(t, 30*time.Second, "github's Schedule to go", func() bool {
+		_, err := s.Temporal.ScheduleClient().GetHandle(ctx, workflows.PageScheduleID("github")).Describe(ctx)
+		return err != nil
+	})
+	cp, err := s.Store.PageDocs("github").LoadCheckpoint(ctx)
+	require.NoError(t, err)
+	require.False(t, cp.Baseline, "listed again, github would baseline afresh")
+	_, err = s.Temporal.ScheduleClient().GetHandle(ctx, workflows.ScheduleID).Describe(ctx)
+	require.NoError(t, err, "the legacy page's Schedule stays")
+}
