@@ -71,7 +71,7 @@ const burstSeparator = "\n\n"
 // a saving, never a failure: when anything is unclear, the message goes
 // alone.
 func (a *Activities) foldBehind(ctx context.Context, in SendInput, r Recipient, text string) (string, bool, []string) {
-	if !folds(in, r) || !strings.HasPrefix(in.EventKey, "component:") {
+	if !folds(in, r) || !keyOf(in.EventKey, "component") {
 		return text, r.Silent, nil
 	}
 	behind, err := a.Store.WaitingBehind(ctx, r.ChatID, callTicket(in), a.now())
@@ -85,13 +85,13 @@ func (a *Activities) foldBehind(ctx context.Context, in SendInput, r Recipient, 
 		// gap (one not queued yet goes later, after those before it): the
 		// order of the burst holds.
 		ev, sub, call, ok := parseTicket(t)
-		if !ok || sub != r.Key || call != callFirst || !strings.HasPrefix(ev, "component:") || burstOf(t) != in.Burst+len(folds)+1 {
+		if !ok || sub != r.Key || call != callFirst || !keyOf(ev, "component") || burstOf(t) != in.Burst+len(folds)+1 {
 			break
 		}
 		if f, err := a.foldOf(ctx, ev); err != nil || f != nil {
 			break // told on an incident's card (fold.go): its own Send does that
 		}
-		more, err := a.noticeIn(ctx, ev, r.Zone)
+		more, err := a.noticeIn(ctx, ev, r.Zone, "") // of the first one's page, named once
 		if err != nil || more == "" || utf8.RuneCountInString(text)+len(burstSeparator)+utf8.RuneCountInString(more) > burstLimit {
 			break
 		}

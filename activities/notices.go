@@ -2,10 +2,12 @@ package activities
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/openai-status-bot/statusbot/internal/event"
 	"github.com/openai-status-bot/statusbot/internal/message"
+	"github.com/openai-status-bot/statusbot/internal/pages"
 	"github.com/openai-status-bot/statusbot/internal/store"
 	"go.temporal.io/sdk/activity"
 )
@@ -61,7 +63,15 @@ func (a *Activities) message(ctx context.Context, key string) (string, error) {
 // stored text, or, for another zone, the stored event rendered there. A
 // text stored without its event (prepared before zones applied to
 // notices) stays in UTC.
-func (a *Activities) noticeIn(ctx context.Context, key, zone string) (string, error) {
+//
+// page names the event's page in front (message.OfPage) for a chat that
+// follows several pages (Recipient.Page); "" leaves it out.
+func (a *Activities) noticeIn(ctx context.Context, key, zone, page string) (string, error) {
+	text, err := a.noticeInZone(ctx, key, zone)
+	return message.OfPage(text, page), err
+}
+
+func (a *Activities) noticeInZone(ctx context.Context, key, zone string) (string, error) {
 	if zone == "" {
 		return a.message(ctx, key)
 	}
@@ -92,4 +102,12 @@ func (a *Activities) inZone(ctx context.Context, key, zone string, render func(*
 	}
 	a.cacheMessage(key, text)
 	return text, nil
+}
+
+// keyOf reports whether an event key is of the kind ("incident",
+// "component", "reminder"), on any page: a page other than the legacy one
+// puts its name in front ("github/incident:…", pages.Scope).
+func keyOf(key, kind string) bool {
+	_, bare := pages.Unscope(key)
+	return strings.HasPrefix(bare, kind+":")
 }
