@@ -177,8 +177,8 @@ func TestPageSetLeavesOutAPageThatCannotBeRead(t *testing.T) {
 	if err != nil || len(pv.Parts) != 1 || pv.Parts[0].Name != "openai" || !slices.Equal(pv.Missing, []string{"github"}) {
 		t.Fatalf("got %+v, %v", pv, err)
 	}
-	if pv.Page != legacy {
-		t.Error("the legacy page alone is served as read")
+	if pv.Page != pv.Parts[0].Page || pv.Page.Name != "OpenAI" {
+		t.Error("the legacy page alone is served as read, not merged")
 	}
 	if _, err := set.get(context.Background(), []string{"github"}, needComponents); !errors.Is(err, errNoPage) {
 		t.Fatalf("no page readable: %v", err)
