@@ -10,6 +10,7 @@ import (
 
 	"github.com/openai-status-bot/statusbot/activities"
 	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/internal/notice"
 	"github.com/openai-status-bot/statusbot/internal/pages"
 )
 
@@ -116,4 +117,31 @@ func TestCardOfAnotherPage(t *testing.T) {
 	msgs := w.tg.MessagesTo(9, 0)
 	require.Len(t, msgs, 1)
 	require.True(t, strings.HasPrefix(msgs[0].Text, "<b>github</b> · "), msgs[0].Text)
+}
+
+// A notice held for the morning summary keeps its page's name for a chat of
+// several pages, as the notice would have shown it.
+func TestHeldNoticeNamesItsPage(t *testing.T) {
+	w := newWorld(t)
+	w.a.Pages = openaiAndGithub
+	ctx := context.Background()
+	now := time.Date(2026, 3, 8, 23, 10, 0, 0, time.UTC)
+	w.a.Now = func() time.Time { return now }
+	w.a.StartSummary = func(context.Context, activities.SummaryInput) error { return nil }
+	e := githubChange("git01")
+	require.NoError(t, w.st.SaveNotice(ctx, e, e.Summary(), now))
+	q := &notice.Quiet{Start: "22:00", End: "07:00", Hold: true}
+	for _, r := range []activities.Recipient{{Key: "1", ChatID: 1, Quiet: q, Page: "github"}, {Key: "2", ChatID: 2, Quiet: q}} {
+		_, err := w.env.ExecuteActivity(w.a.Send, activities.SendInput{EventKey: e.Key, Recipient: r})
+		require.NoError(t, err)
+	}
+	window := time.Date(2026, 3, 9, 7, 0, 0, 0, time.UTC)
+	named, err := w.st.HeldNotices(ctx, "1", window)
+	require.NoError(t, err)
+	plain, err := w.st.HeldNotices(ctx, "2", window)
+	require.NoError(t, err)
+	require.Len(t, named, 1)
+	require.Len(t, plain, 1)
+	require.Equal(t, "github · Git git01", named[0].Title)
+	require.Equal(t, "Git git01", plain[0].Title)
 }
