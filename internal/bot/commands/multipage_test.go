@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -183,4 +184,30 @@ func TestPageSetLeavesOutAPageThatCannotBeRead(t *testing.T) {
 	if _, err := set.get(context.Background(), []string{"github"}, needComponents); !errors.Is(err, errNoPage) {
 		t.Fatalf("no page readable: %v", err)
 	}
+}
+
+// Whatever is typed, a page is taken only when it is on offer, and nothing
+// typed is lost: the arguments are the rest, or all of them.
+func FuzzSplitPageArg(f *testing.F) {
+	for _, s := range []string{"", "github", "GitHub API", "github, 3", "API", " github  x ", "githubx"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, args string) {
+		page, rest := SplitPageArg(offerTwo, args)
+		if page == "" {
+			if rest != args {
+				t.Fatalf("no page, rest %q != %q", rest, args)
+			}
+			return
+		}
+		if _, ok := offerTwo.Find(page); !ok {
+			t.Fatalf("page %q not on offer", page)
+		}
+		if !strings.HasSuffix(strings.TrimSpace(args), rest) || len(rest) >= len(args) {
+			t.Fatalf("rest %q is not what follows the page in %q", rest, args)
+		}
+		if name, ok := ParsePageArg("page " + page); !ok || name != page {
+			t.Fatalf("ParsePageArg(page %s) = %q, %v", page, name, ok)
+		}
+	})
 }
