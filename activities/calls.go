@@ -46,7 +46,7 @@ const (
 // sendCall makes the one call of in, or none when the chat's turn has not
 // come: then the result's Next is in itself.
 func (a *Activities) sendCall(ctx context.Context, in SendInput, r Recipient) (*SendResult, error) {
-	text, err := a.noticeIn(ctx, in.EventKey, r.Zone)
+	text, err := a.noticeIn(ctx, in.EventKey, r.Zone, r.Page)
 	if err != nil {
 		return nil, err
 	}
@@ -176,7 +176,7 @@ func (a *Activities) call(ctx context.Context, in SendInput, text string, r Reci
 		}
 		notes = all[r.Key]
 	}
-	cardText := a.cardText(ctx, in.EventKey, texts, r.Zone, notes, nil)
+	cardText := a.cardText(ctx, in.EventKey, texts, r.Zone, r.Page, notes, nil)
 	var shown []string
 	if fresh {
 		r.Card, shown = nil, in.Step.Card.Updates

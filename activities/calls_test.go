@@ -17,6 +17,7 @@ import (
 	"github.com/openai-status-bot/statusbot/activities"
 	"github.com/openai-status-bot/statusbot/internal/event"
 	"github.com/openai-status-bot/statusbot/internal/fakes"
+	"github.com/openai-status-bot/statusbot/internal/pages"
 	"github.com/openai-status-bot/statusbot/internal/store"
 	"github.com/openai-status-bot/statusbot/internal/telegram"
 )
@@ -210,10 +211,12 @@ func TestSendPerCallBurstEndsAcrossTurns(t *testing.T) {
 // In cards mode a burst of component changes for one group is one message
 // when their turns have queued: the Send whose turn comes tells the
 // changes of the burst waiting right behind it too, in order, and their
-// Sends make no call. Messages mode keeps a message each.
+// Sends make no call. Messages mode keeps a message each. The same on a
+// page other than the legacy one, whose keys are scoped ("github/component:…").
 func TestSendPerCallFoldsABurstOfComponentChanges(t *testing.T) {
-	for _, mode := range []string{store.ModeCards, store.ModeMessages} {
-		t.Run(mode, func(t *testing.T) {
+	for _, c := range []struct{ page, mode string }{{"", store.ModeCards}, {"", store.ModeMessages}, {"github", store.ModeCards}} {
+		page, mode := c.page, c.mode
+		t.Run(page+"/"+mode, func(t *testing.T) {
 			w := newWorld(t)
 			w.tg.RealLimits()
 			ctx := context.Background()
@@ -224,8 +227,9 @@ func TestSendPerCallFoldsABurstOfComponentChanges(t *testing.T) {
 			at := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 			var ins []activities.SendInput
 			for i, name := range []string{"Alpha", "Bravo", "Charlie", "Delta"} {
-				e := event.Event{Key: fmt.Sprintf("component:c%d:major_outage:t", i), OrderKey: fmt.Sprintf("component:c%d", i), Kind: event.KindComponent,
-					At: at.Add(time.Duration(i) * time.Millisecond), ComponentID: fmt.Sprintf("c%d", i), ComponentName: name, OldStatus: "operational", NewStatus: "major_outage", Notify: true}
+				e := event.Event{Key: pages.Scope(page, fmt.Sprintf("component:c%d:major_outage:t", i)), OrderKey: pages.Scope(page, fmt.Sprintf("component:c%d", i)),
+					Page: page, Kind: event.KindComponent, At: at.Add(time.Duration(i) * time.Millisecond), ComponentID: pages.Scope(page, fmt.Sprintf("c%d", i)),
+					ComponentName: name, OldStatus: "operational", NewStatus: "major_outage", Notify: true}
 				_, err := w.env.ExecuteActivity(w.a.PrepareMessage, e)
 				require.NoError(t, err)
 				ins = append(ins, activities.SendInput{EventKey: e.Key, PerCall: true, Ticket: activities.BurstTicketOf(e.At, e.Key, key, i+1), Burst: i + 1,

@@ -198,7 +198,7 @@ func (a *Activities) readCard(ctx context.Context, incident string, r *Recipient
 // returning the card to record. Both are safe to repeat: an edit to the
 // same text succeeds.
 func (a *Activities) updateCard(ctx context.Context, eventKey string, texts *cardTexts, r Recipient, card store.IncidentCard, notes []store.CardNote) (*store.IncidentCard, error) {
-	if err := a.Telegram.Edit(ctx, r.ChatID, card.MessageID, a.cardText(ctx, eventKey, texts, r.Zone, notes, nil)); err != nil {
+	if err := a.Telegram.Edit(ctx, r.ChatID, card.MessageID, a.cardText(ctx, eventKey, texts, r.Zone, r.Page, notes, nil)); err != nil {
 		return nil, err
 	}
 	if err := a.replyUnder(ctx, r, texts, &card); err != nil {
@@ -216,7 +216,7 @@ func (a *Activities) updateCard(ctx context.Context, eventKey string, texts *car
 
 // freshCard posts a new card (pinned if the chat wants it and the bot may).
 func (a *Activities) freshCard(ctx context.Context, eventKey string, texts *cardTexts, r Recipient, shown []string, notes []store.CardNote) (*store.IncidentCard, error) {
-	id, err := a.Telegram.SendMessage(ctx, r.ChatID, r.ThreadID, a.cardText(ctx, eventKey, texts, r.Zone, notes, nil), telegram.SendOptions{Silent: r.Silent})
+	id, err := a.Telegram.SendMessage(ctx, r.ChatID, r.ThreadID, a.cardText(ctx, eventKey, texts, r.Zone, r.Page, notes, nil), telegram.SendOptions{Silent: r.Silent})
 	if err != nil {
 		return nil, err
 	}

@@ -43,7 +43,7 @@ func pageFates(e event.Event, subs []store.Subscriber, verdicts map[string]notic
 			if e.Reminder == nil {
 				fate(s.Key, store.FateWithheld, string(notice.WhyKinds))
 			}
-		case ok && !v.Send && v.Why != notice.WhyNoReminder:
+		case ok && !v.Send && v.Why != notice.WhyNoReminder && v.Why != notice.WhyPage:
 			fate(s.Key, store.FateWithheld, string(v.Why))
 		}
 	}

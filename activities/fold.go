@@ -252,7 +252,7 @@ func (a *Activities) editWithNotes(ctx context.Context, r Recipient, c store.Inc
 			return true, nil
 		}
 		shown = len(notes[r.Key])
-		err = a.Telegram.Edit(ctx, r.ChatID, c.MessageID, a.cardText(ctx, c.Event, texts, r.Zone, notes[r.Key], comps))
+		err = a.Telegram.Edit(ctx, r.ChatID, c.MessageID, a.cardText(ctx, c.Event, texts, r.Zone, r.Page, notes[r.Key], comps))
 		var se *telegram.SendError
 		if errors.As(err, &se) && se.Outcome == telegram.Gone {
 			return false, nil
@@ -266,8 +266,13 @@ func (a *Activities) editWithNotes(ctx context.Context, r Recipient, c store.Inc
 
 // cardText is the card of texts in zone with the chat's component notes
 // and, when given, fresher component statuses; without either it is the
-// rendering all chats of the zone share.
-func (a *Activities) cardText(ctx context.Context, eventKey string, t *cardTexts, zone string, notes []store.CardNote, comps []message.ComponentState) string {
+// rendering all chats of the zone share. page names the card's page for a
+// chat of several pages (Recipient.Page).
+func (a *Activities) cardText(ctx context.Context, eventKey string, t *cardTexts, zone, page string, notes []store.CardNote, comps []message.ComponentState) string {
+	return message.OfPage(cardTextInZone(t, zone, notes, comps), page)
+}
+
+func cardTextInZone(t *cardTexts, zone string, notes []store.CardNote, comps []message.ComponentState) string {
 	if t.Event == nil || (len(notes) == 0 && comps == nil) {
 		return t.Card
 	}

@@ -44,6 +44,9 @@ func (a *Activities) hold(ctx context.Context, in SendInput, r Recipient, now ti
 	} else {
 		h.Story, h.Title, h.Summary, h.EventAt = in.EventKey, in.EventKey, in.EventKey, now
 	}
+	if r.Page != "" {
+		h.Title = r.Page + " · " + h.Title // the morning summary names the page, as the notice would
+	}
 	if err := a.Store.HoldNotice(ctx, h); err != nil {
 		return nil, err
 	}

@@ -61,7 +61,15 @@ func (a *Activities) message(ctx context.Context, key string) (string, error) {
 // stored text, or, for another zone, the stored event rendered there. A
 // text stored without its event (prepared before zones applied to
 // notices) stays in UTC.
-func (a *Activities) noticeIn(ctx context.Context, key, zone string) (string, error) {
+//
+// page names the event's page in front (message.OfPage) for a chat that
+// follows several pages (Recipient.Page); "" leaves it out.
+func (a *Activities) noticeIn(ctx context.Context, key, zone, page string) (string, error) {
+	text, err := a.noticeInZone(ctx, key, zone)
+	return message.OfPage(text, page), err
+}
+
+func (a *Activities) noticeInZone(ctx context.Context, key, zone string) (string, error) {
 	if zone == "" {
 		return a.message(ctx, key)
 	}

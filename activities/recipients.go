@@ -30,6 +30,9 @@ type Recipient struct {
 	// Zone is the chat's time zone when its texts of the event show times
 	// and it is not UTC (notice.TextZone); "" is UTC.
 	Zone string `json:"zone,omitempty"`
+	// Page is the event's page's name, shown on its notices and cards,
+	// when the chat follows several pages (pages.Offer.Label); "": none.
+	Page string `json:"page,omitempty"`
 }
 
 // PageInput asks for the next page of recipients of an event.
@@ -202,7 +205,7 @@ func (a *Activities) heardBeforeRecords(ctx context.Context, e event.Event, subs
 // its delivery mode.
 func (a *Activities) recipientOf(e event.Event, s store.Subscriber, v notice.Verdict) Recipient {
 	r := Recipient{Key: s.Key, ChatID: s.ChatID, ThreadID: s.ThreadID, Silent: v.Silent, Quiet: notice.QuietFor(s.Settings, e),
-		Zone: notice.TextZone(s.Settings, e)}
+		Zone: notice.TextZone(s.Settings, e), Page: a.Pages.Label(s.Pages, e.Page)}
 	switch e.Kind {
 	case event.KindIncident:
 		r.Cards, r.PinCards = s.Settings.Cards(), s.Settings.PinCards

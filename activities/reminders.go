@@ -20,6 +20,9 @@ type ReminderPlanInput struct {
 	// whose filter they pass are those reminded (the page's, when read,
 	// take their place). Absent from plans asked before it existed.
 	Components []string `json:"components,omitempty"`
+	// Page is the maintenance's page as events name it ("" the legacy
+	// page, and plans asked before pages): its followers are reminded.
+	Page string `json:"page,omitempty"`
 }
 
 // ReminderPlan is the next reminder of a maintenance.
@@ -69,17 +72,18 @@ func (a *Activities) PlanReminder(ctx context.Context, in ReminderPlanInput) (*R
 	if !start.After(in.Boundary) {
 		return plan, nil
 	}
-	plan.Lead, err = a.Store.NextReminderLead(ctx, start.Sub(in.Boundary), components)
+	plan.Lead, err = a.Store.NextReminderLead(ctx, in.Page, start.Sub(in.Boundary), components)
 	return plan, err
 }
 
-// subscribersFor pages the subscribers an event may be for: a reminder's
-// from the chats whose lead it is and whose filter the maintenance passes
-// (indexed: a reminder costs what the chats that want it cost), any other
-// event's from every subscriber.
+// subscribersFor pages the subscribers an event may be for, among the
+// followers of its page (a page's event costs its own followers, never the
+// chats of other pages): a reminder's from the chats whose lead it is and
+// whose filter the maintenance passes (indexed: a reminder costs what the
+// chats that want it cost), any other event's from every follower.
 func (a *Activities) subscribersFor(ctx context.Context, in PageInput) ([]store.Subscriber, string, error) {
 	if r := in.Event.Reminder; r != nil {
-		return a.Store.ListReminderSubscribers(ctx, *r, in.Event.ComponentIDs, in.Cursor, in.Limit)
+		return a.Store.ListReminderSubscribers(ctx, in.Event.Page, *r, in.Event.ComponentIDs, in.Cursor, in.Limit)
 	}
-	return a.Store.ListSubscribers(ctx, in.Cursor, in.Limit)
+	return a.Store.ListFollowers(ctx, in.Event.Page, in.Cursor, in.Limit)
 }

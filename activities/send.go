@@ -96,7 +96,7 @@ func (a *Activities) Send(ctx context.Context, in SendInput) (*SendResult, error
 		}
 		return res, err
 	}
-	text, err := a.noticeIn(ctx, in.EventKey, r.Zone)
+	text, err := a.noticeIn(ctx, in.EventKey, r.Zone, r.Page)
 	if err != nil {
 		return nil, err
 	}

@@ -423,6 +423,7 @@ func seedSubscribersWith(t testing.TB, s *testenv.Stack, first int64, n int, set
 				{Key: "_id", Value: strconv.FormatInt(chat, 10)}, {Key: "chat_id", Value: chat}, {Key: "thread_id", Value: 0},
 				{Key: "kinds", Value: event.DefaultKinds}, {Key: "components", Value: []string{}}, {Key: "created_at", Value: now},
 				{Key: "settings", Value: settings}, {Key: "reminder_lead", Value: store.ReminderLeadOf(event.DefaultKinds, settings)},
+				{Key: "pages", Value: bson.A{""}}, // the legacy page, as Subscribe writes it
 			}, bucketFields(strconv.FormatInt(chat, 10))...))
 		}
 		if _, err := coll.InsertMany(ctx, docs, options.InsertMany().SetOrdered(false)); err != nil {

@@ -144,7 +144,7 @@ func (r *reminders) plan(ctx workflow.Context) (*activities.ReminderPlan, error)
 	var plan activities.ReminderPlan
 	err := workflow.ExecuteActivity(actx, a.PlanReminder, activities.ReminderPlanInput{
 		MaintenanceID: r.in.Window.Template.IncidentID, Start: r.in.Window.Start, Boundary: r.in.Boundary,
-		Components: r.in.Window.Template.ComponentIDs,
+		Components: r.in.Window.Template.ComponentIDs, Page: r.in.Window.Template.Page,
 	}).Get(ctx, &plan)
 	return &plan, err
 }

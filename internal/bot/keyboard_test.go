@@ -336,7 +336,7 @@ func TestCommandMenusByScope(t *testing.T) {
 		}
 		return out
 	}
-	everything := []string{"start", "stop", "status", "components", "subscribe", "settings", "history", "uptime", "info", "why", "help"}
+	everything := []string{"start", "stop", "status", "components", "subscribe", "unsubscribe", "settings", "history", "uptime", "info", "why", "help"}
 	for _, scope := range []string{"default", "all_private_chats", "all_chat_administrators"} {
 		if got := names(h.tg.CommandMenu(scope)); !slices.Equal(got, everything) {
 			t.Errorf("%s: %v", scope, got)

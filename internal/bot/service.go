@@ -17,6 +17,7 @@ import (
 	"github.com/openai-status-bot/statusbot/internal/config"
 	"github.com/openai-status-bot/statusbot/internal/health"
 	"github.com/openai-status-bot/statusbot/internal/metrics"
+	"github.com/openai-status-bot/statusbot/internal/pages"
 	"github.com/openai-status-bot/statusbot/internal/store"
 	"github.com/openai-status-bot/statusbot/internal/telegram"
 )
@@ -143,7 +144,19 @@ func (s *service) start(ctx context.Context) (started bool, err error) {
 	}); err != nil {
 		return false, st.fatal(ctx, err)
 	}
-	h, err := s.newHandler(me)
+	// Which page is legacy is the store's record (store.Offer), as the
+	// worker reads it: the bot and the worker name a page's chats alike.
+	var offer pages.Offer
+	if len(s.cfg.Pages) > 0 {
+		if err := st.retry(ctx, "read the pages on offer", 0, func(ctx context.Context) error {
+			var err error
+			offer, err = s.st.Offer(ctx, s.cfg.Pages, time.Now())
+			return err
+		}); err != nil {
+			return false, st.fatal(ctx, err)
+		}
+	}
+	h, err := s.newHandler(me, offer)
 	if err != nil {
 		return false, st.fatal(ctx, err)
 	}
@@ -162,7 +175,7 @@ func (s *service) start(ctx context.Context) (started bool, err error) {
 
 // newHandler builds the commands' handler, sending within the chat's
 // pace and the bot's share of the token's rate.
-func (s *service) newHandler(me models.User) (*commands.Handler, error) {
+func (s *service) newHandler(me models.User, offer pages.Offer) (*commands.Handler, error) {
 	cfg, tn := s.cfg, s.tn
 	pace := s.pacer
 	rate := newSendRate(cfg.BotReplyRate, tn.now)
@@ -173,7 +186,7 @@ func (s *service) newHandler(me models.User) (*commands.Handler, error) {
 		turns = newSharedTurns(s.st, tn.now, casualMaxWait, s.log)
 	}
 	return commands.New(commands.Deps{
-		API: s.api, Store: s.st, Config: cfg, Username: me.Username, BotID: me.ID,
+		API: s.api, Store: s.st, Config: cfg, Offer: offer, Username: me.Username, BotID: me.ID,
 		ChannelCleanup: tn.channelCleanup, KeyboardCleanup: tn.keyboardCleanup,
 		Log: s.log, Redact: s.redact, Now: tn.now,
 		MaxReplyWait: tn.maxReplyWait, EditTimeout: tn.handlerTimeout,

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/internal/pages"
 	"github.com/openai-status-bot/statusbot/internal/store"
 )
 
@@ -20,6 +21,7 @@ const (
 	WhyNeverTold  Why = "never-told"       // the end of a story the chat heard nothing of
 	WhyReminder   Why = "reminder"         // the chat's maintenance reminder
 	WhyNoReminder Why = "no-reminder"      // not the chat's reminder lead, or reminders off
+	WhyPage       Why = "page"             // a page the chat does not follow
 )
 
 // Verdict is what a chat gets of one event.
@@ -47,8 +49,16 @@ type Verdict struct {
 //     correction of an update it never got.
 func Decide(sub store.Subscriber, e event.Event, told bool) Verdict {
 	s := sub.Settings
+	if !pages.Follows(sub.Pages, e.Page) {
+		// Read by its page's fan-out only; a retry or a key-order read may
+		// meet a chat that stopped following the page meanwhile.
+		return Verdict{Why: WhyPage}
+	}
+	// The filter of the event's page alone: a chat filtering another
+	// page's components hears every component of this one.
+	filter := pages.FilterOf(sub.Components, e.Page)
 	if e.Reminder != nil {
-		if e.Accepts(sub.Kinds, sub.Components) && Wants(s, e) {
+		if e.Accepts(sub.Kinds, filter) && Wants(s, e) {
 			return Verdict{Send: true, Why: WhyReminder}
 		}
 		return Verdict{Why: WhyNoReminder}
@@ -64,7 +74,7 @@ func Decide(sub store.Subscriber, e event.Event, told bool) Verdict {
 		// correction is of a step the chat was not told).
 		return Verdict{Why: WhyNeverTold}
 	}
-	if !e.Concerns(sub.Components) {
+	if !e.Concerns(filter) {
 		return Verdict{Why: WhyFilter}
 	}
 	if !Wants(s, e) {

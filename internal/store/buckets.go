@@ -196,10 +196,11 @@ const bucketPageSize = 500
 const maxBucketsPerPage = maxGroups
 
 // pageLevel picks the level for a delivery starting now, from the size of
-// one sample bucket (bucket 0 of 128: one equality read): the coarsest
+// one sample bucket of the subscriptions base selects (bucket 0 of 128: one
+// equality read; a page's followers, not every chat): the coarsest
 // whose buckets hold about bucketPageSize subscribers at most.
-func (s *Store) pageLevel(ctx context.Context) (int, error) {
-	n, err := s.subs().CountDocuments(ctx, bson.D{{Key: bucketField(128), Value: 0}})
+func (s *Store) pageLevel(ctx context.Context, base bson.D) (int, error) {
+	n, err := s.subs().CountDocuments(ctx, append(slices.Clone(base), bson.E{Key: bucketField(128), Value: 0}))
 	if err != nil {
 		return 0, fmt.Errorf("mongodb: sample subscriptions: %w", err)
 	}
@@ -216,9 +217,15 @@ func (s *Store) pageLevel(ctx context.Context) (int, error) {
 // order (bucket, then key), at most maxBucketsPerPage buckets; "" starts a
 // paging (choosing its level). The next cursor is "" when done.
 func (s *Store) pageByBuckets(ctx context.Context, cursor string, limit int) ([]Subscriber, string, error) {
+	return s.pageByBucketsOf(ctx, bson.D{}, cursor, limit)
+}
+
+// pageByBucketsOf pages, as pageByBuckets, the subscriptions base selects
+// (equalities: a page's followers).
+func (s *Store) pageByBucketsOf(ctx context.Context, base bson.D, cursor string, limit int) ([]Subscriber, string, error) {
 	var pos pagePos
 	if cursor == "" {
-		level, err := s.pageLevel(ctx)
+		level, err := s.pageLevel(ctx, base)
 		if err != nil {
 			return nil, "", err
 		}
@@ -231,7 +238,7 @@ func (s *Store) pageByBuckets(ctx context.Context, cursor string, limit int) ([]
 	}
 	var out []Subscriber
 	for read := 0; read < maxBucketsPerPage && len(out) < limit; read++ {
-		filter := bson.D{}
+		filter := slices.Clone(base)
 		if pos.level > 1 {
 			filter = append(filter, bson.E{Key: bucketField(pos.level), Value: pos.bucket})
 		}

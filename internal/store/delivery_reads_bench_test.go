@@ -105,6 +105,14 @@ func deliveryReads(b *testing.B, n int) {
 			p, _, err := st.ListSubscribers(ctx, cursor, 500)
 			return len(p), err
 		}},
+		{"page of the legacy page's followers", "subscriptions", bson.D{{Key: "pages", Value: ""}, {Key: bucketField(level), Value: firstBucket}}, func() (int, error) {
+			p, _, err := st.ListFollowers(ctx, "", cursor, 500)
+			return len(p), err
+		}},
+		{"first page of another page's followers (1 chat in 100)", "subscriptions", bson.D{{Key: "pages", Value: "github"}, {Key: "b128", Value: 0}}, func() (int, error) {
+			p, _, err := st.ListFollowers(ctx, "github", "", 500)
+			return len(p), err
+		}},
 		{"page of subscribers, before (key order)", "subscriptions", bson.D{{Key: "_id", Value: bson.D{{Key: "$gt", Value: mid}}}}, func() (int, error) {
 			p, _, err := st.ListSubscribers(ctx, mid, 500)
 			return len(p), err
@@ -226,7 +234,13 @@ func seedDeliveryWorld(b *testing.B, db *mongo.Database, n int) []string {
 	}
 	insert("subscriptions", func(k string, i int) any {
 		chat, _ := strconv.ParseInt(k, 10, 64)
-		return store.Subscriber{Key: k, ChatID: chat, Kinds: event.DefaultKinds, Components: []string{}, CreatedAt: now, LeadMinutes: 60, Buckets: store.BucketsOf(k)}
+		// Every chat follows the legacy page, one in a hundred another too.
+		ps := []string{""}
+		if i%100 == 0 {
+			ps = append(ps, "github")
+		}
+		return store.Subscriber{Key: k, ChatID: chat, Kinds: event.DefaultKinds, Components: []string{}, CreatedAt: now, LeadMinutes: 60,
+			Pages: ps, Buckets: store.BucketsOf(k)}
 	})
 	insert("deliveries", func(k string, i int) any {
 		return bson.D{{Key: "_id", Value: benchEvent + "|" + k}, {Key: "event", Value: benchEvent}, {Key: "sub", Value: k}, {Key: "at", Value: now},

@@ -38,14 +38,18 @@ func ReminderLeadOf(kinds []event.Kind, s Settings) int {
 // reminderChats selects the subscriptions whose lead (minutes, as stored)
 // lies in [lo, hi) and whose component filter lets a maintenance of these
 // components through.
-func reminderChats(lo, hi float64, components []string) bson.D {
-	f := bson.D{{Key: fieldReminderLead, Value: bson.D{{Key: "$gte", Value: max(lo, 1)}, {Key: "$lt", Value: hi}}}}
+func reminderChats(eventPage string, lo, hi float64, components []string) bson.D {
+	f := append(followersOf(eventPage), bson.E{Key: fieldReminderLead, Value: bson.D{{Key: "$gte", Value: max(lo, 1)}, {Key: "$lt", Value: hi}}})
 	return append(f, componentsPass(components)...)
 }
 
 // componentsPass: no component filter, or one naming one of the
-// components. A maintenance naming no component concerns everyone (as
-// event.Accepts has it).
+// components (a page's maintenance names its page's scoped IDs, which only
+// that page's filter entries hold). A maintenance naming no component
+// concerns everyone (as event.Accepts has it). A chat of several pages
+// passes too: its filter may hold no entry of this page (pages.FilterOf),
+// which a query cannot tell; notice.Decide judges it, so such a chat may
+// have a reminder planned for it that it then does not get.
 func componentsPass(components []string) bson.D {
 	if len(components) == 0 {
 		return nil
@@ -53,26 +57,28 @@ func componentsPass(components []string) bson.D {
 	return bson.D{{Key: "$or", Value: bson.A{
 		bson.D{{Key: "components.0", Value: bson.D{{Key: "$exists", Value: false}}}},
 		bson.D{{Key: "components", Value: bson.D{{Key: "$in", Value: components}}}},
+		bson.D{{Key: fieldPages + ".1", Value: bson.D{{Key: "$exists", Value: true}}}},
 	}}}
 }
 
 // reminderIndex serves every reminder query (hinted: MongoDB uses it
-// whatever its planner would guess; FerretDB v1 ignores hints).
-const reminderIndex = "reminder_lead_1__id_1"
+// whatever its planner would guess; FerretDB v1 ignores hints): a page's
+// followers by lead.
+const reminderIndex = "pages_1_reminder_lead_1__id_1"
 
 // ListReminderSubscribers pages, in key order like ListSubscribers, the
-// subscribers a reminder is for: lead in [r.Lead, r.Until) and a component
+// subscribers a reminder of the event page is for: its followers with lead in [r.Lead, r.Until) and a component
 // filter the maintenance passes. A page first finds the leads present in
 // that range (one indexed read each), then reads the chats with one of
 // them in key order: on MongoDB one index scan per lead, merged, so a page
 // costs its own chats, and a reminder the chats that want it, not every
 // chat.
-func (s *Store) ListReminderSubscribers(ctx context.Context, r event.Reminder, components []string, after string, limit int) ([]Subscriber, string, error) {
-	leads, err := s.leadsIn(ctx, r.Lead.Minutes(), r.Until.Minutes(), components)
+func (s *Store) ListReminderSubscribers(ctx context.Context, eventPage string, r event.Reminder, components []string, after string, limit int) ([]Subscriber, string, error) {
+	leads, err := s.leadsIn(ctx, eventPage, r.Lead.Minutes(), r.Until.Minutes(), components)
 	if err != nil || len(leads) == 0 {
 		return nil, "", err
 	}
-	filter := bson.D{{Key: fieldReminderLead, Value: bson.D{{Key: "$in", Value: leads}}}}
+	filter := append(followersOf(eventPage), bson.E{Key: fieldReminderLead, Value: bson.D{{Key: "$in", Value: leads}}})
 	filter = append(filter, componentsPass(components)...)
 	return s.pageSubscribers(ctx, "list reminder subscribers", filter, after, limit, options.Find().SetHint(reminderIndex))
 }
@@ -81,10 +87,10 @@ func (s *Store) ListReminderSubscribers(ctx context.Context, r event.Reminder, c
 // filter the components pass: as points rather than a range they let the
 // chats be read in key order without sorting them all. (Distinct would do
 // in one read, but FerretDB v1 refuses it under a deadline.)
-func (s *Store) leadsIn(ctx context.Context, lo, hi float64, components []string) ([]int, error) {
+func (s *Store) leadsIn(ctx context.Context, eventPage string, lo, hi float64, components []string) ([]int, error) {
 	var leads []int
 	for {
-		lead, err := s.longestLead(ctx, lo, hi, components)
+		lead, err := s.longestLead(ctx, eventPage, lo, hi, components)
 		if err != nil || lead == 0 {
 			return leads, err
 		}
@@ -94,21 +100,21 @@ func (s *Store) leadsIn(ctx context.Context, lo, hi float64, components []string
 }
 
 // NextReminderLead is the longest lead shorter than below among the chats
-// that would get a reminder of a maintenance of these components (0:
-// none): the next reminder of one starting below from now is due that
-// lead before its start. One indexed read.
-func (s *Store) NextReminderLead(ctx context.Context, below time.Duration, components []string) (time.Duration, error) {
-	lead, err := s.longestLead(ctx, 1, below.Minutes(), components)
+// following the event page that would get a reminder of a maintenance of
+// these components (0: none): the next reminder of one starting below from
+// now is due that lead before its start. One indexed read.
+func (s *Store) NextReminderLead(ctx context.Context, eventPage string, below time.Duration, components []string) (time.Duration, error) {
+	lead, err := s.longestLead(ctx, eventPage, 1, below.Minutes(), components)
 	return time.Duration(lead) * time.Minute, err
 }
 
 // longestLead is the longest lead in [lo, hi) of the chats whose filter
 // the components pass; 0: none.
-func (s *Store) longestLead(ctx context.Context, lo, hi float64, components []string) (int, error) {
+func (s *Store) longestLead(ctx context.Context, eventPage string, lo, hi float64, components []string) (int, error) {
 	var doc struct {
 		Lead int `bson:"reminder_lead"`
 	}
-	err := s.subs().FindOne(ctx, reminderChats(lo, hi, components),
+	err := s.subs().FindOne(ctx, reminderChats(eventPage, lo, hi, components),
 		options.FindOne().SetSort(bson.D{{Key: fieldReminderLead, Value: -1}}).SetHint(reminderIndex).
 			SetProjection(bson.D{{Key: "_id", Value: 0}, {Key: fieldReminderLead, Value: 1}})).Decode(&doc)
 	switch {

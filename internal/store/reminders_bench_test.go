@@ -32,7 +32,7 @@ func BenchmarkReminderRecipients(b *testing.B) {
 			}
 			docs = append(docs, bson.D{{Key: "_id", Value: fmt.Sprint(chat)}, {Key: "chat_id", Value: int64(chat)},
 				{Key: "kinds", Value: event.DefaultKinds}, {Key: "components", Value: bson.A{}}, {Key: "created_at", Value: time.Now()},
-				{Key: "reminder_lead", Value: lead}})
+				{Key: "reminder_lead", Value: lead}, {Key: "pages", Value: bson.A{""}}})
 		}
 		if _, err := db.Collection("subscriptions").InsertMany(ctx, docs); err != nil {
 			b.Fatal(err)
@@ -63,7 +63,7 @@ func BenchmarkReminderRecipients(b *testing.B) {
 	}
 	b.Run("reminder_listing", func(b *testing.B) {
 		pass(b, func(after string) ([]store.Subscriber, string, error) {
-			return st.ListReminderSubscribers(ctx, r, []string{"api"}, after, pageSize)
+			return st.ListReminderSubscribers(ctx, "", r, []string{"api"}, after, pageSize)
 		})
 	})
 	b.Run("every_subscriber", func(b *testing.B) {

@@ -101,7 +101,7 @@ func TestNextReminderLead(t *testing.T) {
 	require.NoError(t, st.SetComponents(ctx, "7", []string{"files"}))           // 300: only of Files
 	lead := func(below time.Duration, components ...string) time.Duration {
 		t.Helper()
-		got, err := st.NextReminderLead(ctx, below, components)
+		got, err := st.NextReminderLead(ctx, "", below, components)
 		require.NoError(t, err)
 		return got
 	}
@@ -163,7 +163,7 @@ func TestListReminderSubscribers(t *testing.T) {
 	for chat := 1; chat <= 1500; chat++ {
 		docs = append(docs, bson.D{{Key: "_id", Value: fmt.Sprint(chat)}, {Key: "chat_id", Value: int64(chat)},
 			{Key: "kinds", Value: event.DefaultKinds}, {Key: "components", Value: bson.A{}}, {Key: "created_at", Value: time.Now()},
-			{Key: "reminder_lead", Value: 60}})
+			{Key: "reminder_lead", Value: 60}, {Key: "pages", Value: bson.A{""}}})
 	}
 	_, err := db.Collection("subscriptions").InsertMany(ctx, docs) // as Subscribe writes them, at once
 	require.NoError(t, err)
@@ -185,7 +185,7 @@ func TestListReminderSubscribers(t *testing.T) {
 	var got []string
 	cursor, pages := "", 0
 	for {
-		subs, next, err := st.ListReminderSubscribers(ctx, r, []string{"api"}, cursor, 3)
+		subs, next, err := st.ListReminderSubscribers(ctx, "", r, []string{"api"}, cursor, 3)
 		require.NoError(t, err)
 		pages++
 		for _, s := range subs {
@@ -200,7 +200,7 @@ func TestListReminderSubscribers(t *testing.T) {
 	require.ElementsMatch(t, want, got)
 	require.Equal(t, 3, pages, "7 chats, 3 a page")
 
-	subs, next, err := st.ListReminderSubscribers(ctx, event.Reminder{Lead: 5 * time.Minute, Until: 15 * time.Minute}, nil, "", 100)
+	subs, next, err := st.ListReminderSubscribers(ctx, "", event.Reminder{Lead: 5 * time.Minute, Until: 15 * time.Minute}, nil, "", 100)
 	require.NoError(t, err)
 	require.Empty(t, subs, "nobody is reminded 5 to 15 minutes ahead")
 	require.Empty(t, next)
@@ -230,12 +230,12 @@ func TestReminderQueriesUseTheirIndex(t *testing.T) {
 	for _, s := range specs {
 		names = append(names, s.Name)
 	}
-	require.Contains(t, names, "reminder_lead_1__id_1")
+	require.Contains(t, names, "pages_1_reminder_lead_1__id_1")
 
 	var out bson.M
 	require.NoError(t, db.RunCommand(ctx, bson.D{{Key: "explain", Value: bson.D{{Key: "find", Value: "subscriptions"},
-		{Key: "filter", Value: bson.D{{Key: "reminder_lead", Value: bson.D{{Key: "$in", Value: bson.A{15, 20}}}}, {Key: "_id", Value: bson.D{{Key: "$gt", Value: "1"}}}}},
-		{Key: "sort", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "limit", Value: 100}, {Key: "hint", Value: "reminder_lead_1__id_1"}}}}).Decode(&out))
+		{Key: "filter", Value: bson.D{{Key: "pages", Value: ""}, {Key: "reminder_lead", Value: bson.D{{Key: "$in", Value: bson.A{15, 20}}}}, {Key: "_id", Value: bson.D{{Key: "$gt", Value: "1"}}}}},
+		{Key: "sort", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "limit", Value: 100}, {Key: "hint", Value: "pages_1_reminder_lead_1__id_1"}}}}).Decode(&out))
 	raw, err := bson.MarshalExtJSON(bson.M{"plan": out["queryPlanner"]}, false, false)
 	require.NoError(t, err)
 	plan := string(raw)
@@ -244,7 +244,7 @@ func TestReminderQueriesUseTheirIndex(t *testing.T) {
 		return
 	}
 	require.Contains(t, plan, `"IXSCAN"`)
-	require.Contains(t, plan, `"reminder_lead_1__id_1"`)
+	require.Contains(t, plan, `"pages_1_reminder_lead_1__id_1"`)
 	require.NotContains(t, plan, `"stage":"SORT"`, "leads as points: merged in key order (SORT_MERGE), not sorted")
 }
 

@@ -52,6 +52,8 @@ type Store struct {
 	tripsBy    map[string]int64 // "command collection"
 	chats      chatMemory       // chat_calls versions (chatcalls.go)
 	slots      atomic.Int64     // the newest call slot seen taken (callslots.go)
+	// defaultPage is the page new chats follow (follows.go).
+	defaultPage string
 }
 
 // Open connects, checks the server answers and creates collections and
@@ -78,6 +80,10 @@ func Open(ctx context.Context, uri, database string) (*Store, error) {
 		return nil, err
 	}
 	if err := s.fillPageBuckets(ctx); err != nil {
+		_ = client.Disconnect(context.Background())
+		return nil, err
+	}
+	if err := s.fillFollows(ctx); err != nil {
 		_ = client.Disconnect(context.Background())
 		return nil, err
 	}
@@ -140,7 +146,7 @@ func (s *Store) ensureIndexes(ctx context.Context) error {
 			{Keys: bson.D{{Key: "migrated", Value: 1}}},
 			// Reminders read only the chats whose lead they are for.
 			{Keys: bson.D{{Key: "reminder_lead", Value: 1}, {Key: "_id", Value: 1}}},
-		}, bucketIndexes("")...),
+		}, append(bucketIndexes(""), followerIndexes()...)...),
 		colRetries: {
 			{Keys: bson.D{{Key: "event", Value: 1}, {Key: "next_at", Value: 1}}},
 			{Keys: bson.D{{Key: "order_key", Value: 1}, {Key: "sub", Value: 1}}},

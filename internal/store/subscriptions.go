@@ -11,6 +11,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/internal/pages"
 )
 
 // Subscriber is one subscribed chat or forum topic.
@@ -31,8 +32,12 @@ type Subscriber struct {
 	MigratedAt   time.Time `bson:"migrated_at,omitempty" json:"migrated_at,omitempty"`
 	// Migrated marks a subscription with a MigratedFrom: an equality the
 	// twin read (MigratedTwins) can select by on FerretDB.
-	Migrated bool    `bson:"migrated,omitempty" json:"-"`
-	Buckets  Buckets `bson:",inline" json:"-"`
+	Migrated bool `bson:"migrated,omitempty" json:"-"`
+	// Pages are the pages the chat follows as events name them ("" the
+	// legacy page; follows.go). None stored (a subscription from before
+	// pages): the legacy page, and start-up fills the field in.
+	Pages   []string `bson:"pages,omitempty" json:"pages,omitempty"`
+	Buckets Buckets  `bson:",inline" json:"-"`
 }
 
 // ErrNotSubscribed is returned when a chat has no subscription.
@@ -69,8 +74,9 @@ func (s *Store) pageSubscribers(ctx context.Context, what string, filter bson.D,
 	return out, next, nil
 }
 
-// Subscribe creates the subscription with the default kinds, or keeps an
-// existing one as it is. It reports whether it was created.
+// Subscribe creates the subscription with the default kinds, following the
+// default page (SetDefaultPage), or keeps an existing one as it is. It
+// reports whether it was created.
 func (s *Store) Subscribe(ctx context.Context, chatID int64, threadID int, now time.Time) (bool, error) {
 	key := SubscriberKey(chatID, threadID)
 	res, err := s.subs().UpdateOne(ctx, bson.D{{Key: "_id", Value: key}},
@@ -79,6 +85,7 @@ func (s *Store) Subscribe(ctx context.Context, chatID int64, threadID int, now t
 			{Key: "kinds", Value: event.DefaultKinds}, {Key: "components", Value: []string{}},
 			{Key: "created_at", Value: now}, {Key: "settings", Value: Settings{Mode: ModeCards}},
 			{Key: fieldReminderLead, Value: ReminderLeadOf(event.DefaultKinds, Settings{Mode: ModeCards})},
+			{Key: fieldPages, Value: []string{s.newChatPage()}},
 		}}, {Key: "$set", Value: BucketsOf(key)}}, options.UpdateOne().SetUpsert(true))
 	if err != nil {
 		return false, fmt.Errorf("mongodb: subscribe: %w", err)
@@ -188,6 +195,7 @@ func (s *Store) MigrateChatAt(ctx context.Context, oldChatID, newChatID int64, n
 		n.Key = SubscriberKey(newChatID, o.ThreadID)
 		n.MigratedFrom, n.MigratedAt, n.Migrated, n.Buckets = o.Key, now, true, BucketsOf(n.Key)
 		n.LeadMinutes = ReminderLeadOf(n.Kinds, n.Settings)
+		n.Pages = pages.Followed(o.Pages)
 		// Insert first, then record the move, then delete: a crash in
 		// between leaves a duplicate subscription at most, never a lost one
 		// (deliveries skip the old one once the new one exists).
@@ -359,6 +367,7 @@ func (s *Store) ImportSubscriber(ctx context.Context, sub Subscriber) (bool, err
 			{Key: "kinds", Value: sub.Kinds}, {Key: "components", Value: sub.Components},
 			{Key: "created_at", Value: sub.CreatedAt}, {Key: "settings", Value: sub.Settings},
 			{Key: fieldReminderLead, Value: ReminderLeadOf(sub.Kinds, sub.Settings)},
+			{Key: fieldPages, Value: pages.Followed(sub.Pages)},
 		}}, {Key: "$set", Value: BucketsOf(sub.Key)}}, options.UpdateOne().SetUpsert(true))
 	if err != nil {
 		return false, fmt.Errorf("mongodb: import subscriber: %w", err)

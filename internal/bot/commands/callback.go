@@ -11,6 +11,7 @@ import (
 	"github.com/openai-status-bot/statusbot/internal/bot/screens"
 	"github.com/openai-status-bot/statusbot/internal/event"
 	"github.com/openai-status-bot/statusbot/internal/notice"
+	"github.com/openai-status-bot/statusbot/internal/pages"
 	"github.com/openai-status-bot/statusbot/internal/statuspage"
 	"github.com/openai-status-bot/statusbot/internal/store"
 )
@@ -32,6 +33,7 @@ const (
 	AnsStale         = "These buttons were out of date (settings changed elsewhere); they show the current settings now. Tap again."
 	AnsPageChanged   = "The status page's components changed; here is the current list."
 	AnsKeepOneKind   = "Keep at least one notice type; /stop unsubscribes."
+	AnsKeepOnePage   = "Keep at least one page; /stop unsubscribes."
 	AnsFilterFull    = "At most 50 components can be chosen."
 	AnsNotSubscribed = "This chat is not subscribed any more. Use /start first."
 	AnsTooManyTaps   = "Too many taps at once. Wait a moment, then tap again."
@@ -189,7 +191,7 @@ func (h *handler) applyTap(ctx context.Context, t *tap, sub *store.Subscriber) {
 			}
 		}
 	}
-	k := t.keyboard(sub, idx)
+	k := t.keyboard(sub, idx).Offering(h.offer)
 	if cb.Op == "x" {
 		if t.msg.Chat.Type == models.ChatTypeChannel {
 			// A channel's readers did not ask for the keyboard: clean up.
@@ -246,6 +248,21 @@ func (h *handler) applyChange(ctx context.Context, key string, cb screens.Callba
 		return h.reread(ctx, key, err)
 	case "C":
 		return h.reread(ctx, key, h.st.SetComponents(ctx, key, nil))
+	case "P":
+		page, on, ok := screens.PageChoice(cb, h.offer)
+		if !ok {
+			return nil, bad
+		}
+		var err error
+		if on {
+			_, _, err = h.st.FollowPage(ctx, key, h.offer.EventPage(page.Name))
+		} else {
+			_, _, err = h.st.UnfollowPage(ctx, key, h.offer.EventPage(page.Name))
+		}
+		if errors.Is(err, pages.ErrLastPage) {
+			return nil, errRefused{AnsKeepOnePage}
+		}
+		return h.reread(ctx, key, err)
 	}
 	c, err := screens.SettingFor(cb)
 	if err != nil {
@@ -275,10 +292,10 @@ func (h *handler) tapIndex(ctx context.Context, cb screens.Callback, sub *store.
 	case "G", "c", "g", "C", opViewComponent, opAddComponent:
 		ctx, cancel := context.WithTimeout(ctx, tapPageWait)
 		defer cancel()
-		return h.pageIndex(ctx)
+		return h.pageIndex(ctx, sub)
 	case "m", "x":
 		if len(sub.Components) > 0 {
-			if pv, ok := h.pages.stored(ctx, needComponents); ok {
+			if pv, ok := h.pages.stored(ctx, Covered(h.offer, sub, ""), needComponents); ok {
 				return screens.IndexPage(pv.Page)
 			}
 		}
@@ -286,9 +303,10 @@ func (h *handler) tapIndex(ctx context.Context, cb screens.Callback, sub *store.
 	return nil
 }
 
-// pageIndex numbers the page's components; nil when unavailable.
-func (h *handler) pageIndex(ctx context.Context) *screens.PageIndex {
-	pv, err := h.pages.get(ctx, needComponents)
+// pageIndex numbers the components of the chat's pages (sub nil: the
+// default page's); nil when unavailable.
+func (h *handler) pageIndex(ctx context.Context, sub *store.Subscriber) *screens.PageIndex {
+	pv, err := h.pages.get(ctx, Covered(h.offer, sub, ""), needComponents)
 	if err != nil || pv.Page.ComponentsErr != "" {
 		return nil
 	}
@@ -326,9 +344,9 @@ func (h *handler) deleteMessage(ctx context.Context, chatID int64, id int) {
 func (h *handler) openKeyboard(ctx context.Context, r *request, sub *store.Subscriber) {
 	var idx *screens.PageIndex
 	if len(sub.Components) > 0 {
-		idx = h.pageIndex(ctx)
+		idx = h.pageIndex(ctx, sub)
 	}
-	k := screens.New(sub, idx)
+	k := screens.New(sub, idx).Offering(h.offer)
 	if r.about != nil {
 		k.For(r.about.id, r.about.title, r.about.typed)
 	}
@@ -355,7 +373,12 @@ const (
 // chosenComponent is the component a "v" or "a" button names; nil, with
 // the answer saying so, when the page changed since (or cannot be read).
 func (h *handler) chosenComponent(ctx context.Context, t *tap) *statuspage.Component {
-	idx := h.tapIndex(ctx, t.cb, nil)
+	// The chat's pages, as the question's buttons were drawn for.
+	sub, err := h.st.Subscription(ctx, t.key)
+	if err != nil {
+		sub = nil
+	}
+	idx := h.tapIndex(ctx, t.cb, sub)
 	ci, ok := 0, false
 	if idx != nil && t.cb.Tok == idx.Tok {
 		ci, ok = t.cb.Arg(0, len(idx.Comps))

@@ -81,6 +81,7 @@ func init() {
 		{name: "status", args: "[component]", help: "overall status, or one component's status", run: (*handler).cmdStatus},
 		{name: "components", help: "every component and its status", run: (*handler).cmdComponents},
 		{name: "subscribe", help: "show or change notice types and the component filter", admin: true, run: cleanInChannels((*handler).cmdSubscribe)},
+		{name: "unsubscribe", args: "page name", help: "stop following one status page (/stop ends every notice)", admin: true, run: cleanInChannels((*handler).cmdUnsubscribe)},
 		{name: "settings", args: "[test | @channel | channels]", help: "notice types, components, severity, quiet hours, time zone, cards (buttons); test: a test notice", admin: true, run: cleanInChannels(aboutChannel((*handler).cmdSettings))},
 		{name: "history", args: "[count]", help: "recent incidents (default 5, at most 10)", run: (*handler).cmdHistory},
 		{name: "uptime", help: "uptime per component over 24 hours, 7 days and 30 days", run: (*handler).cmdUptime},
@@ -108,7 +109,8 @@ func HelpText() string {
 		}
 		lines = append(lines, l+" — "+c.help)
 	}
-	lines = append(lines, "", "In groups only administrators can /start, /stop or change /subscribe and /settings.",
+	lines = append(lines, "", "With several status pages on offer: /subscribe page &lt;name&gt; follows one more; /status, /components, /history and /uptime take a page's name first and otherwise cover the chat's pages.",
+		"In groups only administrators can /start, /stop or change /subscribe and /settings.",
 		"A channel's settings are changed here, in a private chat: /settings @channel (or its ID); its readers see nothing. "+
 			"/settings channels lists the channels you changed.")
 	return strings.Join(lines, "\n")

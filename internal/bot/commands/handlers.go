@@ -10,15 +10,17 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"github.com/openai-status-bot/statusbot/internal/metrics"
+	"github.com/openai-status-bot/statusbot/internal/pages"
 	"github.com/openai-status-bot/statusbot/internal/store"
 )
 
 // handler answers one update at a time; it is safe for concurrent use.
 type handler struct {
-	api      *tgbot.Bot
-	st       *store.Store
-	pages    *pageSource
-	uptimes  *pageUptimes
+	api *tgbot.Bot
+	st  *store.Store
+	// offer is the pages on offer; pages reads them (one source each).
+	offer    pages.Offer
+	pages    *pageSet
 	username string
 	log      *slog.Logger
 	redact   func(string) string

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/openai-status-bot/statusbot/internal/pages"
 	"github.com/openai-status-bot/statusbot/internal/statuspage"
 	"github.com/openai-status-bot/statusbot/internal/store"
 )
@@ -33,6 +34,10 @@ type pageView struct {
 	// Stale is set when the page could not be fetched and an older
 	// snapshot stands in.
 	Stale bool
+	// Parts are the pages covered, as read (Page is them merged, or the
+	// legacy page alone); Missing names those that could not be read.
+	Parts   []PagePart
+	Missing []string
 }
 
 var errNoPage = errors.New("status page unavailable")
@@ -159,4 +164,74 @@ func (ps *pageSource) stored(ctx context.Context, n need) (pageView, bool) {
 		return pageView{}, false
 	}
 	return pageView{Page: &best.Page, FetchedAt: best.FetchedAt, Stale: ps.now().Sub(best.FetchedAt) >= ps.maxAge}, true
+}
+
+// pageSet is every offered page's source (one fetcher per page of
+// cfg.Pages) and what a command covers of them: one page, or the chat's
+// pages merged (MergePages) with each part kept for the replies that show
+// the pages one after the other.
+type pageSet struct {
+	offer   pages.Offer
+	by      map[string]*pageSource
+	uptimes map[string]*pageUptimes
+}
+
+// get reads the covered pages, concurrently (a slow page never holds the
+// others longer than its own timeout). A page that cannot be read is left
+// out and named in Missing; errNoPage when none can be.
+func (ps *pageSet) get(ctx context.Context, cover []string, n need) (pageView, error) {
+	return ps.read(cover, func(src *pageSource) (pageView, error) { return src.get(ctx, n) })
+}
+
+// stored is pageSource.stored over the covered pages.
+func (ps *pageSet) stored(ctx context.Context, cover []string, n need) (pageView, bool) {
+	pv, err := ps.read(cover, func(src *pageSource) (pageView, error) {
+		v, ok := src.stored(ctx, n)
+		if !ok {
+			return v, errNoPage
+		}
+		return v, nil
+	})
+	return pv, err == nil
+}
+
+func (ps *pageSet) read(cover []string, one func(*pageSource) (pageView, error)) (pageView, error) {
+	views := make([]pageView, len(cover))
+	errs := make([]error, len(cover))
+	var wg sync.WaitGroup
+	for i, name := range cover {
+		src := ps.by[name]
+		if src == nil {
+			errs[i] = errNoPage
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			views[i], errs[i] = one(src)
+		}()
+	}
+	wg.Wait()
+	var out pageView
+	for i, name := range cover {
+		if errs[i] != nil {
+			out.Missing = append(out.Missing, name)
+			continue
+		}
+		v := views[i]
+		out.Parts = append(out.Parts, PagePart{Name: name, EventPage: ps.offer.EventPage(name), Page: v.Page})
+		out.Stale = out.Stale || v.Stale
+		if out.FetchedAt.IsZero() || v.FetchedAt.Before(out.FetchedAt) {
+			out.FetchedAt = v.FetchedAt
+		}
+	}
+	switch {
+	case len(out.Parts) == 0:
+		return pageView{}, errNoPage
+	case len(out.Parts) == 1 && out.Parts[0].EventPage == "":
+		out.Page = out.Parts[0].Page // the legacy page alone: as it always was
+	default:
+		out.Page = MergePages(out.Parts)
+	}
+	return out, nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"github.com/openai-status-bot/statusbot/internal/config"
+	"github.com/openai-status-bot/statusbot/internal/pages"
 	"github.com/openai-status-bot/statusbot/internal/statuspage"
 	"github.com/openai-status-bot/statusbot/internal/store"
 )
@@ -25,9 +26,12 @@ const (
 // Deps is what the commands and screens need from the service around
 // them: the Bot API, the store, and the pacing of what they send.
 type Deps struct {
-	API      *tgbot.Bot
-	Store    *store.Store
-	Config   *config.Config
+	API    *tgbot.Bot
+	Store  *store.Store
+	Config *config.Config
+	// Offer is the pages on offer and which is legacy (store.Offer);
+	// empty (tests): made of Config.Pages (pages.ConfigOffer).
+	Offer    pages.Offer
 	Username string // the bot's, for "/cmd@bot"
 	BotID    int64  // the bot's user ID, to check it is in a channel
 	Log      *slog.Logger
@@ -56,16 +60,27 @@ type Handler struct{ h *handler }
 // New builds the handler and its access to the status page.
 func New(d Deps) (*Handler, error) {
 	cfg := d.Config
-	// One client for live fetches: its connections and conditional-request
-	// cache are reused.
-	pageClient, err := statuspage.New(cfg.StatuspageProvider, cfg.StatuspageURL, cfg.HTTPTimeout)
+	offer := d.Offer
+	if len(offer.List) == 0 {
+		list := cfg.Pages
+		if len(list) == 0 { // a Config not validated (tests): STATUSPAGE_URL alone
+			p, err := pages.Single(cfg.StatuspageURL, cfg.StatuspageProvider)
+			if err != nil {
+				return nil, err
+			}
+			list = []pages.Page{p}
+		}
+		offer = pages.ConfigOffer(list)
+	}
+	// New chats follow the default page.
+	d.Store.SetDefaultPage(offer.EventPage(offer.Default().Name))
+	set, err := newPageSet(d, offer)
 	if err != nil {
 		return nil, err
 	}
-	native := statuspage.NewIncidentIO(cfg.StatuspageURL, cfg.HTTPTimeout)
 	h := &handler{
-		uptimes: &pageUptimes{fetch: native.Uptimes, cacheFor: 5 * time.Minute, failFor: time.Minute,
-			wait: 3 * time.Second, timeout: 2*cfg.HTTPTimeout + 5*time.Second},
+		offer:    offer,
+		pages:    set,
 		api:      d.API,
 		st:       d.Store,
 		username: d.Username,
@@ -78,21 +93,45 @@ func New(d Deps) (*Handler, error) {
 		sent:     d.Sent,
 		botID:    d.BotID,
 		cleanup:  cleanupRule{after: d.ChannelCleanup, keyboard: d.KeyboardCleanup},
-		pages: &pageSource{
-			snapshots: d.Store.LatestSnapshot,
+	}
+	h.editor = newKeyboardEditor(h, d.EditTimeout)
+	return &Handler{h: h}, nil
+}
+
+// newPageSet builds a source per offered page: one client each for live
+// fetches (its connections and conditional-request cache are reused), the
+// poll's snapshot of the page (snapshotsOf), and incident.io's own uptime
+// figures where the page serves them.
+func newPageSet(d Deps, offer pages.Offer) (*pageSet, error) {
+	cfg := d.Config
+	set := &pageSet{offer: offer, by: map[string]*pageSource{}, uptimes: map[string]*pageUptimes{}}
+	for _, p := range offer.List {
+		client, err := statuspage.New(p.Provider, p.URL, cfg.HTTPTimeout)
+		if err != nil {
+			return nil, err
+		}
+		set.by[p.Name] = &pageSource{
+			snapshots: snapshotsOf(d.Store, offer.EventPage(p.Name)),
 			fetch: func(ctx context.Context) (*statuspage.Page, error) {
-				pg, _, err := pageClient.Fetch(ctx)
+				pg, _, err := client.Fetch(ctx)
 				return pg, err
 			},
 			maxAge:   2 * cfg.PollInterval,
 			cacheFor: cfg.PollInterval,
 			timeout:  2*cfg.HTTPTimeout + 5*time.Second,
 			now:      d.Now,
-			log:      d.Log,
-		},
+			log:      d.Log.With("page", p.Name),
+		}
+		set.uptimes[p.Name] = &pageUptimes{fetch: statuspage.NewIncidentIO(p.URL, cfg.HTTPTimeout).Uptimes, cacheFor: 5 * time.Minute,
+			failFor: time.Minute, wait: 3 * time.Second, timeout: 2*cfg.HTTPTimeout + 5*time.Second}
 	}
-	h.editor = newKeyboardEditor(h, d.EditTimeout)
-	return &Handler{h: h}, nil
+	return set, nil
+}
+
+// snapshotsOf reads the poll's snapshot of a page (store.PageDocs: the
+// legacy page's is the one snapshot of before pages).
+func snapshotsOf(st *store.Store, eventPage string) func(context.Context) (*store.Snapshot, error) {
+	return st.PageDocs(eventPage).LatestSnapshot
 }
 
 // Handle answers one update.

@@ -2,20 +2,25 @@ package commands
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/openai-status-bot/statusbot/internal/bot/screens"
+	"github.com/openai-status-bot/statusbot/internal/message"
 	"github.com/openai-status-bot/statusbot/internal/notice"
+	"github.com/openai-status-bot/statusbot/internal/statuspage"
+	"github.com/openai-status-bot/statusbot/internal/store"
 )
 
 func (h *handler) cmdStatus(ctx context.Context, r *request) {
-	pv, ok := h.page(ctx, r, needComponents)
+	typed, q := SplitPageArg(h.offer, r.cmd.Args)
+	pv, ok := h.page(ctx, r, h.cover(ctx, r, typed), needComponents)
 	if !ok {
 		return
 	}
 	var text string
-	if q := r.cmd.Args; q == "" {
-		text = statusOverview(pv.Page)
+	if q == "" {
+		text = sections(pv.Parts, func(p PagePart) string { return statusOverview(titled(p, len(pv.Parts))) }, false)
 	} else if pv.Page.ComponentsErr != "" {
 		text = "Component statuses are unavailable right now. Please try again later."
 	} else {
@@ -37,23 +42,27 @@ func (h *handler) cmdStatus(ctx context.Context, r *request) {
 }
 
 func (h *handler) cmdComponents(ctx context.Context, r *request) {
-	pv, ok := h.page(ctx, r, needComponents)
+	typed, _ := SplitPageArg(h.offer, r.cmd.Args)
+	pv, ok := h.page(ctx, r, h.cover(ctx, r, typed), needComponents)
 	if !ok {
 		return
 	}
-	h.reply(ctx, r, h.withStale(ctx, r, componentsList(pv.Page), pv))
+	h.reply(ctx, r, h.withStale(ctx, r, sections(pv.Parts, func(p PagePart) string { return componentsList(p.Page) }, true), pv))
 }
 
 func (h *handler) cmdHistory(ctx context.Context, r *request) {
-	pv, ok := h.page(ctx, r, needIncidents)
+	typed, rest := SplitPageArg(h.offer, r.cmd.Args)
+	pv, ok := h.page(ctx, r, h.cover(ctx, r, typed), needIncidents)
 	if !ok {
 		return
 	}
-	h.reply(ctx, r, h.withStale(ctx, r, historyReplyIn(pv.Page, parseHistoryCount(r.cmd.Args), h.zone(ctx, r)), pv))
+	n, loc := parseHistoryCount(rest), h.zone(ctx, r)
+	h.reply(ctx, r, h.withStale(ctx, r, sections(pv.Parts, func(p PagePart) string { return historyReplyIn(p.Page, n, loc) }, true), pv))
 }
 
 func (h *handler) cmdUptime(ctx context.Context, r *request) {
-	pv, ok := h.page(ctx, r, needComponents)
+	typed, _ := SplitPageArg(h.offer, r.cmd.Args)
+	pv, ok := h.page(ctx, r, h.cover(ctx, r, typed), needComponents)
 	if !ok {
 		return
 	}
@@ -62,6 +71,7 @@ func (h *handler) cmdUptime(ctx context.Context, r *request) {
 		return
 	}
 	now := h.now()
+	// The merged page's IDs are those component history keeps (scoped).
 	comps := screens.Components(pv.Page)
 	ids := make([]string, 0, len(comps))
 	for _, c := range comps {
@@ -77,8 +87,11 @@ func (h *handler) cmdUptime(ctx context.Context, r *request) {
 		return
 	}
 	ups := ComputeUptime(comps, hist, now)
-	if figs, ok := h.uptimes.get(ctx, pv.Page, now); ok {
-		ups = PageUptime(ups, figs)
+	// The page's own figures name its bare IDs: the legacy page alone.
+	if len(pv.Parts) == 1 && pv.Parts[0].EventPage == "" {
+		if figs, ok := h.pages.uptimes[pv.Parts[0].Name].get(ctx, pv.Page, now); ok {
+			ups = PageUptime(ups, figs)
+		}
 	}
 	h.reply(ctx, r, h.withStale(ctx, r, uptimeReply(ups), pv))
 }
@@ -94,10 +107,10 @@ func (h *handler) cmdInfo(ctx context.Context, r *request) {
 			h.reply(ctx, r, fmtRef(replyChannelNotSubscribed, esc(r.about.title), esc(r.about.typed)))
 			return
 		}
-		h.reply(ctx, r, "<b>"+esc(r.about.title)+"</b>\n"+infoReply(r.about.id, 0, sub, h.names(ctx, sub))+h.lastFate(ctx, sub))
+		h.reply(ctx, r, "<b>"+esc(r.about.title)+"</b>\n"+infoReply(r.about.id, 0, sub, h.names(ctx, sub))+h.pagesLine(sub)+h.lastFate(ctx, sub))
 		return
 	}
-	h.reply(ctx, r, infoReply(r.chatID, r.thread, sub, h.names(ctx, sub))+h.lastFate(ctx, sub))
+	h.reply(ctx, r, infoReply(r.chatID, r.thread, sub, h.names(ctx, sub))+h.pagesLine(sub)+h.lastFate(ctx, sub))
 }
 
 // zone is the chat's time zone for the times a reply shows (UTC when the
@@ -110,9 +123,10 @@ func (h *handler) zone(ctx context.Context, r *request) *time.Location {
 	return notice.Zone(sub.Settings)
 }
 
-// page gets the page for a command, replying itself when it cannot.
-func (h *handler) page(ctx context.Context, r *request, n need) (pageView, bool) {
-	pv, err := h.pages.get(ctx, n)
+// page gets the covered pages for a command, replying itself when it
+// cannot read any.
+func (h *handler) page(ctx context.Context, r *request, cover []string, n need) (pageView, bool) {
+	pv, err := h.pages.get(ctx, cover, n)
 	if err != nil {
 		h.reply(ctx, r, ReplyNoPage)
 		return pv, false
@@ -120,11 +134,73 @@ func (h *handler) page(ctx context.Context, r *request, n need) (pageView, bool)
 	return pv, true
 }
 
+// cover is what a command covers (Covered): the page typed, else the
+// chat's pages.
+func (h *handler) cover(ctx context.Context, r *request, typed string) []string {
+	if typed != "" {
+		return []string{typed}
+	}
+	sub, err := h.subscription(ctx, r)
+	if err != nil {
+		sub = nil // the default page, rather than no answer
+	}
+	return Covered(h.offer, sub, "")
+}
+
 // withStale adds, when the page is an old snapshot, when it was read,
-// in the chat's zone.
+// in the chat's zone, and which of the covered pages could not be read.
 func (h *handler) withStale(ctx context.Context, r *request, text string, pv pageView) string {
+	if len(pv.Missing) > 0 {
+		text += "\n\n<i>Not reachable right now: " + esc(strings.Join(pv.Missing, ", ")) + ".</i>"
+	}
 	if !pv.Stale {
 		return text
 	}
 	return text + "\n\n" + staleNote(pv.FetchedAt, h.zone(ctx, r))
+}
+
+// sections shows each covered page's reply one after the other, each
+// under its name when named (or when there are several) and cut to its
+// share of the reply budget; one page's reply alone as it always was.
+func sections(parts []PagePart, render func(PagePart) string, named bool) string {
+	if len(parts) == 1 {
+		return render(parts[0])
+	}
+	out := make([]string, len(parts))
+	share := screens.ReplyBudget/len(parts) - 40
+	for i, p := range parts {
+		s := render(p)
+		if named {
+			s = "📄 <b>" + esc(p.Name) + "</b>\n" + s
+		}
+		if screens.UTF16Len(s) > share {
+			s = message.Truncate(s, share)
+		}
+		out[i] = s
+	}
+	return strings.Join(out, "\n\n")
+}
+
+// titled is the part's page with a title for its overview: among several,
+// one the page does not name itself is called by its short name (alone it
+// keeps the overview's own default).
+func titled(p PagePart, parts int) *statuspage.Page {
+	if parts < 2 || strings.TrimSpace(p.Page.Name) != "" {
+		return p.Page
+	}
+	c := *p.Page
+	c.Name = p.Name
+	return &c
+}
+
+// pagesLine names the pages a subscription follows, when several are on
+// offer ("" otherwise, and for a chat not subscribed).
+func (h *handler) pagesLine(sub *store.Subscriber) string {
+	if sub == nil {
+		return ""
+	}
+	if l := screens.PagesLine(sub.Pages, h.offer); l != "" {
+		return "\n" + l
+	}
+	return ""
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"github.com/openai-status-bot/statusbot/internal/bot/screens"
+	"github.com/openai-status-bot/statusbot/internal/pages"
 	"github.com/openai-status-bot/statusbot/internal/statuspage"
 	"github.com/openai-status-bot/statusbot/internal/store"
 )
@@ -50,7 +51,7 @@ func (h *handler) names(ctx context.Context, sub *store.Subscriber) map[string]s
 	if sub == nil || len(sub.Components) == 0 {
 		return nil
 	}
-	pv, err := h.pages.get(ctx, needComponents)
+	pv, err := h.pages.get(ctx, Covered(h.offer, sub, ""), needComponents)
 	if err != nil || pv.Page.ComponentsErr != "" {
 		return nil
 	}
@@ -58,6 +59,10 @@ func (h *handler) names(ctx context.Context, sub *store.Subscriber) map[string]s
 }
 
 func (h *handler) cmdSubscribe(ctx context.Context, r *request) {
+	if name, ok := ParsePageArg(r.cmd.Args); ok {
+		h.changePages(ctx, r, name, true)
+		return
+	}
 	req := ParseSubscribe(r.cmd.Args)
 	switch req.Op {
 	case SubShow:
@@ -66,10 +71,10 @@ func (h *handler) cmdSubscribe(ctx context.Context, r *request) {
 			h.storeFailed(ctx, r, err)
 			return
 		}
-		h.reply(ctx, r, subscribeUsage(sub, h.names(ctx, sub), r.topic(), r.channel))
+		h.reply(ctx, r, subscribeUsage(sub, h.names(ctx, sub), r.topic(), r.channel)+pagesHelp(h.offer))
 		return
 	case SubInvalid:
-		h.reply(ctx, r, esc(req.Err)+"\n\n"+SubscribeHelp())
+		h.reply(ctx, r, esc(req.Err)+"\n\n"+SubscribeHelp()+pagesHelp(h.offer))
 		return
 	}
 	if !h.allowed(ctx, r) {
@@ -118,7 +123,15 @@ func (h *handler) setFilter(ctx context.Context, r *request, ids []string) error
 }
 
 func (h *handler) addFilter(ctx context.Context, r *request, q string) {
-	pv, ok := h.page(ctx, r, needComponents)
+	// "/subscribe component github API": among one page's components.
+	typed, q := SplitPageArg(h.offer, q)
+	if typed != "" {
+		if sub, err := h.subscription(ctx, r); err == nil && sub != nil && !pages.Follows(sub.Pages, h.offer.EventPage(typed)) {
+			h.reply(ctx, r, capitalize(place(r.topic(), r.channel))+" does not follow <b>"+esc(typed)+"</b>. Follow it first: /subscribe page "+esc(typed)+".")
+			return
+		}
+	}
+	pv, ok := h.page(ctx, r, h.cover(ctx, r, typed), needComponents)
 	if !ok {
 		return
 	}
@@ -150,9 +163,10 @@ func (h *handler) addFilter(ctx context.Context, r *request, q string) {
 }
 
 func (h *handler) removeFilter(ctx context.Context, r *request, sub *store.Subscriber, q string) {
+	typed, q := SplitPageArg(h.offer, q)
 	i := filterIndex(sub.Components, q)
 	var names map[string]string
-	pv, err := h.pages.get(ctx, needComponents)
+	pv, err := h.pages.get(ctx, Covered(h.offer, sub, typed), needComponents)
 	if err == nil && pv.Page.ComponentsErr == "" {
 		comps := screens.Components(pv.Page)
 		names = screens.ComponentNames(comps)

@@ -41,7 +41,7 @@ func (h *handler) cmdStart(ctx context.Context, r *request) {
 		return
 	}
 	var now *statuspage.Page
-	if pv, ok := h.pages.stored(ctx, needComponents); ok {
+	if pv, ok := h.pages.stored(ctx, Covered(h.offer, sub, ""), needComponents); ok {
 		now = pv.Page
 	}
 	text := StartReply(created, restored, r.topic(), r.channel, now)

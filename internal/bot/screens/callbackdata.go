@@ -39,7 +39,7 @@ func (c Callback) Encode() string {
 // argc is how many arguments each op takes.
 var argc = map[string]int{
 	"m": 0, "k": 0, "g": 1, "G": 3, "s": 0, "q": 0, "z": 0, "d": 0, "x": 0,
-	"v": 1, "a": 1,
+	"v": 1, "a": 1, "pg": 0, "P": 2,
 	"K": 2, "c": 4, "C": 0, "S": 1, "Q": 1, "r": 1, "H": 1, "Z": 1, "o": 1, "p": 1, "e": 1, "E": 1,
 }
 
@@ -84,4 +84,4 @@ func (c Callback) Arg(i, n int) (int, bool) {
 // screen).
 func (c Callback) Changes() bool { return changeOps[c.Op] }
 
-var changeOps = map[string]bool{"K": true, "c": true, "C": true, "S": true, "Q": true, "r": true, "H": true, "Z": true, "o": true, "p": true, "e": true, "E": true}
+var changeOps = map[string]bool{"K": true, "c": true, "C": true, "S": true, "Q": true, "r": true, "H": true, "Z": true, "o": true, "p": true, "e": true, "E": true, "P": true}

@@ -5,6 +5,7 @@ import (
 	"hash/fnv"
 	"strconv"
 
+	offered "github.com/openai-status-bot/statusbot/internal/pages"
 	"github.com/openai-status-bot/statusbot/internal/statuspage"
 	"github.com/openai-status-bot/statusbot/internal/store"
 )
@@ -79,5 +80,9 @@ func (x *PageIndex) GroupOf(ci int) (gi, pos int) {
 func StateToken(sub *store.Subscriber) string {
 	h := fnv.New32a()
 	fmt.Fprintf(h, "%v|%v|%+v", sub.Kinds, sub.Components, sub.Settings)
+	if ps := offered.Followed(sub.Pages); len(ps) != 1 || ps[0] != "" {
+		// Keyboards drawn before pages keep their token.
+		fmt.Fprintf(h, "|%v", ps)
+	}
 	return strconv.FormatUint(uint64(h.Sum32()), 36)
 }

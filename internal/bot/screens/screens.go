@@ -8,6 +8,7 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"github.com/openai-status-bot/statusbot/internal/event"
+	offered "github.com/openai-status-bot/statusbot/internal/pages"
 	"github.com/openai-status-bot/statusbot/internal/store"
 )
 
@@ -46,6 +47,8 @@ type KB struct {
 	// and how it is typed in a command.
 	chat         int64
 	title, typed string
+	// offer: the pages on offer (Offering), for the Pages screen.
+	offer offered.Offer
 }
 
 // New draws the screens of sub's settings (idx nil: the page is not known).
@@ -110,15 +113,21 @@ func (k *KB) Names() map[string]string {
 
 // Main is the first screen: a summary and a button per topic.
 func (k *KB) Main() Screen {
+	summary := Summary(k.sub, k.Names())
+	rows := [][]models.InlineKeyboardButton{
+		{k.Button("Notice types", "k"), k.Button("Components", "g", "0")},
+		{k.Button("Severity", "s"), k.Button("Quiet hours", "q")},
+		{k.Button("Time zone", "z"), k.Button("Cards & reminders", "d")},
+		{k.Button("Done", "x")},
+	}
+	if k.ShowsPages() {
+		summary = PagesLine(k.sub.Pages, k.offer) + "\n" + summary
+		rows = append([][]models.InlineKeyboardButton{{k.Button("Pages", "pg")}}, rows...)
+	}
 	return Screen{
-		Text: k.heading() + "\n" + Summary(k.sub, k.Names()) +
+		Text: k.heading() + "\n" + summary +
 			"\n\nTap to change. Every setting can be typed too: /settings " + k.typedRef() + "&lt;name&gt; &lt;value&gt;.",
-		Rows: [][]models.InlineKeyboardButton{
-			{k.Button("Notice types", "k"), k.Button("Components", "g", "0")},
-			{k.Button("Severity", "s"), k.Button("Quiet hours", "q")},
-			{k.Button("Time zone", "z"), k.Button("Cards & reminders", "d")},
-			{k.Button("Done", "x")},
-		},
+		Rows: rows,
 	}
 }
 

@@ -34,6 +34,10 @@ func ValidChange(cb Callback) bool {
 		return ok1 && ok2
 	case "c", "C":
 		return true
+	case "P":
+		_, ok1 := cb.Arg(0, 100)
+		_, ok2 := cb.Arg(1, 2)
+		return ok1 && ok2
 	}
 	_, err := SettingFor(cb)
 	return err == nil
@@ -66,6 +70,10 @@ func ScreenFor(k *KB, cb Callback) Screen {
 		return k.Zones()
 	case "d", "o", "p", "e", "E":
 		return k.Delivery()
+	case "pg", "P":
+		if k.ShowsPages() {
+			return k.Pages()
+		}
 	}
 	return k.Main()
 }

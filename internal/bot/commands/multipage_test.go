@@ -1,0 +1,213 @@
+package commands
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/openai-status-bot/statusbot/internal/bot/screens"
+	"github.com/openai-status-bot/statusbot/internal/pages"
+	"github.com/openai-status-bot/statusbot/internal/statuspage"
+	"github.com/openai-status-bot/statusbot/internal/store"
+)
+
+var offerTwo = pages.Offer{List: []pages.Page{{Name: "openai"}, {Name: "github"}}, Legacy: "openai"}
+
+func TestSplitPageArg(t *testing.T) {
+	for _, c := range []struct {
+		offer      pages.Offer
+		args       string
+		page, rest string
+	}{
+		{offerTwo, "", "", ""},
+		{offerTwo, "github", "github", ""},
+		{offerTwo, "GitHub API", "github", "API"},
+		{offerTwo, "github, 3", "github", "3"},
+		{offerTwo, "API", "", "API"},
+		{offerTwo, "gitlab API", "", "gitlab API"},
+		{pages.Offer{List: []pages.Page{{Name: "openai"}}, Legacy: "openai"}, "openai", "", "openai"},
+	} {
+		page, rest := SplitPageArg(c.offer, c.args)
+		if page != c.page || rest != c.rest {
+			t.Errorf("SplitPageArg(%q) = %q, %q; want %q, %q", c.args, page, rest, c.page, c.rest)
+		}
+	}
+}
+
+func TestParsePageArg(t *testing.T) {
+	for _, c := range []struct {
+		args string
+		name string
+		ok   bool
+	}{
+		{"page github", "github", true},
+		{"Page  “github”", "github", true},
+		{"pages", "", true},
+		{"page", "", true},
+		{"component github", "", false},
+		{"incident", "", false},
+		{"", "", false},
+		{"pagey x", "", false},
+	} {
+		name, ok := ParsePageArg(c.args)
+		if name != c.name || ok != c.ok {
+			t.Errorf("ParsePageArg(%q) = %q, %v; want %q, %v", c.args, name, ok, c.name, c.ok)
+		}
+	}
+}
+
+func TestCovered(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		sub   *store.Subscriber
+		typed string
+		want  []string
+	}{
+		{"not subscribed: the default page", nil, "", []string{"openai"}},
+		{"recorded before pages", &store.Subscriber{}, "", []string{"openai"}},
+		{"both, in the offer's order", &store.Subscriber{Pages: []string{"github", ""}}, "", []string{"openai", "github"}},
+		{"one page typed", &store.Subscriber{Pages: []string{"github", ""}}, "github", []string{"github"}},
+		{"a page no longer offered is left out", &store.Subscriber{Pages: []string{"gone", "github"}}, "", []string{"github"}},
+		{"only pages gone: the default", &store.Subscriber{Pages: []string{"gone"}}, "", []string{"openai"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := Covered(offerTwo, c.sub, c.typed); !slices.Equal(got, c.want) {
+				t.Fatalf("got %v, want %v", got, c.want)
+			}
+		})
+	}
+}
+
+func TestMergePages(t *testing.T) {
+	openai := &statuspage.Page{Name: "OpenAI", Components: []statuspage.Component{
+		{ID: "api", Name: "API", Status: "operational"},
+		{ID: "g1", Name: "ChatGPT", Group: true, Components: []string{"login"}},
+		{ID: "login", Name: "Login", GroupID: "g1", Status: "operational"},
+	}}
+	github := &statuspage.Page{Name: "GitHub", Components: []statuspage.Component{
+		{ID: "api", Name: "API", Status: "major_outage"},
+		{ID: "git", Name: "Git Operations", GroupName: "Core", Status: "operational"},
+	}, Incidents: []statuspage.Incident{{ID: "inc1", Name: "Down"}}}
+	parts := []PagePart{{Name: "openai", EventPage: "", Page: openai}, {Name: "github", EventPage: "github", Page: github}}
+
+	m := MergePages(parts)
+	comps := screens.Components(m)
+	names := screens.ComponentNames(comps)
+	want := map[string]string{"api": "API (openai)", "login": "Login", "github/api": "API (github)", "github/git": "Git Operations"}
+	if len(names) != len(want) {
+		t.Fatalf("names %v", names)
+	}
+	for id, n := range want {
+		if names[id] != n {
+			t.Errorf("%s named %q, want %q (all: %v)", id, names[id], n, names)
+		}
+	}
+	idx := screens.IndexPage(m)
+	var groups []string
+	for _, g := range idx.Groups {
+		groups = append(groups, g.Name)
+	}
+	if !slices.Equal(groups, []string{"openai", "openai · ChatGPT", "github", "github · Core"}) {
+		t.Errorf("groups %v", groups)
+	}
+	if m.Incidents[0].ID != "github/inc1" {
+		t.Errorf("incident IDs scoped: %v", m.Incidents)
+	}
+	if openai.Components[0].ID != "api" || openai.Components[0].Name != "API" {
+		t.Error("the parts are not changed")
+	}
+
+	// One page of another page alone: its IDs scoped, its names its own.
+	one := MergePages(parts[1:])
+	if one.Components[0].ID != "github/api" || one.Components[0].Name != "API" || one.Components[1].GroupName != "Core" {
+		t.Errorf("one part: %+v", one.Components)
+	}
+	// One part failing: the others still serve; all failing: unavailable.
+	bad := &statuspage.Page{ComponentsErr: "down"}
+	if m := MergePages([]PagePart{{Name: "openai", Page: openai}, {Name: "github", EventPage: "github", Page: bad}}); m.ComponentsErr != "" {
+		t.Errorf("one of two failing: %q", m.ComponentsErr)
+	}
+	if got := Unavailable([]PagePart{{Name: "openai", Page: openai}, {Name: "github", Page: bad}}, false); !slices.Equal(got, []string{"github"}) {
+		t.Errorf("Unavailable %v", got)
+	}
+	if m := MergePages([]PagePart{{Name: "github", EventPage: "github", Page: bad}}); m.ComponentsErr == "" {
+		t.Error("all failing: unavailable")
+	}
+}
+
+func TestFollowReply(t *testing.T) {
+	for _, c := range []struct {
+		list        []string
+		on, changed bool
+		want        string
+	}{
+		{[]string{"", "github"}, true, true, "This chat now follows <b>github</b>.\nPages followed: openai, github. Each notice names its page."},
+		{[]string{"", "github"}, true, false, "This chat already follows <b>github</b>.\nPages followed: openai, github. Each notice names its page."},
+		{[]string{""}, false, true, "This chat no longer follows <b>github</b>; its components left the component filter.\nPages followed: openai."},
+		{[]string{""}, false, false, "This chat does not follow <b>github</b>.\nPages followed: openai."},
+	} {
+		if got := FollowReply(offerTwo, "github", c.list, c.on, c.changed, "this chat"); got != c.want {
+			t.Errorf("got %q\nwant %q", got, c.want)
+		}
+	}
+}
+
+// A page that cannot be read is left out of a reply covering several, and
+// named; the legacy page alone is served as it always was.
+func TestPageSetLeavesOutAPageThatCannotBeRead(t *testing.T) {
+	now := time.Date(2026, 3, 8, 12, 0, 0, 0, time.UTC)
+	source := func(p *statuspage.Page, err error) *pageSource {
+		return &pageSource{
+			snapshots: func(context.Context) (*store.Snapshot, error) { return nil, nil },
+			fetch:     func(context.Context) (*statuspage.Page, error) { return p, err },
+			maxAge:    time.Minute, cacheFor: time.Minute, timeout: time.Second,
+			now: func() time.Time { return now }, log: slog.New(slog.NewTextHandler(&bytes.Buffer{}, nil)),
+		}
+	}
+	legacy := &statuspage.Page{Name: "OpenAI", Components: []statuspage.Component{{ID: "api", Name: "API"}}}
+	set := &pageSet{offer: offerTwo, by: map[string]*pageSource{
+		"openai": source(legacy, nil),
+		"github": source(nil, errors.New("down")),
+	}}
+	pv, err := set.get(context.Background(), []string{"openai", "github"}, needComponents)
+	if err != nil || len(pv.Parts) != 1 || pv.Parts[0].Name != "openai" || !slices.Equal(pv.Missing, []string{"github"}) {
+		t.Fatalf("got %+v, %v", pv, err)
+	}
+	if pv.Page != pv.Parts[0].Page || pv.Page.Name != "OpenAI" {
+		t.Error("the legacy page alone is served as read, not merged")
+	}
+	if _, err := set.get(context.Background(), []string{"github"}, needComponents); !errors.Is(err, errNoPage) {
+		t.Fatalf("no page readable: %v", err)
+	}
+}
+
+// Whatever is typed, a page is taken only when it is on offer, and nothing
+// typed is lost: the arguments are the rest, or all of them.
+func FuzzSplitPageArg(f *testing.F) {
+	for _, s := range []string{"", "github", "GitHub API", "github, 3", "API", " github  x ", "githubx"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, args string) {
+		page, rest := SplitPageArg(offerTwo, args)
+		if page == "" {
+			if rest != args {
+				t.Fatalf("no page, rest %q != %q", rest, args)
+			}
+			return
+		}
+		if _, ok := offerTwo.Find(page); !ok {
+			t.Fatalf("page %q not on offer", page)
+		}
+		if !strings.HasSuffix(strings.TrimSpace(args), rest) || len(rest) >= len(args) {
+			t.Fatalf("rest %q is not what follows the page in %q", rest, args)
+		}
+		if name, ok := ParsePageArg("page " + page); !ok || name != page {
+			t.Fatalf("ParsePageArg(page %s) = %q, %v", page, name, ok)
+		}
+	})
+}
