@@ -11,6 +11,7 @@ import (
 
 	"github.com/openai-status-bot/statusbot/internal/fakes"
 	"github.com/openai-status-bot/statusbot/internal/pages"
+	"github.com/openai-status-bot/statusbot/internal/store"
 	"github.com/openai-status-bot/statusbot/internal/testenv"
 	"github.com/openai-status-bot/statusbot/workflows"
 )
@@ -199,4 +200,77 @@ func TestUpgradeToTwoPagesRenotifiesNothing(t *testing.T) {
 	require.False(t, cp.Baseline, "listed again, github would baseline afresh")
 	_, err = s.Temporal.ScheduleClient().GetHandle(ctx, workflows.ScheduleID).Describe(ctx)
 	require.NoError(t, err, "the legacy page's Schedule stays")
+}
+
+// Each chat hears the pages it follows and only those: A follows both, B
+// only github and only its Pages component, C only the default page (as
+// every chat did before pages). Notices name their page for A alone, and
+// no chat hears anything twice.
+func TestChatsHearThePagesTheyFollow(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration test")
+	}
+	const interval = 2 * time.Second
+	ps := twoFakePages(t)
+	s := testenv.NewStackWith(t, interval, testenv.StackOptions{Pages: ps})
+	ctx := context.Background()
+	const chatA, chatB, chatC = int64(411), int64(422), int64(433)
+	for _, chat := range []int64{chatA, chatB, chatC} {
+		_, err := s.Store.Subscribe(ctx, chat, 0, time.Now())
+		require.NoError(t, err)
+	}
+	keyA, keyB := store.SubscriberKey(chatA, 0), store.SubscriberKey(chatB, 0)
+	_, _, err := s.Store.FollowPage(ctx, keyA, "github")
+	require.NoError(t, err)
+	_, _, err = s.Store.FollowPage(ctx, keyB, "github")
+	require.NoError(t, err)
+	_, _, err = s.Store.UnfollowPage(ctx, keyB, "")
+	require.NoError(t, err)
+	require.NoError(t, s.Store.SetComponents(ctx, keyB, []string{pages.Scope("github", "ghpages00001")}))
+	s.StartWorker(t)
+	waitForPageBaseline(t, s, "")
+	waitForPageBaseline(t, s, "github")
+
+	io, gh := ps.IncidentIO("openai"), ps.Statuspage("github")
+	io.AddIncidentUpdate("01INC00000000000000000000A", "Elevated errors", "investigating", "", "01UPD00000000000000000000A", "Looking.")
+	io.AffectComponent("01INC00000000000000000000A", fakes.IOComponentCLI, "partial_outage")
+	gh.AddIncidentUpdate("ghinc1", "Actions delayed", "investigating", "major", "ghupd1", "Actions runs are delayed.")
+	gh.AffectComponent("ghinc1", "ghactions001", "major_outage")
+	gh.SetComponent("ghpages00001", "Pages", "degraded_performance")
+
+	testenv.WaitFor(t, 90*time.Second, "A hears both pages", func() bool {
+		txt := textsTo(s, chatA)
+		return strings.Contains(txt, "Elevated errors") && strings.Contains(txt, "Actions delayed") && strings.Contains(txt, "Pages")
+	})
+	testenv.WaitFor(t, 60*time.Second, "B hears github's Pages", func() bool { return strings.Contains(textsTo(s, chatB), "Pages") })
+	testenv.WaitFor(t, 60*time.Second, "C hears openai", func() bool { return strings.Contains(textsTo(s, chatC), "Elevated errors") })
+	testenv.WaitFor(t, 90*time.Second, "every delivery to end", func() bool {
+		return len(s.Deliveries(t, enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING)) == 0
+	})
+
+	for _, m := range s.Telegram.MessagesTo(chatA, 0) {
+		require.True(t, strings.HasPrefix(m.Text, "<b>openai</b> · ") || strings.HasPrefix(m.Text, "<b>github</b> · "),
+			"a chat of two pages is told which page: %q", m.Text)
+	}
+	txtA := textsTo(s, chatA)
+	require.Contains(t, txtA, "<b>github</b> · ")
+	require.Contains(t, txtA, "<b>openai</b> · ")
+
+	txtB := textsTo(s, chatB)
+	require.NotContains(t, txtB, "Elevated errors", "B does not follow openai")
+	require.NotContains(t, txtB, "Actions delayed", "B's filter of github is Pages alone")
+	require.NotContains(t, txtB, "<b>github</b> · ", "a chat of one page is not told its name")
+
+	txtC := textsTo(s, chatC)
+	require.NotContains(t, txtC, "Actions delayed", "C does not follow github")
+	require.NotContains(t, txtC, "Pages", "C does not follow github")
+	require.NotContains(t, txtC, "<b>openai</b> · ", "a chat of one page is not told its name")
+
+	for _, chat := range []int64{chatA, chatB, chatC} {
+		seen := map[string]bool{}
+		for _, m := range s.Telegram.MessagesTo(chat, 0) {
+			require.False(t, seen[m.Text], "chat %d told twice: %q", chat, m.Text)
+			seen[m.Text] = true
+		}
+	}
 }
