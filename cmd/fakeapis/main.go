@@ -104,7 +104,7 @@ func startupMessage(tgAddr string, served []servedPage) string {
 	}
 	fmt.Fprintf(&b, "in .env: TELEGRAM_API_URL=http://%s and STATUSPAGE_URL=%s (the bot watches one page today)", tgAddr, list[0].URL)
 	if len(list) > 1 {
-		fmt.Fprintf(&b, "\nboth pages, once the bot watches several (docs/pages.md): STATUS_PAGES=%s", pages.Format(list))
+		fmt.Fprintf(&b, "\nboth pages (README, Several pages): STATUS_PAGES=%s", pages.Format(list))
 	}
 	return b.String()
 }
