@@ -2,6 +2,7 @@ package worker_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -72,6 +73,8 @@ func TestTwoPagesArePolledApart(t *testing.T) {
 	for _, chat := range []int64{111, 222} {
 		_, err := s.Store.Subscribe(ctx, chat, 0, time.Now())
 		require.NoError(t, err)
+		_, _, err = s.Store.FollowPage(ctx, store.SubscriberKey(chat, 0), "github")
+		require.NoError(t, err)
 	}
 	s.StartWorker(t)
 	// A new deployment listing two pages: the first is legacy.
@@ -98,25 +101,27 @@ func TestTwoPagesArePolledApart(t *testing.T) {
 	require.Positive(t, deliveriesWith(s, t, "delivery/github/component:ghpages00001:"), "so does its component change's")
 	require.Positive(t, deliveriesWith(s, t, "delivery/incident:01INC00000000000000000000A:"), "the legacy page's keys are today's")
 
-	// github hangs, then fails, for many of its poll intervals; openai's
-	// notices go on meanwhile.
+	// github hangs, then fails, for over two minutes (dozens of its poll
+	// intervals); openai's notices, one every 30 s, reach both chats
+	// meanwhile, each while github still fails.
 	gh.Fault("", fakes.Hang)
 	failing := gh.TotalRequests()
+	failedFrom := time.Now()
 	gh.AddIncidentUpdate("ghinc2", "Webhooks delayed", "investigating", "minor", "ghupd2", "Webhooks are delayed.")
-	time.Sleep(3 * interval)
-	io.AddIncidentUpdate("01INC00000000000000000000B", "Login failures", "investigating", "", "01UPD00000000000000000000B", "Some logins fail.")
-	for _, chat := range []int64{111, 222} {
-		testenv.WaitFor(t, 60*time.Second, "openai's notice while github hangs", func() bool {
-			return strings.Contains(textsTo(s, chat), "Login failures")
-		})
+	for i, name := range []string{"Login failures", "Slow image generation", "Voice mode unavailable", "Fine-tuning jobs delayed", "Batch API errors"} {
+		if i == 2 {
+			gh.Fault("", fakes.ServerError) // from hanging to refusing
+		}
+		time.Sleep(time.Until(failedFrom.Add(time.Duration(i) * 30 * time.Second)))
+		id := fmt.Sprintf("01INC0000000000000000000B%d", i)
+		io.AddIncidentUpdate(id, name, "investigating", "", fmt.Sprintf("01UPD0000000000000000000B%d", i), "Looking into it.")
+		for _, chat := range []int64{111, 222} {
+			testenv.WaitFor(t, 60*time.Second, "openai's notice "+name+" while github fails", func() bool {
+				return strings.Contains(textsTo(s, chat), name)
+			})
+		}
 	}
-	gh.Fault("", fakes.ServerError)
-	io.AddIncidentUpdate("01INC00000000000000000000C", "Slow image generation", "investigating", "", "01UPD00000000000000000000C", "Images are slow.")
-	for _, chat := range []int64{111, 222} {
-		testenv.WaitFor(t, 60*time.Second, "openai's notice while github fails", func() bool {
-			return strings.Contains(textsTo(s, chat), "Slow image generation")
-		})
-	}
+	require.Greater(t, time.Since(failedFrom), 2*time.Minute, "github failed for minutes")
 	require.Greater(t, gh.TotalRequests(), failing, "github was polled, and failed, all along")
 	require.NotContains(t, textsTo(s, 111), "Webhooks delayed", "nothing of github got through while it failed")
 
@@ -166,6 +171,10 @@ func TestUpgradeToTwoPagesRenotifiesNothing(t *testing.T) {
 	s.Config.StatusPages, s.Config.StatuspageURL, s.Config.StatuspageProvider =
 		pages.Format([]pages.Page{{Name: "github", URL: gh.URL(), Provider: "auto"}, {Name: "openai", URL: io.URL(), Provider: "auto"}}), pages.OpenAIURL, ""
 	require.NoError(t, s.Config.Validate())
+	// The chat follows github too (/subscribe page github) before its
+	// first poll: it must hear nothing of what github already shows.
+	_, _, err = s.Store.FollowPage(ctx, store.SubscriberKey(111, 0), "github")
+	require.NoError(t, err)
 	stop = s.StartWorker(t)
 	waitForPageBaseline(t, s, "github")
 	offer, err := s.Store.Offer(ctx, s.Config.Pages, time.Now())
