@@ -28,6 +28,20 @@ func twoFakePages(t *testing.T) *fakes.Pages {
 	return ps
 }
 
+// pagesInterval is the poll interval of the two-page stacks.
+const pagesInterval = 2 * time.Second
+
+// twoPageStack is an integration stack (real dev server and FerretDB) on
+// twoFakePages; its worker is started by the test.
+func twoPageStack(t *testing.T) (*testenv.Stack, *fakes.Pages) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("integration test")
+	}
+	ps := twoFakePages(t)
+	return testenv.NewStackWith(t, pagesInterval, testenv.StackOptions{Pages: ps}), ps
+}
+
 // waitForPageBaseline waits until the page's first poll has recorded its
 // baseline (eventPage "" for the legacy page).
 func waitForPageBaseline(t testing.TB, s *testenv.Stack, eventPage string) {
@@ -63,12 +77,7 @@ func deliveriesWith(s *testenv.Stack, t *testing.T, prefix string) int {
 // request hangs or fails for many poll intervals never holds back the
 // other's notices.
 func TestTwoPagesArePolledApart(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration test")
-	}
-	const interval = 2 * time.Second
-	ps := twoFakePages(t)
-	s := testenv.NewStackWith(t, interval, testenv.StackOptions{Pages: ps})
+	s, ps := twoPageStack(t)
 	ctx := context.Background()
 	for _, chat := range []int64{111, 222} {
 		_, err := s.Store.Subscribe(ctx, chat, 0, time.Now())
@@ -140,12 +149,7 @@ func TestTwoPagesArePolledApart(t *testing.T) {
 // next update follows the first; the page added sends nothing about what
 // it already showed, only what changes after.
 func TestUpgradeToTwoPagesRenotifiesNothing(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration test")
-	}
-	const interval = 2 * time.Second
-	ps := twoFakePages(t)
-	s := testenv.NewStackWith(t, interval, testenv.StackOptions{Pages: ps})
+	s, ps := twoPageStack(t)
 	ctx := context.Background()
 	io, gh := ps.IncidentIO("openai"), ps.Statuspage("github")
 
@@ -162,7 +166,7 @@ func TestUpgradeToTwoPagesRenotifiesNothing(t *testing.T) {
 	// What github shows before it is added: an open incident, a degraded component.
 	gh.AddIncidentUpdate("ghinc1", "Actions delayed", "investigating", "major", "ghupd1", "Actions runs are delayed.")
 	gh.SetComponent("ghpages00001", "Pages", "degraded_performance")
-	time.Sleep(2 * interval) // the ledger and checkpoint settle
+	time.Sleep(2 * pagesInterval) // the ledger and checkpoint settle
 	stop()
 	before := len(s.Telegram.MessagesTo(111, 0))
 	require.Equal(t, 1, before)
@@ -180,7 +184,7 @@ func TestUpgradeToTwoPagesRenotifiesNothing(t *testing.T) {
 	offer, err := s.Store.Offer(ctx, s.Config.Pages, time.Now())
 	require.NoError(t, err)
 	require.Equal(t, "openai", offer.Legacy, "the page the deployment watched stays legacy")
-	time.Sleep(3 * interval)
+	time.Sleep(3 * pagesInterval)
 	require.Len(t, s.Telegram.MessagesTo(111, 0), before, "nothing re-notified, nothing of what github already showed")
 
 	io.AddIncidentUpdate("01INC00000000000000000000A", "Elevated errors", "resolved", "", "01UPD00000000000000000000Z", "Fixed.")
@@ -216,12 +220,7 @@ func TestUpgradeToTwoPagesRenotifiesNothing(t *testing.T) {
 // every chat did before pages). Notices name their page for A alone, and
 // no chat hears anything twice.
 func TestChatsHearThePagesTheyFollow(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration test")
-	}
-	const interval = 2 * time.Second
-	ps := twoFakePages(t)
-	s := testenv.NewStackWith(t, interval, testenv.StackOptions{Pages: ps})
+	s, ps := twoPageStack(t)
 	ctx := context.Background()
 	const chatA, chatB, chatC = int64(411), int64(422), int64(433)
 	for _, chat := range []int64{chatA, chatB, chatC} {

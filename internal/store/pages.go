@@ -128,15 +128,7 @@ func (s *Store) Offer(ctx context.Context, list []pages.Page, now time.Time) (pa
 }
 
 func (s *Store) legacyRecord(ctx context.Context) (*legacyRecord, error) {
-	var rec legacyRecord
-	err := s.db.Collection(colPages).FindOne(ctx, bson.D{{Key: "_id", Value: legacyRecordID}}).Decode(&rec)
-	if errors.Is(err, mongo.ErrNoDocuments) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("mongodb: read the legacy page's record: %w", err)
-	}
-	return &rec, nil
+	return findOne[legacyRecord](ctx, s.db.Collection(colPages), "read the legacy page's record", bson.D{{Key: "_id", Value: legacyRecordID}})
 }
 
 // recordPages upserts one document per listed page, keeping when it was

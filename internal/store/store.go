@@ -234,6 +234,19 @@ func SubscriberKey(chatID int64, threadID int) string {
 
 func asBulk(err error, target *mongo.BulkWriteException) bool { return errors.As(err, target) }
 
+// findOne reads the one document of filter; nil when there is none.
+func findOne[T any](ctx context.Context, c *mongo.Collection, what string, filter any) (*T, error) {
+	var out T
+	err := c.FindOne(ctx, filter).Decode(&out)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("mongodb: %s: %w", what, err)
+	}
+	return &out, nil
+}
+
 // findAll runs a find and reads every document; what names the read in
 // the error ("mongodb: <what>: ...").
 func findAll[T any](ctx context.Context, c *mongo.Collection, what string, filter any, opts ...options.Lister[options.FindOptions]) ([]T, error) {

@@ -274,15 +274,7 @@ func (s *Store) migrationsInBuckets(ctx context.Context, after, upTo string, sin
 
 // MigrationOf returns where the subscription at oldKey moved, or nil.
 func (s *Store) MigrationOf(ctx context.Context, oldKey string) (*Migration, error) {
-	var m Migration
-	err := s.db.Collection(colMigrations).FindOne(ctx, bson.D{{Key: "_id", Value: oldKey}}).Decode(&m)
-	if errors.Is(err, mongo.ErrNoDocuments) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("mongodb: read migration: %w", err)
-	}
-	return &m, nil
+	return findOne[Migration](ctx, s.db.Collection(colMigrations), "read migration", bson.D{{Key: "_id", Value: oldKey}})
 }
 
 // MigratedTwins returns the subscriptions that were migrated from any of
