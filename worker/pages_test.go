@@ -282,3 +282,41 @@ func TestChatsHearThePagesTheyFollow(t *testing.T) {
 		}
 	}
 }
+
+// A maintenance scheduled on a page other than the legacy one is
+// announced and reminded to that page's followers, and to them alone.
+func TestRemindersOfAnotherPage(t *testing.T) {
+	s, ps := twoPageStack(t)
+	ctx := context.Background()
+	const ghChat, aiChat = int64(511), int64(522)
+	for _, chat := range []int64{ghChat, aiChat} {
+		_, err := s.Store.Subscribe(ctx, chat, 0, time.Now())
+		require.NoError(t, err)
+		setSettings(t, s, store.SubscriberKey(chat, 0), store.Settings{Mode: store.ModeMessages, ReminderMinutes: 5})
+	}
+	ghKey := store.SubscriberKey(ghChat, 0)
+	_, _, err := s.Store.FollowPage(ctx, ghKey, "github")
+	require.NoError(t, err)
+	_, _, err = s.Store.UnfollowPage(ctx, ghKey, "")
+	require.NoError(t, err)
+	s.StartWorker(t)
+	waitForPageBaseline(t, s, "")
+	waitForPageBaseline(t, s, "github")
+
+	gh := ps.Statuspage("github")
+	start := time.Now().Add(5*time.Minute + 25*time.Second).Truncate(time.Second)
+	gh.AddMaintenanceUpdate("ghmnt1", "Upgrade of Actions runners", "scheduled", "ghmntupd1", "We will upgrade the runners.")
+	gh.AffectComponent("ghmnt1", "ghactions001", "under_maintenance")
+	gh.SetMaintenanceWindow("ghmnt1", start, start.Add(time.Hour))
+
+	testenv.WaitFor(t, 2*time.Minute, "github's maintenance reminder", func() bool {
+		return len(reminders(s.Telegram.MessagesTo(ghChat, 0))) >= 1
+	})
+	got := reminders(s.Telegram.MessagesTo(ghChat, 0))
+	require.Len(t, got, 1)
+	require.Contains(t, got[0].Text, "Maintenance starts in 5 minutes")
+	require.Contains(t, got[0].Text, "Upgrade of Actions runners")
+	require.False(t, got[0].At.Before(start.Add(-5*time.Minute)), "sent at %s, before its time", got[0].At)
+	require.Contains(t, textsTo(s, ghChat), "Upgrade of Actions runners", "announced too")
+	require.NotContains(t, textsTo(s, aiChat), "Upgrade of Actions runners", "the legacy page's followers hear nothing of github")
+}
