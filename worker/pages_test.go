@@ -208,9 +208,11 @@ func TestUpgradeToTwoPagesRenotifiesNothing(t *testing.T) {
 		_, err := s.Temporal.ScheduleClient().GetHandle(ctx, workflows.PageScheduleID("github")).Describe(ctx)
 		return err != nil
 	})
-	cp, err := s.Store.PageDocs("github").LoadCheckpoint(ctx)
-	require.NoError(t, err)
-	require.False(t, cp.Baseline, "listed again, github would baseline afresh")
+	// The checkpoint is dropped right after the Schedule is deleted.
+	testenv.WaitFor(t, 30*time.Second, "github's checkpoint to go (listed again, it would baseline afresh)", func() bool {
+		cp, err := s.Store.PageDocs("github").LoadCheckpoint(ctx)
+		return err == nil && !cp.Baseline
+	})
 	_, err = s.Temporal.ScheduleClient().GetHandle(ctx, workflows.ScheduleID).Describe(ctx)
 	require.NoError(t, err, "the legacy page's Schedule stays")
 }
