@@ -86,25 +86,14 @@ func runImport(ctx context.Context, cfg *config.Config, uri, database string, dr
 	}
 	fmt.Fprintf(out, "today's page: %d components, %s\n", len(today), from)
 
-	r, err := importer.Import(ctx, st, subs, old, today, dryRun, time.Now().UTC())
+	began := time.Now()
+	r, err := importer.Import(ctx, st, subs, old, today, dryRun, time.Now().UTC(), func(written, total int) {
+		fmt.Fprintf(out, "  written %d of %d (%s)\n", written, total, time.Since(began).Round(100*time.Millisecond))
+	})
 	if err != nil {
 		return err
 	}
-	verb := "created"
-	if dryRun {
-		verb = "would create (dry run, nothing written)"
-	}
-	fmt.Fprintf(out, "subscribers: %d read, %s %d, already here %d (left as they are), invalid %d\n", r.Read, verb, r.Created, r.Present, len(r.Invalid))
-	fmt.Fprintf(out, "component filters: %d entries kept by ID, %d mapped by name, %d not mapped (kept as they were: the filter matches less, never more)\n", r.ByID, r.ByName, len(r.Unmapped))
-	for _, p := range r.Unmapped {
-		fmt.Fprintf(out, "  not mapped: chat %s, filter entry %q: %s\n", p.Key, p.Entry, p.Why)
-	}
-	for _, p := range r.Types {
-		fmt.Fprintf(out, "  not mapped: chat %s, type %q: %s\n", p.Key, p.Entry, p.Why)
-	}
-	for _, p := range r.Invalid {
-		fmt.Fprintf(out, "  not imported: %s\n", p.Why)
-	}
+	printReport(out, r, dryRun)
 	if !verify {
 		return nil
 	}
@@ -112,7 +101,8 @@ func runImport(ctx context.Context, cfg *config.Config, uri, database string, dr
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "verify: %d of %d previous subscribers are subscribed here; sample of %d: %d differ\n", c.Found, c.Previous, c.Sampled, len(c.Differing))
+	fmt.Fprintf(out, "verify: %d of %d previous subscribers are subscribed here, %d left here since (not subscribed again), %d missing; sample of %d: %d differ\n",
+		c.Found, c.Previous, c.Left, len(c.Missing), c.Sampled, len(c.Differing))
 	for _, k := range c.Missing {
 		fmt.Fprintf(out, "  missing: chat %s\n", k)
 	}
@@ -123,6 +113,34 @@ func runImport(ctx context.Context, cfg *config.Config, uri, database string, dr
 		return fmt.Errorf("verify: %d previous subscribers are not subscribed here", len(c.Missing))
 	}
 	return nil
+}
+
+func printReport(out io.Writer, r importer.Report, dryRun bool) {
+	verb := "created"
+	if dryRun {
+		verb = "would create (dry run, nothing written)"
+	}
+	fmt.Fprintf(out, "subscribers: %d read, %s %d, already here %d (left as they are), left here since %d (stopped, removed or moved: not subscribed again), invalid %d, stored twice %d (merged)\n",
+		r.Read, verb, r.Created, r.Present, len(r.Left), len(r.Invalid), len(r.Merged))
+	if r.Changed > 0 {
+		fmt.Fprintf(out, "  %d of the planned chats subscribed, stopped or moved here while the import ran: they keep what they did\n", r.Changed)
+	}
+	fmt.Fprintf(out, "component filters: %d entries kept by ID, %d mapped by name, %d not mapped (kept as they were: the filter matches less, never more)\n", r.ByID, r.ByName, len(r.Unmapped))
+	for _, p := range r.Unmapped {
+		fmt.Fprintf(out, "  not mapped: chat %s, filter entry %q: %s\n", p.Key, p.Entry, p.Why)
+	}
+	for _, p := range r.Types {
+		fmt.Fprintf(out, "  not mapped: chat %s, type %q: %s\n", p.Key, p.Entry, p.Why)
+	}
+	for _, p := range r.Merged {
+		fmt.Fprintf(out, "  stored twice: chat %s: %s\n", p.Key, p.Why)
+	}
+	for _, p := range r.Left {
+		fmt.Fprintf(out, "  left here: chat %s: %s\n", p.Key, p.Why)
+	}
+	for _, p := range r.Invalid {
+		fmt.Fprintf(out, "  not imported: %s\n", p.Why)
+	}
 }
 
 // todaysComponents are the bot's last poll's, else the page's read now.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strings"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -23,10 +22,9 @@ const (
 	colPreviousComponents  = "components"
 )
 
-// ReadPrevious reads the previous bot's subscribers and its component
-// records (old ID -> name), in key order. Field names are read as that
-// bot wrote them; chat_id and thread_id, when present, must agree with
-// the key.
+// ReadPrevious reads the previous bot's subscribers (Record: what it
+// cannot read is said in Err) and its component records (old ID -> name),
+// in key order.
 func ReadPrevious(ctx context.Context, db *mongo.Database) ([]Previous, map[string]OldComponent, error) {
 	cur, err := db.Collection(colPreviousSubscribers).Find(ctx, bson.D{})
 	if err != nil {
@@ -38,9 +36,14 @@ func ReadPrevious(ctx context.Context, db *mongo.Database) ([]Previous, map[stri
 	}
 	subs := make([]Previous, 0, len(docs))
 	for _, d := range docs {
-		subs = append(subs, Previous{Key: keyOf(d), Types: stringList(d["types"]), Components: stringList(d["components"])})
+		subs = append(subs, Record(d))
 	}
-	sort.Slice(subs, func(i, j int) bool { return subs[i].Key < subs[j].Key })
+	sort.SliceStable(subs, func(i, j int) bool {
+		if subs[i].Key != subs[j].Key {
+			return subs[i].Key < subs[j].Key
+		}
+		return subs[i].ID < subs[j].ID
+	})
 
 	cur, err = db.Collection(colPreviousComponents).Find(ctx, bson.D{})
 	if err != nil {
@@ -58,48 +61,22 @@ func ReadPrevious(ctx context.Context, db *mongo.Database) ([]Previous, map[stri
 	return subs, old, nil
 }
 
-// keyOf is the subscriber's key: its _id (a string, or the chat ID as a
-// number), with thread_id appended when the _id does not carry it.
-func keyOf(d bson.M) string {
-	key := ""
-	switch id := d["_id"].(type) {
-	case string:
-		key = id
-	case int32, int64, float64:
-		key = fmt.Sprint(id)
-	}
-	if t, ok := d["thread_id"]; ok && key != "" && !strings.Contains(key, ":") {
-		if n := fmt.Sprint(t); n != "0" && n != "" && n != "<nil>" {
-			key += ":" + n
-		}
-	}
-	return key
-}
-
 func str(v any) string {
 	s, _ := v.(string)
 	return s
 }
 
-func stringList(v any) []string {
-	arr, _ := v.(bson.A)
-	out := make([]string, 0, len(arr))
-	for _, e := range arr {
-		if s, ok := e.(string); ok && s != "" {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
 // Report is what an import did, or would do (dry run).
 type Report struct {
-	Read     int
-	Created  int // written now
-	Present  int // already ours: left as they are
-	Invalid  []Problem
-	ByID     int // filter entries kept by ID
-	ByName   int // filter entries mapped by name
+	Read     int       // previous records
+	Created  int       // written now (dry run: would be)
+	Present  int       // already ours: left as they are
+	Left     []Problem // left here since: not subscribed again
+	Merged   []Problem // one chat stored in several records
+	Invalid  []Problem // records that cannot be read (Entry: the _id)
+	Changed  int       // of the planned creations, subscribed, stopped or moved while the import ran
+	ByID     int       // filter entries kept by ID
+	ByName   int       // filter entries mapped by name
 	Unmapped []Problem
 	Types    []Problem // unknown notification types, left out
 }
@@ -107,8 +84,8 @@ type Report struct {
 // Problem names a subscriber and what could not be carried over.
 type Problem struct{ Key, Entry, Why string }
 
-// Plan is the subscription a previous subscriber becomes.
-func Plan(p Previous, old map[string]OldComponent, today []statuspage.Component, now time.Time) (store.Subscriber, Mapping, []string, error) {
+// Subscription is the subscription a previous subscriber becomes.
+func Subscription(p Previous, old map[string]OldComponent, today []statuspage.Component, now time.Time) (store.Subscriber, Mapping, []string, error) {
 	chatID, threadID, err := ParseKey(p.Key)
 	if err != nil {
 		return store.Subscriber{}, Mapping{}, nil, err
@@ -124,39 +101,57 @@ func Plan(p Previous, old map[string]OldComponent, today []statuspage.Component,
 	}, m, unknown, nil
 }
 
-// Import writes each previous subscriber that is not ours yet; one that
-// is (a re-run, or the chat used /start on this bot) is left as it is.
-// A re-run therefore changes nothing.
-func Import(ctx context.Context, st *store.Store, subs []Previous, old map[string]OldComponent, today []statuspage.Component, dryRun bool, now time.Time) (Report, error) {
-	r := Report{Read: len(subs)}
-	for _, p := range subs {
-		sub, m, unknown, err := Plan(p, old, today, now)
+// BatchSize is how many subscriptions one write carries.
+const BatchSize = 500
+
+// Progress is told, after each batch, how many of the planned creations
+// are written.
+type Progress func(written, total int)
+
+// Import plans (PlanImport) and, unless dryRun, writes the planned
+// subscriptions in batches, then records every key it handled, so a later
+// run leaves them alone whatever the chats do here. A chat that subscribed,
+// stopped or moved while it ran keeps what it did (Report.Changed).
+func Import(ctx context.Context, st *store.Store, subs []Previous, old map[string]OldComponent, today []statuspage.Component, dryRun bool, now time.Time, progress Progress) (Report, error) {
+	state, err := st.ImportState(ctx)
+	if err != nil {
+		return Report{}, err
+	}
+	plan := PlanImport(subs, old, today, state, now)
+	r := plan.Report
+	if dryRun {
+		return r, nil
+	}
+	var creates []store.Subscriber
+	var others []string
+	for _, e := range plan.Entries {
+		if e.Fate == Create {
+			creates = append(creates, e.Sub)
+		} else {
+			others = append(others, e.Key)
+		}
+	}
+	for start := 0; start < len(creates); start += BatchSize {
+		w, err := st.ImportSubscribers(ctx, creates[start:min(start+BatchSize, len(creates))])
 		if err != nil {
-			r.Invalid = append(r.Invalid, Problem{Key: p.Key, Why: err.Error()})
-			continue
-		}
-		r.ByID += m.ByID
-		r.ByName += m.ByName
-		for _, u := range m.Unmapped {
-			r.Unmapped = append(r.Unmapped, Problem{Key: sub.Key, Entry: u.Entry, Why: u.Why})
-		}
-		for _, t := range unknown {
-			r.Types = append(r.Types, Problem{Key: sub.Key, Entry: t, Why: "unknown notification type, left out"})
-		}
-		var created bool
-		if dryRun {
-			have, err := st.Subscriptions(ctx, []string{sub.Key})
-			if err != nil {
-				return r, err
-			}
-			created = len(have) == 0
-		} else if created, err = st.ImportSubscriber(ctx, sub); err != nil {
 			return r, err
 		}
-		if created {
-			r.Created++
-		} else {
-			r.Present++
+		r.Created -= len(w.Present) + len(w.Left)
+		r.Changed += len(w.Present) + len(w.Left)
+		r.Present += len(w.Present)
+		for _, k := range w.Left {
+			r.Left = append(r.Left, Problem{Key: k, Why: "stopped or moved here while the import ran: not subscribed again"})
+		}
+		if err := st.MarkImported(ctx, slices.Concat(w.Written, w.Present, w.Left), now); err != nil {
+			return r, err
+		}
+		if progress != nil {
+			progress(min(start+BatchSize, len(creates)), len(creates))
+		}
+	}
+	for start := 0; start < len(others); start += BatchSize {
+		if err := st.MarkImported(ctx, others[start:min(start+BatchSize, len(others))], now); err != nil {
+			return r, err
 		}
 	}
 	return r, nil
@@ -164,60 +159,65 @@ func Import(ctx context.Context, st *store.Store, subs []Previous, old map[strin
 
 // Check is the outcome of a verify.
 type Check struct {
-	Previous  int      // valid previous subscribers
+	Previous  int      // valid previous subscribers (keys)
 	Found     int      // of them, subscribed here
-	Missing   []string // keys not subscribed here
+	Left      int      // of them, left here since (stopped, removed, moved): rightly not subscribed
+	Missing   []string // neither: the import has not run, or lost them
 	Sampled   int
 	Differing []Problem // sampled subscriptions that differ from the import's plan
 }
 
-// Verify compares counts (every valid previous key subscribed here) and a
-// sample of up to sample subscriptions, field by field, with what the
-// import writes. A subscription a chat changed here since shows as
+// Verify plans the import again: every valid previous key must be
+// subscribed here or have left here since, so nothing is left to create.
+// A sample of up to sample subscriptions is compared field by field with
+// what the import writes; one a chat changed here since shows as
 // differing: that is for the operator to judge.
 func Verify(ctx context.Context, st *store.Store, subs []Previous, old map[string]OldComponent, today []statuspage.Component, sample int) (Check, error) {
 	var c Check
-	plans := map[string]store.Subscriber{}
-	var keys []string
-	for _, p := range subs {
-		sub, _, _, err := Plan(p, old, today, time.Time{})
-		if err != nil {
-			continue
-		}
-		plans[sub.Key] = sub
-		keys = append(keys, sub.Key)
+	state, err := st.ImportState(ctx)
+	if err != nil {
+		return c, err
 	}
-	c.Previous = len(keys)
-	have := map[string]store.Subscriber{}
-	for start := 0; start < len(keys); start += 500 {
-		batch := keys[start:min(start+500, len(keys))]
-		got, err := st.Subscriptions(ctx, batch)
-		if err != nil {
-			return c, err
-		}
-		for _, s := range got {
-			have[s.Key] = s
+	plan := PlanImport(subs, old, today, state, time.Time{})
+	var present []Entry
+	for _, e := range plan.Entries {
+		switch e.Fate {
+		case Present:
+			present = append(present, e)
+		case Left:
+			c.Left++
+		case Create:
+			c.Missing = append(c.Missing, e.Key)
 		}
 	}
-	for _, k := range keys {
-		if _, ok := have[k]; ok {
-			c.Found++
-		} else {
-			c.Missing = append(c.Missing, k)
-		}
-	}
+	c.Previous, c.Found = len(plan.Entries), len(present)
 	// An even spread over the key order: deterministic, so a re-run
 	// checks the same ones.
-	step := max(1, len(keys)/max(1, sample))
-	for i := 0; i < len(keys) && c.Sampled < sample; i += step {
-		want := plans[keys[i]]
-		got, ok := have[keys[i]]
+	var picked []Entry
+	step := max(1, len(present)/max(1, sample))
+	for i := 0; i < len(present) && len(picked) < sample; i += step {
+		picked = append(picked, present[i])
+	}
+	keys := make([]string, len(picked))
+	for i, e := range picked {
+		keys[i] = e.Key
+	}
+	got, err := st.Subscriptions(ctx, keys)
+	if err != nil {
+		return c, err
+	}
+	have := map[string]store.Subscriber{}
+	for _, s := range got {
+		have[s.Key] = s
+	}
+	for _, e := range picked {
+		h, ok := have[e.Key]
 		if !ok {
-			continue
+			continue // stopped since ImportState was read
 		}
 		c.Sampled++
-		if why := differs(want, got); why != "" {
-			c.Differing = append(c.Differing, Problem{Key: keys[i], Why: why})
+		if why := differs(e.Sub, h); why != "" {
+			c.Differing = append(c.Differing, Problem{Key: e.Key, Why: why})
 		}
 	}
 	return c, nil

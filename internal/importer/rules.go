@@ -20,9 +20,11 @@ import (
 
 // Previous is one subscriber of the previous bot.
 type Previous struct {
-	Key        string   // "chatID" or "chatID:threadID"
+	Key        string   // "chatID" or "chatID:threadID"; "" when Err
+	ID         string   // its _id as stored, for reports: "1001", 1001, ObjectId("...")
 	Types      []string // incident, component (all: both)
 	Components []string // component IDs of the old page; names in old records
+	Err        string   // why the record cannot be imported
 }
 
 // OldComponent is the previous bot's record of a component of the old page.

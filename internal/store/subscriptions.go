@@ -343,26 +343,3 @@ func RemapFilter(filter []string, renames map[string]string) []string {
 	}
 	return out
 }
-
-// ImportSubscriber writes sub unless its key is subscribed already (then
-// that subscription stays as it is); it reports whether it wrote.
-func (s *Store) ImportSubscriber(ctx context.Context, sub Subscriber) (bool, error) {
-	if sub.Kinds == nil {
-		sub.Kinds = event.DefaultKinds
-	}
-	if sub.Components == nil {
-		sub.Components = []string{}
-	}
-	res, err := s.subs().UpdateOne(ctx, bson.D{{Key: "_id", Value: sub.Key}},
-		bson.D{{Key: "$setOnInsert", Value: bson.D{
-			{Key: "chat_id", Value: sub.ChatID}, {Key: "thread_id", Value: sub.ThreadID},
-			{Key: "kinds", Value: sub.Kinds}, {Key: "components", Value: sub.Components},
-			{Key: "created_at", Value: sub.CreatedAt}, {Key: "settings", Value: sub.Settings},
-			{Key: fieldReminderLead, Value: ReminderLeadOf(sub.Kinds, sub.Settings)},
-			{Key: fieldPages, Value: pages.Followed(sub.Pages)},
-		}}, {Key: "$set", Value: BucketsOf(sub.Key)}}, options.UpdateOne().SetUpsert(true))
-	if err != nil {
-		return false, fmt.Errorf("mongodb: import subscriber: %w", err)
-	}
-	return res.UpsertedCount == 1, nil
-}
