@@ -45,6 +45,10 @@ func importCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	uri, err := previousURI(*from, *fromFile)
 	if err == nil && *database == "" {
 		*database, err = databaseOf(uri)
+	} else if err == nil {
+		if problem := config.MongoURIProblem(uri); problem != "" {
+			err = errors.New("--from-mongo: the URI cannot be read: " + problem + " (value not shown)")
+		}
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "statusbot import:", err)
@@ -65,7 +69,7 @@ func importCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 func runImport(ctx context.Context, cfg *config.Config, uri, database string, dryRun, verify bool, sample int, out io.Writer) error {
 	prevClient, err := mongo.Connect(options.Client().ApplyURI(uri).SetServerSelectionTimeout(10 * time.Second).SetAppName("openai-status-bot-import"))
 	if err != nil {
-		return errors.New("invalid --from-mongo URI (value not shown)")
+		return errors.New("--from-mongo: " + config.MongoURIError(err, uri) + " (value not shown)")
 	}
 	defer func() { _ = prevClient.Disconnect(context.Background()) }()
 	prev := prevClient.Database(database)
@@ -184,13 +188,14 @@ func previousURI(uri, file string) (string, error) {
 }
 
 func databaseOf(uri string) (string, error) {
-	u, err := url.Parse(uri)
-	if err == nil {
-		if db := strings.Trim(u.Path, "/"); db != "" {
-			return db, nil
-		}
+	db, problem := config.MongoURIDatabase(uri)
+	switch {
+	case problem != "":
+		return "", errors.New("--from-mongo: the URI cannot be read: " + problem + " (value not shown)")
+	case db == "":
+		return "", errors.New("name the previous bot's database: --database NAME (the URI names none)")
 	}
-	return "", errors.New("name the previous bot's database: --database NAME (the URI names none)")
+	return db, nil
 }
 
 // hostOf keeps user and password out of the output.

@@ -141,6 +141,8 @@ func (c *Config) Validate() error {
 		errs = append(errs, "MONGODB_URI (or MONGODB_URI_FILE) is required")
 	} else if !strings.HasPrefix(c.MongoDBURI, "mongodb://") && !strings.HasPrefix(c.MongoDBURI, "mongodb+srv://") {
 		errs = append(errs, "MONGODB_URI must start with mongodb:// or mongodb+srv:// (value not shown)")
+	} else if e := MongoURIProblem(c.MongoDBURI); e != "" {
+		errs = append(errs, "MONGODB_URI cannot be read: "+e+" (value not shown)")
 	}
 	for name, v := range map[string]string{"TELEGRAM_API_URL": c.TelegramAPIURL, "STATUSPAGE_URL": c.StatuspageURL} {
 		if e := urlError(name, v); e != "" {

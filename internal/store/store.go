@@ -20,6 +20,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/event"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/openai-status-bot/statusbot/internal/config"
 )
 
 const (
@@ -64,7 +66,9 @@ func Open(ctx context.Context, uri, database string) (*Store, error) {
 	client, err := mongo.Connect(options.Client().ApplyURI(uri).SetMonitor(mon).
 		SetServerSelectionTimeout(10 * time.Second).SetAppName("openai-status-bot"))
 	if err != nil {
-		return nil, errors.New("mongodb: invalid MONGODB_URI (value not shown)")
+		// The driver's error names hosts (a mongodb+srv name that does not
+		// resolve) and what it could not read; credentials are cut out.
+		return nil, errors.New("mongodb: MONGODB_URI: " + config.MongoURIError(err, uri))
 	}
 	s.client, s.db = client, client.Database(database)
 	if err := s.Ping(ctx); err != nil {

@@ -41,6 +41,12 @@ func readEnvFile(path string, environ []string) (settings, error) {
 	if err != nil {
 		return s, err
 	}
+	// A byte-order mark, as Notepad and some editors save UTF-8: compose
+	// skips it; the parser would take it for part of the first name.
+	if b, ok := bytes.CutPrefix(raw, []byte("\uFEFF")); ok {
+		raw = b
+		s.notes = append(s.notes, fmt.Sprintf("%s starts with a UTF-8 byte-order mark: skipped, as docker compose does", path))
+	}
 	if n := bytes.Count(raw, []byte("\r\n")); n > 0 {
 		s.notes = append(s.notes, fmt.Sprintf("%s has Windows line endings (CRLF) on %d lines: read as docker compose reads them, the carriage returns dropped", path, n))
 	}

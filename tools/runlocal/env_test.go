@@ -68,6 +68,21 @@ func TestReadEnvFileNamesCRLF(t *testing.T) {
 	}
 }
 
+// A .env saved with a UTF-8 byte-order mark (Notepad) is read as compose
+// reads it: the first setting keeps its name.
+func TestReadEnvFileSkipsByteOrderMark(t *testing.T) {
+	s, err := readEnvFile(writeEnv(t, "\uFEFFTELEGRAM_BOT_TOKEN=123:AAx\r\nLOG_LEVEL=debug\r\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.env["TELEGRAM_BOT_TOKEN"] != "123:AAx" || s.env["LOG_LEVEL"] != "debug" {
+		t.Fatalf("values: %q", s.env)
+	}
+	if !strings.Contains(strings.Join(s.notes, "\n"), "byte-order mark: skipped") {
+		t.Fatalf("BOM not named: %q", s.notes)
+	}
+}
+
 // A line the parser rejects is named without its text (it may be a secret).
 func TestReadEnvFileErrorHidesText(t *testing.T) {
 	_, err := readEnvFile(writeEnv(t, "TELEGRAM_BOT_TOKEN=\"123:AAsecret\n"), nil)
