@@ -17,7 +17,7 @@
 # is tested with, and distroless' Debian 13 line). Pin digests too when your
 # registry policy asks for it: `docker buildx imagetools inspect IMAGE`.
 
-ARG GO_VERSION=1.26.8
+ARG GO_VERSION=1.26.11
 
 # ---- build ------------------------------------------------------------------
 # Runs on the build host's platform and cross-compiles (no CGO), so

@@ -2,6 +2,12 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
+# The Go the image builds with (Dockerfile GO_VERSION), the newest 1.26
+# patch: the go command fetches it from the Go module proxy once (about
+# 10 s). Set GOTOOLCHAIN=local to use the installed Go instead (1.26.0+;
+# make test-production's Temporal server needs 1.26.10+).
+export GOTOOLCHAIN ?= go1.26.11
+
 TEMPORAL_VERSION := v1.5.1
 FERRETDB_VERSION := v1.24.2
 STATICCHECK_VERSION := v0.8.2
@@ -17,7 +23,10 @@ WORKFLOWCHECK_CACHED := $(TOOLS_CACHE)/workflowcheck-$(WORKFLOWCHECK_VERSION)/wo
 GO_TEST_FLAGS ?= -count=1 -timeout 30m
 # The Temporal server compose.yml pins (temporalio/server, admin-tools), built
 # from source for make test-production by its own module (tools/temporalserver).
-TEMPORAL_SERVER_VERSION := v1.32.1
+TEMPORAL_SERVER_VERSION := v1.32.2
+# Two minor versions older: make test-production sets a cluster up on its
+# schema and checks that the schema job refuses the jump to the pin.
+TEMPORAL_SKIPPED_VERSION := v1.30.9
 TEMPORAL_SERVER_HASH := $(shell cat tools/temporalserver/go.mod tools/temporalserver/go.sum | sha256sum | cut -c1-12)
 TEMPORAL_SERVER_CACHED := $(TOOLS_CACHE)/temporal-server-$(TEMPORAL_SERVER_VERSION)-$(TEMPORAL_SERVER_HASH)
 PG_BIN ?= /usr/lib/postgresql/15/bin
@@ -38,6 +47,7 @@ test-production: tools $(TEMPORAL_SERVER_CACHED)/temporal-server ## the compose 
 	@test -x $(PG_BIN)/postgres || { echo "Installing PostgreSQL 15 (Debian packages)."; apt-get install -y --no-install-recommends postgresql-15; }
 	TEMPORAL_SERVER_BIN=$(TEMPORAL_SERVER_CACHED)/temporal-server TEMPORAL_SQL_TOOL_BIN=$(TEMPORAL_SERVER_CACHED)/temporal-sql-tool \
 	TEMPORAL_SCHEMA_DIR=$$(cd tools/temporalserver && go list -m -f '{{.Dir}}' go.temporal.io/server)/schema/postgresql/v12 \
+	TEMPORAL_SKIPPED_SCHEMA_DIR=$$(cd tools/temporalserver && go mod download -json go.temporal.io/server@$(TEMPORAL_SKIPPED_VERSION) | sed -n 's/^\t"Dir": "\(.*\)",$$/\1/p')/schema/postgresql/v12 \
 	PG_BIN=$(PG_BIN) go test -count=1 -timeout 20m -tags production -run TestProductionPath -v ./deploy/
 
 $(TEMPORAL_SERVER_CACHED)/temporal-server:

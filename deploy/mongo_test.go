@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -29,7 +30,7 @@ vm.runInNewContext(fs.readFileSync(process.argv[1], 'utf8'), { require, process,
 console.log(JSON.stringify(calls));
 `
 	cmd := exec.Command(node, "-e", harness, script)
-	cmd.Env = append(os.Environ(), "MONGODB_URI_FILE="+uri, "MONGODB_DATABASE=bots")
+	cmd.Env = append(os.Environ(), "MONGODB_URI_FILE="+uri, "MONGODB_DATABASE=bots", "STATUSBOT_INIT_MARKER="+filepath.Join(t.TempDir(), "marker"))
 	out, err := cmd.Output()
 	require.NoError(t, err)
 	var calls []struct {
@@ -71,10 +72,55 @@ vm.runInNewContext(fs.readFileSync(process.argv[1], 'utf8'), { require, process,
 console.log(JSON.stringify({ calls, said }));
 `
 	cmd := exec.Command(node, "-e", harness, script)
-	cmd.Env = append(os.Environ(), "MONGODB_URI_FILE="+uri)
+	cmd.Env = append(os.Environ(), "MONGODB_URI_FILE="+uri, "STATUSBOT_INIT_MARKER="+filepath.Join(t.TempDir(), "marker"))
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	require.Contains(t, string(out), `"calls":[]`)
 	require.Contains(t, string(out), "no user created here")
 	require.NotContains(t, string(out), "PASSWORD")
+}
+
+// An init script that fails leaves its marker, which compose's health
+// check reads: the restarted mongod (the image runs init scripts on the
+// first start only) would serve a database without the bot's user and
+// was called healthy. One that succeeds removes it.
+func TestMongoInitFailureStaysUnhealthy(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node not installed")
+	}
+	script, err := filepath.Abs(filepath.Join(root, "deploy/mongo/create-app-user.js"))
+	require.NoError(t, err)
+	harness := `
+const vm = require('vm'), fs = require('fs');
+const db = { getSiblingDB: () => ({ createUser: () => {} }) };
+vm.runInNewContext(fs.readFileSync(process.argv[1], 'utf8'), { require, process, db, print: () => {} });
+`
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "statusbot-init-incomplete")
+	for _, tc := range []struct {
+		uri    string
+		failed bool
+	}{
+		{"mongodb://statusbot@mongo:27017/bots", true}, // no password
+		{"mongodb://statusbot:pw@mongo:27017/bots", false},
+	} {
+		uri := filepath.Join(dir, "mongodb_uri")
+		require.NoError(t, os.WriteFile(uri, []byte(tc.uri), 0o644))
+		cmd := exec.Command(node, "-e", harness, script)
+		cmd.Env = append(os.Environ(), "MONGODB_URI_FILE="+uri, "STATUSBOT_INIT_MARKER="+marker)
+		out, err := cmd.CombinedOutput()
+		_, statErr := os.Stat(marker)
+		if tc.failed {
+			require.Error(t, err, "%s", out)
+			require.NoError(t, statErr, "the failed init left no marker")
+		} else {
+			require.NoError(t, err, "%s", out)
+			require.True(t, os.IsNotExist(statErr), "the marker stays after a good init")
+		}
+	}
+	// compose's health check reads the same marker.
+	hc := loadCompose(t).Services["mongo"].HealthCheck
+	require.NotNil(t, hc)
+	require.Contains(t, strings.Join(hc.Test, " "), "test ! -e /data/db/statusbot-init-incomplete &&")
 }

@@ -17,8 +17,16 @@ state=$FAKE_STATE
 echo "$*" >>"$state/calls"
 case "$1 $2 $3" in
 "operator cluster health") exit 0 ;;
-"operator namespace describe") [ -f "$state/namespace" ] ;;
-"operator namespace create") touch "$state/namespace" ;;
+"operator namespace describe")
+  [ -f "$state/namespace" ] || exit 1
+  printf '{\n  "config": {\n    "workflowExecutionRetentionTtl": "%ss"\n  }\n}\n' "$(cat "$state/namespace")" ;;
+"operator namespace create"|"operator namespace update")
+  while [ $# -gt 0 ]; do
+    if [ "$1" = --retention ]; then
+      case $2 in *h) echo $((${2%h} * 3600)) >"$state/namespace" ;; *d) echo $((${2%d} * 86400)) >"$state/namespace" ;; esac
+    fi
+    shift
+  done ;;
 "operator search-attribute list") cat "$state/attributes" 2>/dev/null; exit 0 ;;
 "operator search-attribute create")
   while [ $# -gt 0 ]; do
@@ -42,11 +50,12 @@ func TestNamespaceJobIsIdempotent(t *testing.T) {
 	}
 	bin, state := t.TempDir(), t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(bin, "temporal"), []byte(fakeTemporal), 0o755))
+	retention := "72h"
 	run := func() string {
 		require.NoError(t, os.WriteFile(filepath.Join(state, "calls"), nil, 0o644))
 		cmd := exec.Command(sh, filepath.Join(root, "deploy/temporal/setup-namespace.sh"))
 		cmd.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"), "FAKE_STATE="+state,
-			"TEMPORAL_ADDRESS=temporal:7233", "TEMPORAL_NAMESPACE=bots", "NAMESPACE_RETENTION=72h")
+			"TEMPORAL_ADDRESS=temporal:7233", "TEMPORAL_NAMESPACE=bots", "NAMESPACE_RETENTION="+retention)
 		out, err := cmd.CombinedOutput()
 		require.NoError(t, err, "%s", out)
 		calls, err := os.ReadFile(filepath.Join(state, "calls"))
@@ -60,6 +69,16 @@ func TestNamespaceJobIsIdempotent(t *testing.T) {
 
 	second := run()
 	require.NotContains(t, second, "create", "a second run changes nothing")
+	require.NotContains(t, second, "namespace update", "a second run changes nothing")
+
+	// A later TEMPORAL_RETENTION is applied (it was read at creation only).
+	retention = "30d"
+	third := run()
+	require.Contains(t, third, "operator namespace update --namespace bots --retention 30d")
+	got, err := os.ReadFile(filepath.Join(state, "namespace"))
+	require.NoError(t, err)
+	require.Equal(t, "2592000\n", string(got))
+	require.NotContains(t, run(), "namespace update")
 }
 
 // A create that fails while the server's services are still joining is
@@ -70,8 +89,9 @@ func TestNamespaceJobRetriesTheCreate(t *testing.T) {
 		t.Skip("no sh")
 	}
 	bin, state := t.TempDir(), t.TempDir()
-	flaky := strings.Replace(fakeTemporal, `"operator namespace create") touch "$state/namespace" ;;`,
-		`"operator namespace create") echo x >>"$state/creates"; [ "$(wc -l <"$state/creates")" -ge 3 ] && touch "$state/namespace" ;;`, 1)
+	flaky := strings.Replace(fakeTemporal, `"operator namespace create"|"operator namespace update")`,
+		`"operator namespace create") echo x >>"$state/creates"; [ "$(wc -l <"$state/creates")" -ge 3 ] && echo 604800 >"$state/namespace" ;;
+"operator namespace update")`, 1)
 	require.NotEqual(t, fakeTemporal, flaky)
 	require.NoError(t, os.WriteFile(filepath.Join(bin, "temporal"), []byte(flaky), 0o755))
 	cmd := exec.Command(sh, filepath.Join(root, "deploy/temporal/setup-namespace.sh"))

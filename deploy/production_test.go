@@ -56,7 +56,10 @@ func TestProductionPath(t *testing.T) {
 
 	out := p.job(t, "setup-schema.sh", p.schemaEnv(t))
 	t.Logf("setup-schema (first run, DEBUG lines left out):\n%s", withoutDebug(out))
+	require.Contains(t, out, "setup-schema: a new cluster")
+	require.Regexp(t, `setup-schema: done: Temporal 1\.\d+\.\d+ recorded in database temporal_release`, out)
 	firstSchema := p.schemaState(t)
+	p.refusesASkippedMinor(t)
 
 	server := p.startServer(t, "deploy/temporal/dynamicconfig.yaml")
 	defer stop(server)
@@ -115,10 +118,16 @@ func TestProductionPath(t *testing.T) {
 	require.Regexp(t, regexp.MustCompile(`(?m)^persistence_requests`), body)
 	require.NotContains(t, workerLog.String()+botLog.String(), prodToken)
 
-	// A second run of the set-up jobs changes nothing.
+	// A second run of the set-up jobs changes nothing, on a cluster set up
+	// before the job recorded its release too (as compose.yml's 1.32.1
+	// left it): the schema version vouches for it.
+	p.psql(t, "postgres", "DROP DATABASE temporal_release")
 	out = p.job(t, "setup-schema.sh", p.schemaEnv(t))
-	t.Logf("setup-schema (second run, DEBUG lines left out):\n%s", withoutDebug(out))
+	t.Logf("setup-schema (second run, no release recorded, DEBUG lines left out):\n%s", withoutDebug(out))
+	require.Contains(t, out, "(no release recorded yet)")
 	require.Equal(t, firstSchema, p.schemaState(t), "the second schema run changed the schema")
+	out = p.job(t, "setup-schema.sh", p.schemaEnv(t))
+	require.Regexp(t, `Temporal (1\.\d+\.\d+) \(recorded\) to 1\.\d+\.\d+: supported`, out)
 	before := p.cli(t, "operator", "namespace", "describe", "--namespace", "default", "-o", "json")
 	out = p.job(t, "setup-namespace.sh", p.namespaceEnv(t))
 	t.Logf("setup-namespace (second run):\n%s", out)
@@ -185,6 +194,37 @@ func TestProductionPath(t *testing.T) {
 	out = p.job(t, "setup-schema.sh", p.schemaEnv(t))
 	require.Contains(t, out, "setup-schema: done")
 	t.Logf("production path: %s", time.Since(start).Round(time.Second))
+}
+
+// refusesASkippedMinor sets a cluster up on the schema of a release two
+// minor versions older (TEMPORAL_SKIPPED_SCHEMA_DIR, in databases of its
+// own), as a stack still on it would be, and runs the schema job of the
+// pin on it: refused, with the steps, and nothing changed.
+func (p *production) refusesASkippedMinor(t *testing.T) {
+	t.Helper()
+	old := os.Getenv("TEMPORAL_SKIPPED_SCHEMA_DIR")
+	require.NotEmpty(t, old, "TEMPORAL_SKIPPED_SCHEMA_DIR: run this through `make test-production`")
+	pw, err := os.ReadFile(p.pgPwFile)
+	require.NoError(t, err)
+	for db, dir := range map[string]string{"skipped": "temporal", "skipped_visibility": "visibility"} {
+		for _, args := range [][]string{{"create"}, {"setup-schema", "-v", "0.0"}, {"update-schema", "-d", filepath.Join(old, dir, "versioned")}} {
+			cmd := exec.Command(filepath.Join(p.shims, "temporal-sql-tool"), append([]string{"--plugin", "postgres12", "--ep", "127.0.0.1",
+				"-p", p.pgPort, "-u", "temporal", "--db", db}, args...)...)
+			cmd.Env = append(os.Environ(), "SQL_PASSWORD="+strings.TrimSpace(string(pw)))
+			out, err := cmd.CombinedOutput()
+			require.NoError(t, err, "%s", out)
+		}
+	}
+	before := p.psql(t, "skipped", "SELECT curr_version FROM schema_version") + p.psql(t, "skipped_visibility", "SELECT curr_version FROM schema_version")
+	cmd := exec.Command("sh", filepath.Join(root, "deploy", "temporal", "setup-schema.sh"))
+	cmd.Env = append(p.schemaEnv(t), "DBNAME=skipped", "VISIBILITY_DBNAME=skipped_visibility", "RELEASE_DBNAME=skipped_release")
+	out, err := cmd.CombinedOutput()
+	t.Logf("setup-schema on a cluster two minor versions older (schema %s):\n%s", strings.Join(strings.Fields(before), ", "), withoutDebug(string(out)))
+	require.Error(t, err, "the schema job upgraded across two minor versions")
+	require.Contains(t, string(out), "so this skips a minor version")
+	require.Contains(t, string(out), "nothing was changed. Upgrade in steps: ")
+	require.Equal(t, before, p.psql(t, "skipped", "SELECT curr_version FROM schema_version")+p.psql(t, "skipped_visibility", "SELECT curr_version FROM schema_version"))
+	require.Equal(t, "0\n", p.psql(t, "postgres", "SELECT count(*) FROM pg_database WHERE datname = 'skipped_release'"), "a refused job recorded a release")
 }
 
 func newProduction(t *testing.T) *production {

@@ -29,10 +29,18 @@ function appUserFromURI(raw, dbName) {
   return { user, pwd, authDB, dbName };
 }
 
+// Written first and removed last: a failure in between (a URI without a
+// password, a bad secret file) leaves it in the volume. The image does not
+// run init scripts again on a restart, so mongod would then serve a
+// database without the bot's user; compose's health check fails while
+// the marker is there (docs/deploy.md, "First start").
+const MARKER = process.env.STATUSBOT_INIT_MARKER || '/data/db/statusbot-init-incomplete';
+
 if (typeof db === 'undefined') {
   // Loaded by a test under Node, not by mongosh.
   module.exports = { appUserFromURI };
 } else {
+  fs.writeFileSync(MARKER, 'deploy/mongo/create-app-user.js did not finish: see `docker compose logs mongo`\n');
   const a = appUserFromURI(fs.readFileSync(process.env.MONGODB_URI_FILE, 'utf8'),
     process.env.MONGODB_DATABASE || 'openai-status-bot');
   if (a === null) {
@@ -45,4 +53,5 @@ if (typeof db === 'undefined') {
     });
     print(`created MongoDB user ${a.user} (readWrite on ${a.dbName}, authenticates against ${a.authDB})`);
   }
+  fs.unlinkSync(MARKER);
 }

@@ -39,8 +39,33 @@ create_namespace() {
     temporal operator namespace describe --namespace "$TEMPORAL_NAMESPACE" >/dev/null 2>&1
 }
 
+# seconds DURATION: 168h, 7d, 90m or 3600s in seconds; empty otherwise.
+seconds() {
+  n=${1%?}
+  case $n in '' | *[!0-9]*) return ;; esac
+  case $1 in
+  *d) echo $((n * 86400)) ;;
+  *h) echo $((n * 3600)) ;;
+  *m) echo $((n * 60)) ;;
+  *s) echo "$n" ;;
+  esac
+}
+
 if temporal operator namespace describe --namespace "$TEMPORAL_NAMESPACE" >/dev/null 2>&1; then
   echo "setup-namespace: namespace $TEMPORAL_NAMESPACE exists"
+  # TEMPORAL_RETENTION changed since the namespace was created: apply it
+  # (it was read at creation only, and a later change silently ignored).
+  have=$(temporal operator namespace describe --namespace "$TEMPORAL_NAMESPACE" -o json |
+    sed -n 's/.*"workflowExecutionRetentionTtl": *"\([0-9]*\)s".*/\1/p' | head -n 1)
+  want=$(seconds "$RETENTION")
+  if [ -z "$want" ]; then
+    echo "setup-namespace: NAMESPACE_RETENTION=$RETENTION: use a number of days, hours, minutes or seconds (168h, 7d)" >&2
+    exit 1
+  fi
+  if [ "$have" != "$want" ]; then
+    echo "setup-namespace: retention of $TEMPORAL_NAMESPACE: ${have:-unknown} s, now $RETENTION ($want s)"
+    retry "update the retention of $TEMPORAL_NAMESPACE" temporal operator namespace update --namespace "$TEMPORAL_NAMESPACE" --retention "$RETENTION"
+  fi
 else
   echo "setup-namespace: creating namespace $TEMPORAL_NAMESPACE (retention $RETENTION)"
   # A frontend that answers health can still fail the first writes while
