@@ -319,6 +319,11 @@ func TestComposeLimitsAndShutdown(t *testing.T) {
 		require.NotNil(t, g, "%s: stop_grace_period", name)
 		require.GreaterOrEqual(t, time.Duration(*g), 30*time.Second, name)
 	}
+	// The bot's shutdown takes up to 35 s (handlers 20 s, 5 s more once cut
+	// short, 10 s to save the offset: internal/bot); it had 15 s.
+	g := p.Services["bot"].StopGracePeriod
+	require.NotNil(t, g, "bot: stop_grace_period")
+	require.Greater(t, time.Duration(*g), 35*time.Second, "bot: stop_grace_period under its shutdown path")
 	require.NotNil(t, p.Services["temporal"].Environment["PROMETHEUS_ENDPOINT"])
 }
 
@@ -350,6 +355,13 @@ func TestDeployDocOverrides(t *testing.T) {
 			require.Equal(t, types.ServiceConditionCompletedSuccessfully, p.Services["worker"].DependsOn["statusbot-config"].Condition)
 			require.Equal(t, types.ServiceConditionHealthy, p.Services["worker"].DependsOn["mongo"].Condition)
 			require.Equal(t, "ns.acct.tmprl.cloud:7233", *p.Services["worker"].Environment["TEMPORAL_ADDRESS"])
+			// A plain `up` starts none of the bundled Temporal (it did).
+			for _, bundled := range []string{"postgresql", "temporal-schema", "temporal", "temporal-namespace", "temporal-ui"} {
+				_, started := p.Services[bundled]
+				require.False(t, started, "with Temporal Cloud, `docker compose up` starts the bundled %s", bundled)
+			}
+			require.Contains(t, p.ServiceNames(), "bot")
+			require.Contains(t, p.ServiceNames(), "mongo")
 		}
 		if prom, ok := p.Services["prometheus"]; ok {
 			prometheus = true
