@@ -134,6 +134,12 @@ func TestProductionPath(t *testing.T) {
 	require.Contains(t, out, "namespace default exists")
 	require.NotContains(t, out, "adding search attribute")
 	require.Equal(t, before, p.cli(t, "operator", "namespace", "describe", "--namespace", "default", "-o", "json"))
+	// A later TEMPORAL_RETENTION is applied on the next `up` (it was read
+	// when the namespace was created only).
+	out = p.job(t, "setup-namespace.sh", append(p.namespaceEnv(t), "NAMESPACE_RETENTION=72h"))
+	t.Logf("setup-namespace (TEMPORAL_RETENTION changed to 72h):\n%s", out)
+	require.Contains(t, out, "retention of default: 604800 s, now 72h (259200 s)")
+	require.Contains(t, p.cli(t, "operator", "namespace", "describe", "--namespace", "default", "-o", "json"), `"workflowExecutionRetentionTtl": "259200s"`)
 
 	// One partition, as deploy/temporal/dynamicconfig.yaml sets: the worker
 	// says so. Four: a worker on a queue the dynamic config does not name

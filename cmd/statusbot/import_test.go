@@ -396,3 +396,16 @@ func TestImportWritesInBatchesWithProgress(t *testing.T) {
 		t.Errorf("%d subscribed, want %d", got, n)
 	}
 }
+
+// The previous bot's database is read from the URI as the driver reads
+// it: a password net/url rejects (an unescaped #) still names it, and a
+// URI the driver cannot read says why instead of "names none".
+func TestImportReadsTheDatabaseAsTheDriverDoes(t *testing.T) {
+	if db, err := databaseOf("mongodb://old:pa#ss@old-host:27017/statusbot"); err != nil || db != "statusbot" {
+		t.Errorf("databaseOf = %q, %v", db, err)
+	}
+	_, err := databaseOf("mongodb://old:pa%zzSECRET@old-host:27017/statusbot")
+	if err == nil || !strings.Contains(err.Error(), "invalid URL escape") || strings.Contains(err.Error(), "names none") || strings.Contains(err.Error(), "SECRET") {
+		t.Errorf("databaseOf: %v", err)
+	}
+}
