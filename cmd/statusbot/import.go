@@ -24,7 +24,9 @@ const importUsage = `usage: statusbot import (--from-mongo URI | --from-mongo-fi
 
 Copies the previous bot's subscribers into this bot's MongoDB (MONGODB_URI).
 Chats already subscribed here are left as they are, so a re-run changes
-nothing. Component filters are mapped to today's components by ID, else by
+nothing, and chats that stopped, were removed or moved here since are not
+subscribed again. --dry-run reports exactly what the import does; writes go
+in batches of 500, with progress. Component filters are mapped to today's components by ID, else by
 name; what cannot be mapped is listed. --verify then compares counts and a
 sample. --from-mongo-file keeps the URI (and its password) out of ps.`
 
