@@ -24,9 +24,10 @@
 //
 // Updates are handled concurrently with a bound, each sender's in a chat
 // in order (a lane), so a slow status page or a slow chat never stalls
-// other users. A sender beyond their budget (a few commands at once, then
-// one every two seconds) is flooding: their waiting and further commands
-// are dropped (answered once a minute, taps always) until the budget
+// other users. A sender's commands beyond a few at once wait for their
+// turn (one a second, up to 3 s: a person's steady pace is answered in
+// full); beyond that a sender is flooding: their further commands are
+// dropped (answered once a minute, taps always) until the budget
 // refills, since getUpdates returns at most 100 updates after the oldest
 // unfinished one and a long queue would hold every other chat's updates
 // unfetched; a member flooding a group slows only themselves. When
@@ -62,6 +63,7 @@ import (
 
 	"github.com/go-telegram/bot/models"
 
+	"github.com/openai-status-bot/statusbot/internal/bot/commands"
 	"github.com/openai-status-bot/statusbot/internal/bot/dispatch"
 	"github.com/openai-status-bot/statusbot/internal/config"
 	"github.com/openai-status-bot/statusbot/internal/health"
@@ -87,6 +89,7 @@ type tuning struct {
 	retryMax        time.Duration
 	maxReplyWait    time.Duration // longest 429 wait before a reply
 	flood           dispatch.Rule // what one sender in one chat may ask
+	taps            dispatch.Rule // and tap
 	groupPace       paceRule      // the bot's own budget in each group
 	stallAfter      time.Duration // updates unhandled this long make health fail
 	// In channels: when configuration posts and keyboards are deleted,
@@ -94,6 +97,7 @@ type tuning struct {
 	channelCleanup  time.Duration
 	keyboardCleanup time.Duration
 	sweepEvery      time.Duration
+	tapAnswerWithin time.Duration // a tap's answer waits this long for its outcome
 	now             func() time.Time
 }
 
@@ -103,9 +107,16 @@ type tuning struct {
 // by up to 4 in a second (internal/bot TestCommandBurstDuringFanOutCausesNo429).
 const tokenBudget = 24
 
-// defaultFlood lets a sender send a few commands in a row, then one every
-// two seconds; more is a flood, dropped and noted once a minute.
-var defaultFlood = dispatch.Rule{Burst: 3, Refill: 2 * time.Second, MaxLoad: 3, NoteEvery: time.Minute}
+// defaultFlood lets a sender send a few commands in a row, then one a
+// second (a group's second per message: what Telegram lets the answers
+// out at); a command sooner than that waits for its turn, up to 3 s, so
+// a person's steady pace is answered in full. More is a flood, dropped
+// and noted once a minute.
+var defaultFlood = dispatch.Rule{Burst: 3, Refill: time.Second, Backlog: 3 * time.Second, MaxLoad: 5, NoteEvery: time.Minute}
+
+// defaultTaps is the taps' rule: someone ticking boxes taps several
+// times a second for a while; only a machine's pace is a flood.
+var defaultTaps = dispatch.Rule{Burst: 8, Refill: 250 * time.Millisecond, Backlog: time.Second, MaxLoad: 8, NoteEvery: time.Minute}
 
 func defaultTuning(cfg *config.Config) tuning {
 	return tuning{
@@ -118,11 +129,13 @@ func defaultTuning(cfg *config.Config) tuning {
 		retryMax:        30 * time.Second,
 		maxReplyWait:    10 * time.Second,
 		flood:           defaultFlood,
+		taps:            defaultTaps,
 		groupPace:       groupPace,
 		stallAfter:      time.Minute,
 		channelCleanup:  time.Minute,
 		keyboardCleanup: 10 * time.Minute,
 		sweepEvery:      5 * time.Second,
+		tapAnswerWithin: commands.TapAnswerWithin,
 		now:             time.Now,
 	}
 }

@@ -74,6 +74,10 @@ func newHarness(t *testing.T) *harness {
 	// Tests talk fast: only the load bound, not the refill rate, limits a
 	// sender unless a test sets the real rule (defaultFlood).
 	h.tn.flood.Refill = time.Millisecond
+	h.tn.taps.Refill = time.Millisecond
+	// Taps' answers carry their outcome however loaded the machine (tests
+	// read them); TestTapsAtHumanSpeed keeps the bot's own bound.
+	h.tn.tapAnswerWithin = 10 * time.Second
 	h.tn.groupPace = paceRule{} // likewise: group tests set groupPace
 	t.Cleanup(func() {
 		h.stop()

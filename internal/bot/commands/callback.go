@@ -3,6 +3,7 @@ package commands
 import (
 	"context"
 	"errors"
+	"sync"
 	"time"
 
 	tgbot "github.com/go-telegram/bot"
@@ -19,6 +20,12 @@ import (
 // TapAnswerTimeout bounds answering a tap: Telegram drops the spinner
 // (and refuses the answer) after about 15 seconds anyway.
 const TapAnswerTimeout = 5 * time.Second
+
+// TapAnswerWithin is how long a tap's answer waits for its outcome
+// ("Saved.", a refusal) before it goes without one: the spinner stops at
+// once, whatever the store, Telegram or the page take, and the redraw
+// shows the outcome.
+const TapAnswerWithin = 500 * time.Millisecond
 
 // KeyboardMaxAge: taps on a keyboard older than this are refused (the
 // client keeps old messages; Telegram may not let the bot edit them).
@@ -61,6 +68,8 @@ type tap struct {
 	// remove lists messages deleted after the answer instead of an edit:
 	// a channel's keyboard and the post that asked for it, at Done.
 	remove []int
+	// answered: the query was answered (once: Telegram takes one answer).
+	answered sync.Once
 }
 
 // keyboard draws the screens for the tapped keyboard's chat.
@@ -78,8 +87,18 @@ func (t *tap) show(s screens.Screen) { t.next = &s }
 // onCallback handles a tap on the /settings keyboard: checks who tapped
 // and whether the keyboard is current, applies the choice with one atomic
 // update, redraws the keyboard on the same message and answers the query.
+//
+// The answer goes as soon as it is known, and at the latest tapAnswerWithin
+// after the tap arrived, without text: a slow getChatMember, store or
+// status page then delays only the redraw, never the spinner.
 func (h *handler) onCallback(ctx context.Context, q *models.CallbackQuery) {
 	t := &tap{q: q, msg: q.Message.Message}
+	quick := time.AfterFunc(h.tapAnswerWithin, func() {
+		actx, cancel := context.WithTimeout(context.Background(), TapAnswerTimeout)
+		defer cancel()
+		h.answerTapWith(actx, t, "", false)
+	})
+	defer quick.Stop()
 	defer func() {
 		// The answer first: it is not rate-limited, and the edit may
 		// wait for the chat's pace; a spinner must stop within seconds.
@@ -168,7 +187,8 @@ func (h *handler) applyTap(ctx context.Context, t *tap, sub *store.Subscriber) {
 		return
 	}
 	if cb.Changes() {
-		if cb.Tok != screens.StateToken(sub) {
+		state := screens.StateToken(sub)
+		if cb.Tok != state && !h.chains.follows(t.msg.Chat.ID, t.msg.ID, cb.Tok, state, h.now()) {
 			t.answer = AnsStale
 		} else {
 			next, err := h.applyChange(ctx, t.key, cb, sub, idx)
@@ -184,6 +204,7 @@ func (h *handler) applyTap(ctx context.Context, t *tap, sub *store.Subscriber) {
 				t.answer, t.alert = ReplyStoreError, true
 				return
 			default:
+				h.chains.add(t.msg.Chat.ID, t.msg.ID, state, screens.StateToken(next), h.now())
 				sub, t.answer = next, AnsSaved
 				if cb.Op == "p" && sub.Settings.PinCards && !sub.Settings.Cards() {
 					t.answer = AnsPinInMessages
@@ -320,15 +341,22 @@ func (h *handler) edit(_ context.Context, t *tap, s screens.Screen) {
 	h.editor.redraw(t.msg.Chat.ID, t.msg.ID, s)
 }
 
-// answerTap answers the query; a late answer ("query is too old") only
-// means the spinner stopped on its own.
+// answerTap answers the query with t's answer, unless it was answered
+// already; a late answer ("query is too old") only means the spinner
+// stopped on its own.
 func (h *handler) answerTap(ctx context.Context, t *tap) {
-	_, err := h.api.AnswerCallbackQuery(ctx, &tgbot.AnswerCallbackQueryParams{
-		CallbackQueryID: t.q.ID, Text: t.answer, ShowAlert: t.alert,
+	h.answerTapWith(ctx, t, t.answer, t.alert)
+}
+
+func (h *handler) answerTapWith(ctx context.Context, t *tap, text string, alert bool) {
+	t.answered.Do(func() {
+		_, err := h.api.AnswerCallbackQuery(ctx, &tgbot.AnswerCallbackQueryParams{
+			CallbackQueryID: t.q.ID, Text: text, ShowAlert: alert,
+		})
+		if err != nil {
+			h.log.Debug("answerCallbackQuery", "err", h.redact(err.Error()))
+		}
 	})
-	if err != nil {
-		h.log.Debug("answerCallbackQuery", "err", h.redact(err.Error()))
-	}
 }
 
 // deleteMessage removes one of the chat's messages; a message gone

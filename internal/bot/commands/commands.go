@@ -31,13 +31,11 @@ type commandFunc func(h *handler, ctx context.Context, r *request)
 type middleware func(next commandFunc) commandFunc
 
 // handler is the row's handler wrapped in the middlewares every
-// command gets: counted, and for admin commands urgent replies.
+// command gets: counted. (An admin command's replies turn urgent at the
+// admin check, allowed: what comes before it, a usage error or a
+// refusal, anyone can cause.)
 func (c *command) handler() commandFunc {
-	run := c.run
-	if c.admin {
-		run = urgentReplies(run)
-	}
-	return counted(c.name)(run)
+	return counted(c.name)(c.run)
 }
 
 // counted times each command (metrics).
@@ -47,16 +45,6 @@ func counted(name string) middleware {
 			defer metrics.Command(name)()
 			next(h, ctx, r)
 		}
-	}
-}
-
-// urgentReplies: a command that changes the subscription is one the
-// chat's admins wait for, so its replies take the chat's next free
-// second (a refusal turns casual again: anyone can cause one).
-func urgentReplies(next commandFunc) commandFunc {
-	return func(h *handler, ctx context.Context, r *request) {
-		r.class = urgent
-		next(h, ctx, r)
 	}
 }
 

@@ -30,7 +30,7 @@ type handler struct {
 	// chat's admins wait for), rate for the bot's share of the token's
 	// message rate; both false when the message may not go (ctx ended,
 	// or a casual reply would wait too long).
-	pace   func(ctx context.Context, chatID int64, urgent bool) bool
+	pace   func(ctx context.Context, chatID, sender int64, urgent bool) bool
 	rate   func(ctx context.Context) bool
 	sent   func(chatID int64) // a send pace let through was answered
 	editor *keyboardEditor
@@ -39,6 +39,11 @@ type handler struct {
 	// by ID, for the keyboards' taps (channelRef values).
 	channels sync.Map
 	cleanup  cleanupRule
+	// chains: the states each keyboard's own taps went through.
+	chains tapChains
+	// tapAnswerWithin: a tap's answer goes at the latest this long after
+	// the tap, without text if its outcome is not known yet.
+	tapAnswerWithin time.Duration
 }
 
 // request is one command to answer.
@@ -149,7 +154,7 @@ func (h *handler) floodNote(ctx context.Context, u *models.Update) {
 	if m.IsTopicMessage {
 		thread = m.MessageThreadID
 	}
-	o := outgoing{chatID: m.Chat.ID, thread: thread, text: ReplyFlood, silent: m.Chat.Type == models.ChatTypeChannel}
+	o := outgoing{chatID: m.Chat.ID, thread: thread, text: ReplyFlood, sender: senderOf(m), silent: m.Chat.Type == models.ChatTypeChannel}
 	if m.Chat.Type == models.ChatTypeGroup || m.Chat.Type == models.ChatTypeSupergroup {
 		o.replyTo = m.ID
 	}

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/openai-status-bot/statusbot/internal/bot/dispatch"
 	"github.com/openai-status-bot/statusbot/internal/pages"
 	"github.com/openai-status-bot/statusbot/internal/statuspage"
 	"github.com/openai-status-bot/statusbot/internal/store"
@@ -44,20 +45,27 @@ var errNoPage = errors.New("status page unavailable")
 
 // pageSource answers commands from the snapshot the poll workflow stores,
 // and fetches the page itself only when no snapshot younger than maxAge
-// exists. Live fetches are shared: concurrent commands wait for one fetch,
-// and its result serves for cacheFor.
+// exists. Live fetches are shared: concurrent commands wait for one fetch
+// (at most wait, and aside: a command waiting for the page holds none of
+// the workers other chats' commands need), and its result serves for
+// cacheFor. A failed fetch is remembered for failFor: during an outage
+// (the page hanging, the snapshot stale) commands answer from the newest
+// snapshot at once instead of each waiting a fetch of its own.
 type pageSource struct {
 	snapshots func(ctx context.Context) (*store.Snapshot, error)
 	fetch     func(ctx context.Context) (*statuspage.Page, error)
 	maxAge    time.Duration
 	cacheFor  time.Duration
+	failFor   time.Duration
+	wait      time.Duration // longest a command waits for a fetch (0: its deadline)
 	timeout   time.Duration
 	now       func() time.Time
 	log       *slog.Logger
 
-	mu     sync.Mutex
-	cached *store.Snapshot
-	flight *fetchCall
+	mu       sync.Mutex
+	cached   *store.Snapshot
+	failedAt time.Time
+	flight   *fetchCall
 }
 
 type fetchCall struct {
@@ -85,11 +93,11 @@ func (ps *pageSource) get(ctx context.Context, n need) (pageView, error) {
 	if fresh(cached, ps.cacheFor) {
 		return pageView{Page: &cached.Page, FetchedAt: cached.FetchedAt}, nil
 	}
-	live, err := ps.live(ctx)
+	live, err := ps.live(ctx, now)
 	if err == nil && has(&live.Page, n) {
 		return pageView{Page: &live.Page, FetchedAt: live.FetchedAt}, nil
 	}
-	if err != nil {
+	if err != nil && !errors.Is(err, errFailedLately) {
 		ps.log.Warn("fetch status page", "err", err)
 	}
 	// Fall back to the newest page that has what the command needs.
@@ -109,10 +117,18 @@ func (ps *pageSource) get(ctx context.Context, n need) (pageView, error) {
 	return pageView{Page: &best.Page, FetchedAt: best.FetchedAt, Stale: true}, nil
 }
 
+// errFailedLately: the last fetch failed less than failFor ago.
+var errFailedLately = errors.New("the status page failed lately")
+
 // live fetches the page, sharing one fetch between concurrent callers. A
-// caller whose ctx ends stops waiting; the fetch goes on for the others.
-func (ps *pageSource) live(ctx context.Context) (*store.Snapshot, error) {
+// caller whose ctx ends (or whose wait is up) stops waiting; the fetch
+// goes on for the others.
+func (ps *pageSource) live(ctx context.Context, now time.Time) (*store.Snapshot, error) {
 	ps.mu.Lock()
+	if !ps.failedAt.IsZero() && now.Sub(ps.failedAt) < ps.failFor {
+		ps.mu.Unlock()
+		return nil, errFailedLately
+	}
 	c := ps.flight
 	if c == nil {
 		c = &fetchCall{done: make(chan struct{})}
@@ -128,19 +144,31 @@ func (ps *pageSource) live(ctx context.Context) (*store.Snapshot, error) {
 			ps.mu.Lock()
 			ps.flight = nil
 			if c.snap != nil {
-				ps.cached = c.snap
+				ps.cached, ps.failedAt = c.snap, time.Time{}
+			} else {
+				ps.failedAt = ps.now()
 			}
 			ps.mu.Unlock()
 			close(c.done)
 		}()
 	}
 	ps.mu.Unlock()
-	select {
-	case <-c.done:
-		return c.snap, c.err
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	if ps.wait > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, ps.wait)
+		defer cancel()
 	}
+	var snap *store.Snapshot
+	var err error
+	dispatch.Aside(ctx, func() {
+		select {
+		case <-c.done:
+			snap, err = c.snap, c.err
+		case <-ctx.Done():
+			err = ctx.Err()
+		}
+	})
+	return snap, err
 }
 
 // stored is the newest page the bot has without fetching: the poll

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/openai-status-bot/statusbot/internal/bot/dispatch"
 	"github.com/openai-status-bot/statusbot/internal/statuspage"
 )
 
@@ -59,9 +60,15 @@ func (pu *pageUptimes) get(ctx context.Context, p *statuspage.Page, now time.Tim
 		ctx, cancel = context.WithTimeout(ctx, pu.wait)
 		defer cancel()
 	}
-	select {
-	case <-done:
-	case <-ctx.Done():
+	waited := false
+	dispatch.Aside(ctx, func() {
+		select {
+		case <-done:
+			waited = true
+		case <-ctx.Done():
+		}
+	})
+	if !waited {
 		return nil, false
 	}
 	pu.mu.Lock()

@@ -22,13 +22,16 @@ type outgoing struct {
 	// so that in a busy group it is clear who was answered.
 	replyTo int
 	class   sendClass
-	silent  bool
+	// sender is whose command the message answers (0: none): casual
+	// replies are shared per sender.
+	sender int64
+	silent bool
 }
 
 // answer is the reply to r's command: into its topic, threaded to the
 // command in groups, and silent in channels (whose readers did not ask).
 func (r *request) answer(text string) outgoing {
-	o := outgoing{chatID: r.chatID, thread: r.thread, text: text, class: r.class, silent: r.channel}
+	o := outgoing{chatID: r.chatID, thread: r.thread, text: text, class: r.class, sender: senderOf(r.msg), silent: r.channel}
 	if r.group && r.msg != nil {
 		o.replyTo = r.msg.ID
 	}
@@ -49,9 +52,26 @@ func (h *handler) replyMarkup(ctx context.Context, r *request, text string, mark
 	h.send(ctx, r, o)
 }
 
+// senderOf is who sent m: its user, or the chat posting as itself.
+func senderOf(m *models.Message) int64 {
+	switch {
+	case m == nil:
+		return 0
+	case m.SenderChat != nil:
+		return m.SenderChat.ID
+	case m.From != nil:
+		return m.From.ID
+	}
+	return 0
+}
+
 // send posts one of r's replies and notes it (a channel's are deleted
-// later).
+// later). A casual reply ends the hold its command put on the chat's
+// casual replies: it must not wait for itself.
 func (h *handler) send(ctx context.Context, r *request, o outgoing) {
+	if o.class == casual {
+		releaseHold(ctx)
+	}
 	if sent := h.post(ctx, o); sent != nil {
 		r.sent = append(r.sent, sent.ID)
 	}
@@ -66,7 +86,7 @@ func (h *handler) post(ctx context.Context, o outgoing) *models.Message {
 		o.text = message.Truncate(o.text, message.MaxLength)
 	}
 	for attempt := 1; attempt <= 3; attempt++ {
-		if !h.pace(ctx, o.chatID, o.class == urgent) {
+		if !h.pace(ctx, o.chatID, o.sender, o.class == urgent) {
 			h.log.Warn("reply dropped: the chat's message budget is spent", "chat_id", o.chatID)
 			return nil
 		}

@@ -42,8 +42,10 @@ type Deps struct {
 	MaxReplyWait time.Duration
 	EditTimeout  time.Duration
 	// Pace waits for a message's slot in its chat (urgent: the chat's
-	// admins wait for it); Rate for the bot's share of the token's rate.
-	Pace func(ctx context.Context, chatID int64, urgent bool) bool
+	// admins wait for it; sender: whose command a casual one answers, as
+	// casual replies are shared per sender); Rate for the bot's share of
+	// the token's rate.
+	Pace func(ctx context.Context, chatID, sender int64, urgent bool) bool
 	Rate func(ctx context.Context) bool
 	// Sent tells the pacer that a send Pace let through was answered.
 	Sent func(chatID int64)
@@ -51,6 +53,9 @@ type Deps struct {
 	// replies to them are deleted, KeyboardCleanup a /settings keyboard
 	// there (0: they stay).
 	ChannelCleanup, KeyboardCleanup time.Duration
+	// TapAnswerWithin: a tap is answered at the latest this long after it
+	// arrived (0: TapAnswerWithin).
+	TapAnswerWithin time.Duration
 }
 
 // Handler answers updates: commands, taps on the keyboards, the bot's
@@ -93,6 +98,11 @@ func New(d Deps) (*Handler, error) {
 		sent:     d.Sent,
 		botID:    d.BotID,
 		cleanup:  cleanupRule{after: d.ChannelCleanup, keyboard: d.KeyboardCleanup},
+
+		tapAnswerWithin: d.TapAnswerWithin,
+	}
+	if h.tapAnswerWithin <= 0 {
+		h.tapAnswerWithin = TapAnswerWithin
 	}
 	h.editor = newKeyboardEditor(h, d.EditTimeout)
 	return &Handler{h: h}, nil
@@ -118,6 +128,8 @@ func newPageSet(d Deps, offer pages.Offer) (*pageSet, error) {
 			},
 			maxAge:   2 * cfg.PollInterval,
 			cacheFor: cfg.PollInterval,
+			failFor:  cfg.PollInterval,
+			wait:     cfg.HTTPTimeout,
 			timeout:  2*cfg.HTTPTimeout + 5*time.Second,
 			now:      d.Now,
 			log:      d.Log.With("page", p.Name),

@@ -60,9 +60,9 @@ func TestDispatcherOrderAndBound(t *testing.T) {
 	full.Wait(ctx)
 }
 
-// A sender beyond their budget floods: the job that overflows, their
-// waiting droppable jobs and their later ones are dropped until the
-// budget refills; jobs that must run (not droppable) always run; another
+// A sender beyond their budget floods: the job that overflows and their
+// later ones are dropped until the budget refills, while the ones already
+// waiting run; jobs that must run (not droppable) always run; another
 // sender in the same chat, and other chats, are untouched.
 func TestDispatcherDropsAFlood(t *testing.T) {
 	now := time.Unix(1000, 0)
@@ -109,7 +109,7 @@ func TestDispatcherDropsAFlood(t *testing.T) {
 	mu.Lock()
 	slices.Sort(ran)
 	slices.Sort(droppedJobs)
-	if !slices.Equal(ran, []string{"a1", "admin", "b1", "member-event"}) || !slices.Equal(droppedJobs, []string{"a2", "a3", "a4", "a5"}) {
+	if !slices.Equal(ran, []string{"a1", "a2", "a3", "admin", "b1", "member-event"}) || !slices.Equal(droppedJobs, []string{"a4", "a5"}) {
 		t.Fatalf("ran %v, dropped %v", ran, droppedJobs)
 	}
 	now = now.Add(time.Second)
@@ -126,6 +126,87 @@ func TestDispatcherDropsAFlood(t *testing.T) {
 		t.Fatal("a flooding sender not heard again after one refill")
 	}
 	d.Wait(ctx)
+}
+
+// The case: an admin working through 8 commands 1.2 s apart under
+// the rule the bot keeps (defaultFlood in internal/bot). On the old rule
+// (no backlog, a token every 2 s) the 7th was dropped as a flood.
+func TestSteadyPaceIsQueuedNotDropped(t *testing.T) {
+	rule := Rule{Burst: 3, Refill: time.Second, Backlog: 3 * time.Second, MaxLoad: 5, NoteEvery: time.Minute}
+	t0 := time.Unix(1000, 0)
+	var b Budget
+	for i := range 8 {
+		var a Admission
+		var wait time.Duration
+		b, a, wait = rule.Admit(b, 1, t0.Add(time.Duration(i)*1200*time.Millisecond))
+		if a != Queued || wait != 0 {
+			t.Fatalf("command %d: admission %d, wait %v", i+1, a, wait)
+		}
+	}
+	// Faster than the refill: queued for the token up to the backlog,
+	// each a refill after the one before; dropped beyond.
+	b = Budget{}
+	var waits []time.Duration
+	for i := range 8 {
+		var a Admission
+		var wait time.Duration
+		b, a, wait = rule.Admit(b, 0, t0)
+		if i < 6 && a != Queued {
+			t.Fatalf("command %d dropped within the backlog", i+1)
+		}
+		if i >= 6 && a == Queued {
+			t.Fatalf("command %d queued beyond the backlog (wait %v)", i+1, wait)
+		}
+		if a == Queued {
+			waits = append(waits, wait)
+		}
+	}
+	if want := []time.Duration{0, 0, 0, time.Second, 2 * time.Second, 3 * time.Second}; !slices.Equal(waits, want) {
+		t.Fatalf("waits %v, want %v", waits, want)
+	}
+}
+
+// A job queued for its token runs after the wait; the wait holds no
+// worker (another lane's job runs meanwhile).
+func TestDispatcherWaitsForTheToken(t *testing.T) {
+	rule := Rule{Burst: 1, Refill: 300 * time.Millisecond, Backlog: time.Second, MaxLoad: 5}
+	d := New(10, 1, rule, time.Now)
+	ctx := context.Background()
+	var mu sync.Mutex
+	var order []string
+	rec := func(name string) func() { return func() { mu.Lock(); order = append(order, name); mu.Unlock() } }
+	start := time.Now()
+	var second time.Time
+	d.Submit(ctx, Lane{Chat: 1, Sender: 1}, Job{Run: rec("first"), Drop: func() {}})
+	d.Submit(ctx, Lane{Chat: 1, Sender: 1}, Job{Run: func() { second = time.Now(); rec("second")() }, Drop: func() {}})
+	time.Sleep(20 * time.Millisecond)
+	d.Submit(ctx, Lane{Chat: 2, Sender: 2}, Job{Run: rec("other"), Drop: func() {}})
+	d.Wait(ctx)
+	if !slices.Equal(order, []string{"first", "other", "second"}) {
+		t.Fatalf("order %v", order)
+	}
+	if second.Sub(start) < 250*time.Millisecond {
+		t.Fatalf("the second job ran %v after the first: before its token", second.Sub(start))
+	}
+}
+
+// Aside gives the job's worker up while it waits: with one worker, a job
+// waiting aside does not hold another lane's job.
+func TestAsideFreesTheWorker(t *testing.T) {
+	d := New(10, 1, Rule{}, time.Now)
+	ctx := d.Within(context.Background())
+	release := make(chan struct{})
+	ran := make(chan struct{})
+	d.Submit(ctx, Lane{Chat: 1}, Job{Run: func() { Aside(ctx, func() { <-release }) }})
+	time.Sleep(20 * time.Millisecond)
+	d.Submit(ctx, Lane{Chat: 2}, Job{Run: func() { close(ran) }})
+	select {
+	case <-ran:
+	case <-time.After(10 * time.Second):
+		t.Fatal("a job waiting aside held the only worker")
+	}
+	close(release)
+	d.Wait(context.Background())
 }
 
 func TestFloodRule(t *testing.T) {
@@ -156,7 +237,7 @@ func TestFloodRule(t *testing.T) {
 			var b Budget
 			for i, s := range c.steps {
 				var a Admission
-				b, a = rule.Admit(b, s.load, t0.Add(s.at))
+				b, a, _ = rule.Admit(b, s.load, t0.Add(s.at))
 				if a != s.want {
 					t.Fatalf("step %d: %d, want %d", i, a, s.want)
 				}
@@ -166,11 +247,16 @@ func TestFloodRule(t *testing.T) {
 }
 
 // However a sender floods, they are heard at least once per refill after
-// their burst, and never more than burst + elapsed/refill times.
+// their burst, and never more than burst + (elapsed + backlog)/refill
+// times; no Queued command waits longer than the backlog.
 func FuzzFloodRule(f *testing.F) {
-	f.Add([]byte{0, 0, 0, 0, 10, 200, 3})
-	f.Fuzz(func(t *testing.T, gaps []byte) {
+	f.Add([]byte{0, 0, 0, 0, 10, 200, 3}, false)
+	f.Add([]byte{0, 0, 0, 0, 10, 200, 3}, true)
+	f.Fuzz(func(t *testing.T, gaps []byte, backlog bool) {
 		rule := Rule{Burst: 3, Refill: 2 * time.Second, MaxLoad: 3, NoteEvery: time.Minute}
+		if backlog {
+			rule.Backlog = 3 * time.Second
+		}
 		var b Budget
 		at := time.Unix(1000, 0)
 		start := at
@@ -179,14 +265,18 @@ func FuzzFloodRule(f *testing.F) {
 		for _, g := range gaps {
 			at = at.Add(time.Duration(g) * 50 * time.Millisecond)
 			var a Admission
-			b, a = rule.Admit(b, 0, at)
+			var wait time.Duration
+			b, a, wait = rule.Admit(b, 0, at)
+			if wait > rule.Backlog {
+				t.Fatalf("queued for %v, backlog %v", wait, rule.Backlog)
+			}
 			if a == Queued {
 				heard++
 				lastHeard = at
 			} else if at.Sub(lastHeard) >= rule.Refill+time.Millisecond && heard > 0 {
 				t.Fatalf("dropped at %v though last heard at %v", at.Sub(start), lastHeard.Sub(start))
 			}
-			if limit := rule.Burst + int(at.Sub(start)/rule.Refill); heard > limit {
+			if limit := rule.Burst + int((at.Sub(start)+rule.Backlog)/rule.Refill); heard > limit {
 				t.Fatalf("heard %d times in %v, limit %d", heard, at.Sub(start), limit)
 			}
 		}
