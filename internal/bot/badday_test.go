@@ -296,3 +296,28 @@ func TestTapsAtHumanSpeed(t *testing.T) {
 		return strings.Count(now.ReplyMarkup, "✅") >= 8
 	})
 }
+
+// A reply Telegram refuses for its date-time entity (ENTITY_DATE_INVALID:
+// a date too far ahead) goes again as plain text. On the old code
+// reply.go had no such retry: the /status was lost.
+func TestReplyRefusedForItsTimeGoesAsPlainText(t *testing.T) {
+	h := newHarness(t)
+	p := testPage(h.sp.URL())
+	for i := range p.Components {
+		if p.Components[i].ID == "api1" {
+			p.Components[i].UpdatedAt = time.Now().AddDate(5, 0, 0)
+		}
+	}
+	h.snapshot(p)
+	h.start()
+	got := h.exchange(61, 0, private(61, "/status API"))
+	if len(got) != 1 {
+		t.Fatalf("want one reply, got %d: %+v", len(got), got)
+	}
+	if got[0].ParseMode != "" || strings.Contains(got[0].Text, "<") || !strings.Contains(got[0].Text, "Last change") {
+		t.Fatalf("want the reply as plain text: %+v", got[0])
+	}
+	if h.tg.RefusedEntities() == 0 {
+		t.Fatal("the fake refused nothing: the test shows nothing")
+	}
+}

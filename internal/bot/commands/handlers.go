@@ -64,6 +64,13 @@ type request struct {
 	// deleted (0: they stay); sent collects the replies' IDs.
 	cleanup time.Duration
 	sent    []int
+	// read is the subscription as read once for a command that changes
+	// nothing (readOnce).
+	read struct {
+		done bool
+		sub  *store.Subscriber
+		err  error
+	}
 }
 
 func (r *request) key() string {
@@ -158,7 +165,17 @@ func (h *handler) floodNote(ctx context.Context, u *models.Update) {
 	if m.Chat.Type == models.ChatTypeGroup || m.Chat.Type == models.ChatTypeSupergroup {
 		o.replyTo = m.ID
 	}
-	h.post(ctx, o)
+	channel := m.Chat.Type == models.ChatTypeChannel
+	if channel && h.cleanup.after > 0 {
+		o.text += "\n\n" + cleanupNote(m.Chat, h.cleanup.after)
+	}
+	sent := h.post(ctx, o)
+	if channel && sent != nil && h.cleanup.after > 0 {
+		// As a channel's configuration posts: its readers did not ask.
+		if err := h.st.ScheduleDeletion(ctx, m.Chat.ID, []int{m.ID, sent.ID}, h.now().Add(h.cleanup.after)); err != nil {
+			h.log.Warn("schedule the deletion of a channel's flood note", "chat_id", m.Chat.ID, "err", err)
+		}
+	}
 }
 
 func (h *handler) migrate(ctx context.Context, from, to int64) {

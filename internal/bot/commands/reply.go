@@ -10,6 +10,7 @@ import (
 
 	"github.com/openai-status-bot/statusbot/internal/bot/screens"
 	"github.com/openai-status-bot/statusbot/internal/message"
+	"github.com/openai-status-bot/statusbot/internal/telegram"
 )
 
 // outgoing is one message the bot sends.
@@ -79,12 +80,16 @@ func (h *handler) send(ctx context.Context, r *request, o outgoing) {
 
 // post sends an HTML message with link previews off. It keeps to the
 // chat's pace and the bot's share of the token's rate, waits out a short
-// 429 and follows a group's move to a supergroup; other failures are
-// logged (the chat may be gone). It returns the message sent (nil: none).
+// 429 and follows a group's move to a supergroup; a text refused for its
+// entities (a date-time Telegram finds invalid: ENTITY_DATE_INVALID) is
+// sent once more as the plain text it shows, as the worker's notices are
+// (telegram.htmlOrPlain); other failures are logged (the chat may be
+// gone). It returns the message sent (nil: none).
 func (h *handler) post(ctx context.Context, o outgoing) *models.Message {
 	if screens.UTF16Len(o.text) > message.MaxLength {
 		o.text = message.Truncate(o.text, message.MaxLength)
 	}
+	mode := models.ParseModeHTML
 	for attempt := 1; attempt <= 3; attempt++ {
 		if !h.pace(ctx, o.chatID, o.sender, o.class == urgent) {
 			h.log.Warn("reply dropped: the chat's message budget is spent", "chat_id", o.chatID)
@@ -99,7 +104,7 @@ func (h *handler) post(ctx context.Context, o outgoing) *models.Message {
 			ChatID:              o.chatID,
 			MessageThreadID:     o.thread,
 			Text:                o.text,
-			ParseMode:           models.ParseModeHTML,
+			ParseMode:           mode,
 			LinkPreviewOptions:  &models.LinkPreviewOptions{IsDisabled: tgbot.True()},
 			ReplyMarkup:         o.markup,
 			DisableNotification: o.silent,
@@ -115,6 +120,9 @@ func (h *handler) post(ctx context.Context, o outgoing) *models.Message {
 		var tm *tgbot.TooManyRequestsError
 		var mg *tgbot.MigrateError
 		switch {
+		case mode != "" && telegram.RefusedForEntities(err):
+			h.log.Info("reply refused for its entities; sending it as plain text", "chat_id", o.chatID, "err", h.redact(err.Error()))
+			o.text, mode = message.Plain(o.text), ""
 		case errors.As(err, &tm):
 			wait := time.Duration(tm.RetryAfter) * time.Second
 			if wait <= 0 {

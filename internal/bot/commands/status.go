@@ -116,11 +116,22 @@ func (h *handler) cmdInfo(ctx context.Context, r *request) {
 // zone is the chat's time zone for the times a reply shows (UTC when the
 // chat is not subscribed or the store cannot be read).
 func (h *handler) zone(ctx context.Context, r *request) *time.Location {
-	sub, err := h.subscription(ctx, r)
+	sub, err := h.readOnce(ctx, r)
 	if err != nil || sub == nil {
 		return time.UTC
 	}
 	return notice.Zone(sub.Settings)
+}
+
+// readOnce is the subscription for the reads of a command that changes
+// nothing (/status, /history, ...): its page, its zone, a stale note's
+// zone come from one read of the store.
+func (h *handler) readOnce(ctx context.Context, r *request) (*store.Subscriber, error) {
+	if !r.read.done {
+		r.read.sub, r.read.err = h.subscription(ctx, r)
+		r.read.done = true
+	}
+	return r.read.sub, r.read.err
 }
 
 // page gets the covered pages for a command, replying itself when it
@@ -140,7 +151,7 @@ func (h *handler) cover(ctx context.Context, r *request, typed string) []string 
 	if typed != "" {
 		return []string{typed}
 	}
-	sub, err := h.subscription(ctx, r)
+	sub, err := h.readOnce(ctx, r)
 	if err != nil {
 		sub = nil // the default page, rather than no answer
 	}
