@@ -257,8 +257,19 @@ func TestTapsAtHumanSpeed(t *testing.T) {
 	gt := models.ChatTypeSupergroup
 	h.ask(chat, 0, group(chat, admin, "/start"))
 	m := h.openSettings(group(chat, admin, "/settings"), chat)
-	_, m = h.tap(m, gt, admin, button(t, m, "Components").CallbackData)
-	_, m = h.tap(m, gt, admin, button(t, m, "Models").CallbackData)
+	// The redraws wait for the group's second: wait for each screen.
+	drawn := func(label string) fakes.Message {
+		var now fakes.Message
+		waitWithin(t, 15*time.Second, "a button "+label, func() bool {
+			now, _ = h.tg.Message(m.ChatID, m.ID)
+			return strings.Contains(now.ReplyMarkup, label)
+		})
+		return now
+	}
+	h.tap(m, gt, admin, button(t, m, "Components").CallbackData)
+	m = drawn("Models")
+	h.tap(m, gt, admin, button(t, m, "Models").CallbackData)
+	m = drawn("Model 7")
 	var ids []string
 	var at []time.Time
 	for i := range 8 {
@@ -319,5 +330,64 @@ func TestReplyRefusedForItsTimeGoesAsPlainText(t *testing.T) {
 	}
 	if h.tg.RefusedEntities() == 0 {
 		t.Fatal("the fake refused nothing: the test shows nothing")
+	}
+}
+
+// A chat of two pages (issue 32 item 4): on the old code /start said
+// "Status now: Unknown" (the merged page has no status of its own), and
+// /start, /help and the group greeting named OpenAI alone, never the
+// other pages on offer.
+func TestSeveralPagesAreNamed(t *testing.T) {
+	h, _ := twoPageHarness(t)
+	h.snapshot(testPage(h.sp.URL()))
+	gh := &statuspage.Page{Name: "GitHub", Indicator: "none", Description: "All Systems Operational",
+		Components: []statuspage.Component{{ID: "git0000001", Name: "Git Operations", Status: "operational"}}}
+	if err := h.st.PageDocs("github").SaveSnapshot(context.Background(), gh, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	h.start()
+	const chat = 42
+	first := h.ask(chat, 0, private(chat, "/start"))
+	if !strings.Contains(first, "Also on offer: github") {
+		t.Errorf("/start does not name the other page on offer: %q", first)
+	}
+	h.ask(chat, 0, private(chat, "/subscribe page github"))
+	again := h.ask(chat, 0, private(chat, "/start"))
+	for _, want := range []string{"📄 <b>openai</b>: Partially Degraded Service", "📄 <b>github</b>: All Systems Operational"} {
+		if !strings.Contains(again, want) {
+			t.Errorf("/start for two pages lacks %q: %q", want, again)
+		}
+	}
+	if strings.Contains(again, "Unknown") {
+		t.Errorf("/start for two pages: %q", again)
+	}
+	if help := h.ask(chat, 0, private(chat, "/help")); !strings.Contains(help, "Pages on offer: openai, github.") {
+		t.Errorf("/help: %q", help)
+	}
+	added := memberUpdate(-100321, models.ChatTypeSupergroup, models.ChatMemberTypeMember)
+	added.MyChatMember.OldChatMember = models.ChatMember{Type: models.ChatMemberTypeLeft, Left: &models.ChatMemberLeft{User: &models.User{ID: 1000, IsBot: true}}}
+	h.upd.Push(added)
+	waitFor(t, "the greeting", func() bool { return len(h.tg.MessagesTo(-100321, 0)) == 1 })
+	if g := h.tg.MessagesTo(-100321, 0)[0].Text; !strings.Contains(g, "On offer: openai, github") {
+		t.Errorf("the greeting: %q", g)
+	}
+}
+
+// A tap on a component screen while the page cannot be read at all (no
+// snapshot, the page failing): on the old code the answer said "The
+// status page's components changed", which it had not.
+func TestUnreachablePageIsNotAChangedOne(t *testing.T) {
+	h := newHarness(t)
+	h.sp.Fault("", fakes.ServerError)
+	h.start()
+	const chat = 44
+	pt := models.ChatTypePrivate
+	h.ask(chat, 0, private(chat, "/start"))
+	m := h.openSettings(private(chat, "/settings"), chat)
+	data := button(t, m, "Severity").CallbackData
+	state := data[strings.LastIndex(data, ":")+1:]
+	a, _ := h.tap(m, pt, chat, "G:0:0:zz:"+state)
+	if a.Text != commands.AnsPageDown {
+		t.Fatalf("answer %q, want %q", a.Text, commands.AnsPageDown)
 	}
 }

@@ -148,14 +148,18 @@ func (h *harness) exchange(chatID int64, thread int, u models.Update) []fakes.Me
 		got = h.tg.MessagesTo(chatID, thread)[before:]
 		n := 0
 		for _, m := range got {
-			if m.Text == commands.HelpText() {
+			if isHelp(m.Text) {
 				n++
 			}
 		}
-		return n >= want && got[len(got)-1].Text == commands.HelpText()
+		return n >= want && isHelp(got[len(got)-1].Text)
 	})
 	return got[:len(got)-1]
 }
+
+// isHelp: the /help text (with the pages on offer named after it when
+// there are several).
+func isHelp(s string) bool { return strings.HasPrefix(s, commands.HelpText()) }
 
 func textOf(m *models.Message) string {
 	if m == nil {

@@ -39,6 +39,7 @@ const (
 	AnsNotAdmin      = "Only administrators of this chat can change its settings."
 	AnsStale         = "These buttons were out of date (settings changed elsewhere); they show the current settings now. Tap again."
 	AnsPageChanged   = "The status page's components changed; here is the current list."
+	AnsPageDown      = "The status page cannot be read right now; its components are not shown. Try again in a minute."
 	AnsKeepOneKind   = "Keep at least one notice type; /stop unsubscribes."
 	AnsKeepOnePage   = "Keep at least one page; /stop unsubscribes."
 	AnsFilterFull    = "At most 50 components can be chosen."
@@ -176,6 +177,12 @@ func (h *handler) applyTap(ctx context.Context, t *tap, sub *store.Subscriber) {
 	}
 	idx := h.tapIndex(ctx, cb, sub)
 	if cb.Op == "G" || cb.Op == "c" {
+		if idx == nil {
+			// Unreachable is not changed: nothing is said about the list.
+			t.answer = AnsPageDown
+			t.show(t.keyboard(sub, idx).Groups(0))
+			return
+		}
 		if !screens.ValidComponentRef(cb, idx) {
 			t.answer = AnsPageChanged
 			t.show(t.keyboard(sub, idx).Groups(0))
@@ -407,6 +414,10 @@ func (h *handler) chosenComponent(ctx context.Context, t *tap) *statuspage.Compo
 		sub = nil
 	}
 	idx := h.tapIndex(ctx, t.cb, sub)
+	if idx == nil {
+		t.answer = AnsPageDown
+		return nil
+	}
 	ci, ok := 0, false
 	if idx != nil && t.cb.Tok == idx.Tok {
 		ci, ok = t.cb.Arg(0, len(idx.Comps))

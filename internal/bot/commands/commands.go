@@ -7,6 +7,7 @@ import (
 	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
 	"github.com/openai-status-bot/statusbot/internal/metrics"
+	"github.com/openai-status-bot/statusbot/internal/pages"
 )
 
 // command is one row of the command table, which feeds dispatching, /help
@@ -75,8 +76,20 @@ func init() {
 		{name: "uptime", help: "uptime per component over 24 hours, 7 days and 30 days", run: (*handler).cmdUptime},
 		{name: "info", args: "[@channel]", help: "this chat's subscription and settings", run: cleanInChannels(aboutChannel((*handler).cmdInfo))},
 		{name: "why", args: "[@channel]", help: "what became of the last notices: sent, silent, withheld (by which setting) or waiting", run: cleanInChannels(aboutChannel((*handler).cmdWhy))},
-		{name: "help", help: "this list", run: func(h *handler, ctx context.Context, r *request) { h.reply(ctx, r, HelpText()) }},
+		{name: "help", help: "this list", run: func(h *handler, ctx context.Context, r *request) { h.reply(ctx, r, HelpFor(h.offer)) }},
 	}
+}
+
+// HelpFor is HelpText, naming the pages when several are on offer.
+func HelpFor(offer pages.Offer) string {
+	if len(offer.List) < 2 {
+		return HelpText()
+	}
+	names := make([]string, len(offer.List))
+	for i, p := range offer.List {
+		names[i] = p.Name
+	}
+	return HelpText() + "\nPages on offer: " + esc(strings.Join(names, ", ")) + "."
 }
 
 func lookupCommand(name string) *command {

@@ -211,3 +211,38 @@ func FuzzSplitPageArg(f *testing.F) {
 		}
 	})
 }
+
+// The issue's case: for a chat of two pages /components lists the page's
+// "Login (ChatGPT)" (two of its components are called Login), and typed
+// back it found nothing: the merged page names it "Login (openai ·
+// ChatGPT)". ResolveIn also knows each page's own names.
+func TestResolveInFindsTheNamesEachPageShows(t *testing.T) {
+	openai := &statuspage.Page{Name: "OpenAI", Components: []statuspage.Component{
+		{ID: "g1", Name: "ChatGPT", Group: true, Components: []string{"login1"}},
+		{ID: "login1", Name: "Login", GroupID: "g1", GroupName: "ChatGPT", Status: "operational"},
+		{ID: "g2", Name: "Sora", Group: true, Components: []string{"login2"}},
+		{ID: "login2", Name: "Login", GroupID: "g2", GroupName: "Sora", Status: "operational"},
+	}}
+	github := &statuspage.Page{Name: "GitHub", Components: []statuspage.Component{
+		{ID: "git", Name: "Git Operations", Status: "operational"},
+	}}
+	parts := []PagePart{{Name: "openai", Page: openai}, {Name: "github", EventPage: "github", Page: github}}
+	shown := screens.ComponentNames(screens.Components(openai))
+	if shown["login1"] != "Login (ChatGPT)" {
+		t.Fatalf("/components shows %q", shown["login1"])
+	}
+	comps := screens.Components(MergePages(parts))
+	if res := ResolveComponent(comps, "Login (ChatGPT)"); res.Match != nil {
+		t.Fatal("the merged page alone finds it: the test shows nothing")
+	}
+	res := ResolveIn(comps, parts, "login (chatgpt)")
+	if res.Match == nil || res.Match.ID != "login1" {
+		t.Fatalf("got %+v", res)
+	}
+	if res := ResolveIn(comps, parts, "Login"); len(res.Ambiguous) != 2 {
+		t.Fatalf("Login alone: %+v", res)
+	}
+	if res := ResolveIn(comps, parts, "Nothing"); res.Match != nil || len(res.Ambiguous) > 0 {
+		t.Fatalf("Nothing: %+v", res)
+	}
+}

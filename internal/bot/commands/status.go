@@ -25,7 +25,7 @@ func (h *handler) cmdStatus(ctx context.Context, r *request) {
 		text = "Component statuses are unavailable right now. Please try again later."
 	} else {
 		comps := screens.Components(pv.Page)
-		res := ResolveComponent(comps, q)
+		res := ResolveIn(comps, pv.Parts, q)
 		switch {
 		case res.Match != nil:
 			c := *res.Match

@@ -136,7 +136,7 @@ func (h *handler) addFilter(ctx context.Context, r *request, q string) {
 		return
 	}
 	comps := screens.Components(pv.Page)
-	res := ResolveComponent(comps, q)
+	res := ResolveIn(comps, pv.Parts, q)
 	switch {
 	case len(res.Ambiguous) > 0:
 		h.askWhich(ctx, r, q, res.Ambiguous, pv, opAddComponent)
@@ -171,7 +171,7 @@ func (h *handler) removeFilter(ctx context.Context, r *request, sub *store.Subsc
 		comps := screens.Components(pv.Page)
 		names = screens.ComponentNames(comps)
 		if i < 0 {
-			res := ResolveComponent(comps, q)
+			res := ResolveIn(comps, pv.Parts, q)
 			if len(res.Ambiguous) > 0 {
 				// Only the ones in the filter can be meant.
 				var in []int
