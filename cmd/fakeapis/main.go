@@ -14,6 +14,10 @@
 //	curl -X POST '127.0.0.1:8082/control/maintenance?id=M1&name=Upgrade&status=scheduled&update=MU1&body=Soon&component=01KMKFAMWKNQ84Z1766MV08ZDE&start=2026-12-01T10:00:00Z&end=2026-12-01T11:00:00Z'
 //	curl -X POST '127.0.0.1:8083/control/component?id=ghactions001&status=major_outage' # on the second page
 //	curl '127.0.0.1:8081/control/messages'                                   # what the bot sent
+//
+// The Bot API's controls (controls.go) act as members and admins, taps,
+// channel posts, the bot added and removed and a group's migration: the
+// README's "No Telegram or status page within reach" has a curl line each.
 package main
 
 import (

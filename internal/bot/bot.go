@@ -25,8 +25,8 @@
 // Updates are handled concurrently with a bound, each sender's in a chat
 // in order (a lane), so a slow status page or a slow chat never stalls
 // other users. A sender's commands beyond a few at once wait for their
-// turn (one a second, up to 3 s: a person's steady pace is answered in
-// full); beyond that a sender is flooding: their further commands are
+// turn (one every two seconds, up to 3 s: a person's steady pace is
+// answered in full); beyond that a sender is flooding: their further commands are
 // dropped (answered once a minute, taps always) until the budget
 // refills, since getUpdates returns at most 100 updates after the oldest
 // unfinished one and a long queue would hold every other chat's updates
@@ -107,12 +107,13 @@ type tuning struct {
 // by up to 4 in a second (internal/bot TestCommandBurstDuringFanOutCausesNo429).
 const tokenBudget = 24
 
-// defaultFlood lets a sender send a few commands in a row, then one a
-// second (a group's second per message: what Telegram lets the answers
-// out at); a command sooner than that waits for its turn, up to 3 s, so
-// a person's steady pace is answered in full. More is a flood, dropped
-// and noted once a minute.
-var defaultFlood = dispatch.Rule{Burst: 3, Refill: time.Second, Backlog: 3 * time.Second, MaxLoad: 5, NoteEvery: time.Minute}
+// defaultFlood lets a sender send a few commands in a row, then one every
+// two seconds; a command sooner than that waits for its turn, up to 3 s,
+// so a person working through commands about a second apart is answered
+// in full (of 8 commands 1.2 s apart the 7th waits 0.8 s, the 8th 1.6 s). More is a
+// flood, dropped and noted once a minute; a flooding sender's commands
+// wait for nothing (waiting, they would hold the update offset).
+var defaultFlood = dispatch.Rule{Burst: 3, Refill: 2 * time.Second, Backlog: 3 * time.Second, MaxLoad: 4, NoteEvery: time.Minute}
 
 // defaultTaps is the taps' rule: someone ticking boxes taps several
 // times a second for a while; only a machine's pace is a flood.

@@ -30,7 +30,7 @@ const (
 // harness runs the bot against the fake Telegram server, a fake status
 // page and FerretDB.
 type harness struct {
-	t    *testing.T
+	t    testing.TB
 	tg   *fakes.Telegram
 	upd  *fakes.Updates
 	sp   *fakes.Statuspage
@@ -44,7 +44,7 @@ type harness struct {
 	done   chan error
 }
 
-func newHarness(t *testing.T) *harness {
+func newHarness(t testing.TB) *harness {
 	t.Helper()
 	tg := fakes.NewTelegram(testToken)
 	t.Cleanup(tg.Close)
@@ -126,7 +126,7 @@ func (h *harness) stop() error {
 	}
 }
 
-func waitFor(t *testing.T, what string, cond func() bool) { t.Helper(); bottest.WaitFor(t, what, cond) }
+func waitFor(t testing.TB, what string, cond func() bool) { t.Helper(); bottest.WaitFor(t, what, cond) }
 
 // exchange sends an update and returns the replies to (chat, thread) that
 // it produced. It sends /help afterwards in the same chat and waits for

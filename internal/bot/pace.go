@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/openai-status-bot/statusbot/internal/bot/dispatch"
 )
 
 // Telegram lets a bot send about one message a second in one chat and 20
@@ -30,12 +32,13 @@ import (
 // left before the bot saw the admin's command; the admin's own handling
 // (its admin check, the store) runs within that second.
 
-// sendClass says whose budget a message uses.
-type sendClass int
+// sendClass says whose budget a message uses (dispatch.Class, as the
+// commands mark their replies).
+type sendClass = dispatch.Class
 
 const (
-	casual sendClass = iota
-	urgent
+	casual = dispatch.Casual
+	urgent = dispatch.Urgent
 )
 
 // paceRule is the budget of one group chat.

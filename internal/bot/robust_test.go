@@ -14,7 +14,7 @@ import (
 )
 
 // waitWithin is waitFor with its own deadline.
-func waitWithin(t *testing.T, d time.Duration, what string, cond func() bool) {
+func waitWithin(t testing.TB, d time.Duration, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(d)
 	for !cond() {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/openai-status-bot/statusbot/internal/bot/screens"
 	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/internal/message"
 	"github.com/openai-status-bot/statusbot/internal/notice"
 	"github.com/openai-status-bot/statusbot/internal/pages"
 	"github.com/openai-status-bot/statusbot/internal/statuspage"
@@ -154,7 +155,7 @@ func (h *handler) onCallback(ctx context.Context, q *models.CallbackQuery) {
 		t.answer, t.alert = AnsNotSubscribed, true
 		text := NotSubscribedReply(thread != 0, t.msg.Chat.Type == models.ChatTypeChannel)
 		if t.about != nil {
-			text = fmtRef(replyChannelNotSubscribed, esc(t.about.title), esc(t.about.typed))
+			text = fmtRef(replyChannelNotSubscribed, message.Escape(t.about.title), message.Escape(t.about.typed))
 		}
 		t.show(screens.Screen{Text: text})
 		return
@@ -234,7 +235,7 @@ func (h *handler) applyTap(ctx context.Context, t *tap, sub *store.Subscriber) {
 		}
 		heading, again := "<b>Settings</b>", "/settings"
 		if t.about != nil {
-			heading, again = "<b>Settings of "+esc(t.about.title)+"</b>", "/settings "+esc(t.about.typed)
+			heading, again = "<b>Settings of "+message.Escape(t.about.title)+"</b>", "/settings "+message.Escape(t.about.typed)
 		}
 		t.show(screens.Screen{Text: heading + "\n" + screens.Summary(sub, k.Names()) + "\n\nChange them with " + again + "."})
 		return

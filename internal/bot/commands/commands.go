@@ -6,6 +6,7 @@ import (
 
 	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
+	"github.com/openai-status-bot/statusbot/internal/message"
 	"github.com/openai-status-bot/statusbot/internal/metrics"
 	"github.com/openai-status-bot/statusbot/internal/pages"
 )
@@ -89,7 +90,7 @@ func HelpFor(offer pages.Offer) string {
 	for i, p := range offer.List {
 		names[i] = p.Name
 	}
-	return HelpText() + "\nPages on offer: " + esc(strings.Join(names, ", ")) + "."
+	return HelpText() + "\nPages on offer: " + message.Escape(strings.Join(names, ", ")) + "."
 }
 
 func lookupCommand(name string) *command {

@@ -18,10 +18,8 @@ import (
 // invalid UTF-8 replaced) and long values are cut before escaping, so tags
 // stay balanced; lists stop on a line boundary before the message limit.
 
-func esc(s string) string { return message.Escape(s) }
-
 // escEcho quotes a user's value back, cut and escaped.
-func escEcho(s string) string { return esc(echo(s)) }
+func escEcho(s string) string { return message.Escape(echo(s)) }
 
 // bounded joins head, lines and foot, dropping the lines that do not fit
 // the reply budget and saying how many were left out.
@@ -252,7 +250,7 @@ func infoReply(chatID int64, thread int, sub *store.Subscriber, names map[string
 		b.WriteString("\n<b>Subscribed:</b> no. Use /start to subscribe.")
 		return b.String()
 	}
-	b.WriteString("\n<b>Subscribed:</b> yes, since " + esc(notice.FormatTime(sub.CreatedAt, notice.Zone(sub.Settings))))
+	b.WriteString("\n<b>Subscribed:</b> yes, since " + message.Escape(notice.FormatTime(sub.CreatedAt, notice.Zone(sub.Settings))))
 	b.WriteString("\n" + screens.Summary(sub, names))
 	s := b.String()
 	if screens.UTF16Len(s) > screens.ReplyBudget {

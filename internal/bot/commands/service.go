@@ -8,19 +8,19 @@ import (
 	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
 
+	"github.com/openai-status-bot/statusbot/internal/bot/dispatch"
 	"github.com/openai-status-bot/statusbot/internal/config"
 	"github.com/openai-status-bot/statusbot/internal/pages"
 	"github.com/openai-status-bot/statusbot/internal/statuspage"
 	"github.com/openai-status-bot/statusbot/internal/store"
 )
 
-// sendClass says whose budget a message uses: urgent replies are the ones
-// a chat's admins wait for (internal/bot's pacer lets them go first).
-type sendClass int
+// sendClass says whose budget a message uses (dispatch.Class).
+type sendClass = dispatch.Class
 
 const (
-	casual sendClass = iota
-	urgent
+	casual = dispatch.Casual
+	urgent = dispatch.Urgent
 )
 
 // Deps is what the commands and screens need from the service around
@@ -195,14 +195,5 @@ func releaseHold(ctx context.Context) {
 	}
 }
 
-// sleep waits d; false if ctx ended first.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
-}
+// sleep is dispatch.Sleep.
+var sleep = dispatch.Sleep

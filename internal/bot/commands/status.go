@@ -104,10 +104,10 @@ func (h *handler) cmdInfo(ctx context.Context, r *request) {
 	}
 	if r.about != nil {
 		if sub == nil {
-			h.reply(ctx, r, fmtRef(replyChannelNotSubscribed, esc(r.about.title), esc(r.about.typed)))
+			h.reply(ctx, r, fmtRef(replyChannelNotSubscribed, message.Escape(r.about.title), message.Escape(r.about.typed)))
 			return
 		}
-		h.reply(ctx, r, "<b>"+esc(r.about.title)+"</b>\n"+infoReply(r.about.id, 0, sub, h.names(ctx, sub))+h.pagesLine(sub)+h.lastFate(ctx, sub))
+		h.reply(ctx, r, "<b>"+message.Escape(r.about.title)+"</b>\n"+infoReply(r.about.id, 0, sub, h.names(ctx, sub))+h.pagesLine(sub)+h.lastFate(ctx, sub))
 		return
 	}
 	h.reply(ctx, r, infoReply(r.chatID, r.thread, sub, h.names(ctx, sub))+h.pagesLine(sub)+h.lastFate(ctx, sub))
@@ -162,7 +162,7 @@ func (h *handler) cover(ctx context.Context, r *request, typed string) []string 
 // in the chat's zone, and which of the covered pages could not be read.
 func (h *handler) withStale(ctx context.Context, r *request, text string, pv pageView) string {
 	if len(pv.Missing) > 0 {
-		text += "\n\n<i>Not reachable right now: " + esc(strings.Join(pv.Missing, ", ")) + ".</i>"
+		text += "\n\n<i>Not reachable right now: " + message.Escape(strings.Join(pv.Missing, ", ")) + ".</i>"
 	}
 	if !pv.Stale {
 		return text
@@ -182,7 +182,7 @@ func sections(parts []PagePart, render func(PagePart) string, named bool) string
 	for i, p := range parts {
 		s := render(p)
 		if named {
-			s = "📄 <b>" + esc(p.Name) + "</b>\n" + s
+			s = "📄 <b>" + message.Escape(p.Name) + "</b>\n" + s
 		}
 		if screens.UTF16Len(s) > share {
 			s = message.Truncate(s, share)

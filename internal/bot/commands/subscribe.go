@@ -9,6 +9,7 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"github.com/openai-status-bot/statusbot/internal/bot/screens"
+	"github.com/openai-status-bot/statusbot/internal/message"
 	"github.com/openai-status-bot/statusbot/internal/pages"
 	"github.com/openai-status-bot/statusbot/internal/statuspage"
 	"github.com/openai-status-bot/statusbot/internal/store"
@@ -35,7 +36,7 @@ func (h *handler) subscribed(ctx context.Context, r *request) (*store.Subscriber
 		return nil, false
 	}
 	if sub == nil && r.about != nil {
-		h.reply(ctx, r, fmtRef(replyChannelNotSubscribed, esc(r.about.title), esc(r.about.typed)))
+		h.reply(ctx, r, fmtRef(replyChannelNotSubscribed, message.Escape(r.about.title), message.Escape(r.about.typed)))
 		return nil, false
 	}
 	if sub == nil {
@@ -74,7 +75,7 @@ func (h *handler) cmdSubscribe(ctx context.Context, r *request) {
 		h.reply(ctx, r, subscribeUsage(sub, h.names(ctx, sub), r.topic(), r.channel)+pagesHelp(h.offer))
 		return
 	case SubInvalid:
-		h.reply(ctx, r, esc(req.Err)+"\n\n"+SubscribeHelp()+pagesHelp(h.offer))
+		h.reply(ctx, r, message.Escape(req.Err)+"\n\n"+SubscribeHelp()+pagesHelp(h.offer))
 		return
 	}
 	if !h.allowed(ctx, r) {
@@ -127,7 +128,7 @@ func (h *handler) addFilter(ctx context.Context, r *request, q string) {
 	typed, q := SplitPageArg(h.offer, q)
 	if typed != "" {
 		if sub, err := h.subscription(ctx, r); err == nil && sub != nil && !pages.Follows(sub.Pages, h.offer.EventPage(typed)) {
-			h.reply(ctx, r, capitalize(place(r.topic(), r.channel))+" does not follow <b>"+esc(typed)+"</b>. Follow it first: /subscribe page "+esc(typed)+".")
+			h.reply(ctx, r, capitalize(place(r.topic(), r.channel))+" does not follow <b>"+message.Escape(typed)+"</b>. Follow it first: /subscribe page "+message.Escape(typed)+".")
 			return
 		}
 	}

@@ -35,7 +35,7 @@ func testNoticeNote(s store.Settings, kinds []event.Kind, silent bool) string {
 	if !wants {
 		note += " Incident notices are off for this chat: real ones would not come (/settings types)."
 	}
-	return "<i>" + esc(note) + "</i>"
+	return "<i>" + message.Escape(note) + "</i>"
 }
 
 // sendTestNotice sends the sample notice where and how a real one would

@@ -10,6 +10,7 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"github.com/openai-status-bot/statusbot/internal/bot/screens"
+	"github.com/openai-status-bot/statusbot/internal/message"
 	"github.com/openai-status-bot/statusbot/internal/notice"
 	"github.com/openai-status-bot/statusbot/internal/pages"
 	"github.com/openai-status-bot/statusbot/internal/statuspage"
@@ -75,7 +76,7 @@ func StartReplyFor(created bool, restored *store.Kept, topic, channel bool, part
 	var b strings.Builder
 	what := "OpenAI status notices"
 	if len(offer.List) > 1 {
-		what = "status notices of " + esc(strings.Join(offer.Names(followed), ", "))
+		what = "status notices of " + message.Escape(strings.Join(offer.Names(followed), ", "))
 	} else if len(parts) == 1 && strings.TrimSpace(parts[0].Page.Name) != "" {
 		what = screens.EscName(parts[0].Page.Name) + " status notices"
 	}
@@ -84,7 +85,7 @@ func StartReplyFor(created bool, restored *store.Kept, topic, channel bool, part
 		b.WriteString(capitalize(where) + " is already subscribed; the settings are unchanged.")
 	case restored != nil:
 		b.WriteString("Subscribed " + where + " again, with the settings it had before /stop (" +
-			esc(notice.FormatTime(restored.StoppedAt, notice.Zone(restored.Settings))) + ").")
+			message.Escape(notice.FormatTime(restored.StoppedAt, notice.Zone(restored.Settings))) + ").")
 	default:
 		b.WriteString("Subscribed " + where + " to " + what + ": incidents, component changes and maintenance, as they happen.")
 	}
@@ -94,11 +95,11 @@ func StartReplyFor(created bool, restored *store.Kept, topic, channel bool, part
 	case len(parts) > 1:
 		b.WriteString("\n\n<b>Status now</b>")
 		for _, p := range parts {
-			b.WriteString("\n📄 <b>" + esc(p.Name) + "</b>: " + strings.TrimPrefix(statusLine(p.Page), "<b>Status now:</b> "))
+			b.WriteString("\n📄 <b>" + message.Escape(p.Name) + "</b>: " + strings.TrimPrefix(statusLine(p.Page), "<b>Status now:</b> "))
 		}
 	}
 	if more := alsoOnOffer(offer, followed); more != "" {
-		b.WriteString("\n\nAlso on offer: " + esc(more) + ". /subscribe page &lt;name&gt; follows one more.")
+		b.WriteString("\n\nAlso on offer: " + message.Escape(more) + ". /subscribe page &lt;name&gt; follows one more.")
 	}
 	b.WriteString("\n\nChoose what " + where + " hears with /settings: notice types, components, severity, quiet hours, time zone, cards. " +
 		"/status shows the status now, /help lists every command, /stop unsubscribes.")
@@ -131,7 +132,7 @@ func Greeting(offer pages.Offer) string {
 		names[i] = p.Name
 	}
 	return "<b>Hello!</b> I post status pages here: incidents, component outages and maintenance, as they happen. " +
-		"On offer: " + esc(strings.Join(names, ", ")) + " (a new subscription follows " + esc(offer.Default().Name) + "; /subscribe page &lt;name&gt; adds one).\n" +
+		"On offer: " + message.Escape(strings.Join(names, ", ")) + " (a new subscription follows " + message.Escape(offer.Default().Name) + "; /subscribe page &lt;name&gt; adds one).\n" +
 		"An administrator can /start to subscribe this group (or a forum topic), then choose what to hear with /settings.\n" +
 		"Anyone can ask /status, /components, /history or /uptime; /help lists everything."
 }

@@ -65,18 +65,23 @@ func (r Rule) Admit(b Budget, load int, now time.Time) (Budget, Admission, time.
 	if r.Burst <= 0 {
 		return b, Queued, 0
 	}
+	// A Lane told it floods waits for nothing: its commands waiting
+	// would hold the update offset, and it is heard at the refill rate.
+	flooding := !b.noted.IsZero() && now.Sub(b.noted) < r.NoteEvery
 	if r.MaxLoad <= 0 || load < r.MaxLoad {
 		if b.tokens >= 1 {
 			b.tokens--
 			return b, Queued, 0
 		}
-		if wait := time.Duration((1 - b.tokens) * float64(r.Refill)); r.Backlog > 0 && wait <= r.Backlog {
+		if wait := time.Duration((1 - b.tokens) * float64(r.Refill)); !flooding && r.Backlog > 0 && wait <= r.Backlog {
 			b.tokens--
 			return b, Queued, wait
 		}
 	}
-	if b.noted.IsZero() || now.Sub(b.noted) >= r.NoteEvery {
-		b.noted = now
+	if !flooding {
+		// The waiting ones are dropped with this one (Dispatcher.admit):
+		// their tokens come back.
+		b.noted, b.tokens = now, max(b.tokens, 0)
 		return b, FloodStarted, 0
 	}
 	return b, Dropped, 0
@@ -100,7 +105,10 @@ func (r Rule) Idle(b Budget, now time.Time) bool {
 // within the rule's Backlog, and is dropped (its Drop called instead of
 // Run) beyond that or beyond MaxLoad, since Telegram returns at most 100
 // updates after the oldest unfinished one and a long queue would keep
-// every other chat's updates unfetched. Budgets are per sender: a member
+// every other chat's updates unfetched; the first drop of a flood drops
+// the Lane's waiting droppable jobs too, and a flooding Lane queues none
+// for its token, so only the running one holds the offset. Budgets are
+// per sender: a member
 // flooding a group never holds an admin's command, and dropped updates
 // cost nothing, so the flooder is heard again at the rule's refill rate
 // however fast they send.
@@ -207,7 +215,34 @@ func (d *Dispatcher) admit(key Lane) (Admission, time.Duration) {
 			}
 		}
 	}
-	return a, wait
+	if a != FloodStarted {
+		return a, wait
+	}
+	// Drop every waiting one: kept, they would hold the update offset
+	// (and with it every later chat's updates, Telegram returning only
+	// 100 after the oldest unfinished one) for as long as their replies
+	// take.
+	q, active := d.queues[key]
+	if !active {
+		return a, 0
+	}
+	var drops []func()
+	kept := q[:0]
+	for _, w := range q {
+		if w.Drop != nil {
+			drops = append(drops, w.Drop)
+		} else {
+			kept = append(kept, w)
+		}
+	}
+	clear(q[len(kept):])
+	d.queues[key] = kept
+	d.load[key] -= len(drops)
+	for _, drop := range drops {
+		<-d.slots
+		drop()
+	}
+	return a, 0
 }
 
 func (d *Dispatcher) drain(key Lane) {
@@ -277,5 +312,27 @@ func (d *Dispatcher) Wait(ctx context.Context) bool {
 		return true
 	case <-ctx.Done():
 		return false
+	}
+}
+
+// Class says whose share of a chat's message budget a message uses:
+// urgent ones are the ones a chat's admins wait for (internal/bot's
+// pacer lets them go first), casual ones anyone can ask for.
+type Class int
+
+const (
+	Casual Class = iota
+	Urgent
+)
+
+// Sleep waits d; false if ctx ended first.
+func Sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
 	}
 }

@@ -60,9 +60,9 @@ func TestDispatcherOrderAndBound(t *testing.T) {
 	full.Wait(ctx)
 }
 
-// A sender beyond their budget floods: the job that overflows and their
-// later ones are dropped until the budget refills, while the ones already
-// waiting run; jobs that must run (not droppable) always run; another
+// A sender beyond their budget floods: the job that overflows, their
+// waiting droppable jobs and their later ones are dropped until the
+// budget refills; jobs that must run (not droppable) always run; another
 // sender in the same chat, and other chats, are untouched.
 func TestDispatcherDropsAFlood(t *testing.T) {
 	now := time.Unix(1000, 0)
@@ -109,7 +109,7 @@ func TestDispatcherDropsAFlood(t *testing.T) {
 	mu.Lock()
 	slices.Sort(ran)
 	slices.Sort(droppedJobs)
-	if !slices.Equal(ran, []string{"a1", "a2", "a3", "admin", "b1", "member-event"}) || !slices.Equal(droppedJobs, []string{"a4", "a5"}) {
+	if !slices.Equal(ran, []string{"a1", "admin", "b1", "member-event"}) || !slices.Equal(droppedJobs, []string{"a2", "a3", "a4", "a5"}) {
 		t.Fatalf("ran %v, dropped %v", ran, droppedJobs)
 	}
 	now = now.Add(time.Second)
@@ -132,37 +132,53 @@ func TestDispatcherDropsAFlood(t *testing.T) {
 // the rule the bot keeps (defaultFlood in internal/bot). On the old rule
 // (no backlog, a token every 2 s) the 7th was dropped as a flood.
 func TestSteadyPaceIsQueuedNotDropped(t *testing.T) {
-	rule := Rule{Burst: 3, Refill: time.Second, Backlog: 3 * time.Second, MaxLoad: 5, NoteEvery: time.Minute}
+	rule := Rule{Burst: 3, Refill: 2 * time.Second, Backlog: 3 * time.Second, MaxLoad: 4, NoteEvery: time.Minute}
 	t0 := time.Unix(1000, 0)
 	var b Budget
-	for i := range 8 {
-		var a Admission
-		var wait time.Duration
-		b, a, wait = rule.Admit(b, 1, t0.Add(time.Duration(i)*1200*time.Millisecond))
-		if a != Queued || wait != 0 {
-			t.Fatalf("command %d: admission %d, wait %v", i+1, a, wait)
-		}
-	}
-	// Faster than the refill: queued for the token up to the backlog,
-	// each a refill after the one before; dropped beyond.
-	b = Budget{}
 	var waits []time.Duration
 	for i := range 8 {
 		var a Admission
 		var wait time.Duration
+		b, a, wait = rule.Admit(b, 1, t0.Add(time.Duration(i)*1200*time.Millisecond))
+		if a != Queued {
+			t.Fatalf("command %d: admission %d", i+1, a)
+		}
+		waits = append(waits, wait.Round(time.Millisecond))
+	}
+	// The 7th and 8th wait for their tokens (the old rule dropped them).
+	if want := []time.Duration{0, 0, 0, 0, 0, 0, 800 * time.Millisecond, 1600 * time.Millisecond}; !slices.Equal(waits, want) {
+		t.Fatalf("waits %v", waits)
+	}
+	// Faster: queued for the token up to the backlog, each a refill after
+	// the one before; dropped beyond.
+	b = Budget{}
+	waits = nil
+	for i := range 6 {
+		var a Admission
+		var wait time.Duration
 		b, a, wait = rule.Admit(b, 0, t0)
-		if i < 6 && a != Queued {
+		if i < 4 && a != Queued {
 			t.Fatalf("command %d dropped within the backlog", i+1)
 		}
-		if i >= 6 && a == Queued {
+		if i >= 4 && a == Queued {
 			t.Fatalf("command %d queued beyond the backlog (wait %v)", i+1, wait)
 		}
 		if a == Queued {
 			waits = append(waits, wait)
 		}
 	}
-	if want := []time.Duration{0, 0, 0, time.Second, 2 * time.Second, 3 * time.Second}; !slices.Equal(waits, want) {
+	if want := []time.Duration{0, 0, 0, 2 * time.Second}; !slices.Equal(waits, want) {
 		t.Fatalf("waits %v, want %v", waits, want)
+	}
+	// Told it floods, a sender queues nothing for its token for a while
+	// (waiting, it would hold the update offset): heard at the refill
+	// rate only.
+	b, a, _ := rule.Admit(b, 0, t0.Add(time.Second))
+	if a != Dropped {
+		t.Fatalf("a flooding sender queued for its token: %d", a)
+	}
+	if _, a, wait := rule.Admit(b, 0, t0.Add(2*time.Second)); a != Queued || wait != 0 {
+		t.Fatalf("a flooding sender not heard after a refill: %d %v", a, wait)
 	}
 }
 
@@ -246,9 +262,10 @@ func TestFloodRule(t *testing.T) {
 	}
 }
 
-// However a sender floods, they are heard at least once per refill after
-// their burst, and never more than burst + (elapsed + backlog)/refill
-// times; no Queued command waits longer than the backlog.
+// However a sender floods, they are heard at least once per refill (plus
+// the backlog they were heard ahead of time) after their burst, and never
+// more than burst + (elapsed + 2 backlogs)/refill times; no Queued
+// command waits longer than the backlog.
 func FuzzFloodRule(f *testing.F) {
 	f.Add([]byte{0, 0, 0, 0, 10, 200, 3}, false)
 	f.Add([]byte{0, 0, 0, 0, 10, 200, 3}, true)
@@ -273,10 +290,14 @@ func FuzzFloodRule(f *testing.F) {
 			if a == Queued {
 				heard++
 				lastHeard = at
-			} else if at.Sub(lastHeard) >= rule.Refill+time.Millisecond && heard > 0 {
+			} else if at.Sub(lastHeard) >= rule.Refill+rule.Backlog+time.Millisecond && heard > 0 {
+				// (one queued for its token was heard ahead of time, by
+				// at most the backlog)
 				t.Fatalf("dropped at %v though last heard at %v", at.Sub(start), lastHeard.Sub(start))
 			}
-			if limit := rule.Burst + int((at.Sub(start)+rule.Backlog)/rule.Refill); heard > limit {
+			// A flood's start gives back the tokens of the waiting
+			// ones it drops: a backlog can be heard (queued) twice.
+			if limit := rule.Burst + int((at.Sub(start)+2*rule.Backlog)/rule.Refill); heard > limit {
 				t.Fatalf("heard %d times in %v, limit %d", heard, at.Sub(start), limit)
 			}
 		}
