@@ -37,6 +37,14 @@ func (f figures) note(t testing.TB, name string, d time.Duration) {
 	f[name] = max(f[name], d)
 }
 
+// noTooMany: the bot kept to Telegram's limits (no send met a 429).
+func noTooMany(t testing.TB, h *harness) {
+	t.Helper()
+	if n := h.tg.TooManyCount(); n > 0 {
+		t.Errorf("%d sends met a 429", n)
+	}
+}
+
 // withID gives an update's message its own ID, so that the reply to it
 // can be told apart (replies are threaded to the command).
 func withID(u models.Update, id int) models.Update {
@@ -116,9 +124,7 @@ func usageFlood(t testing.TB, f figures) {
 	if h.subscription(store.SubscriberKey(g.chat, 0)) != nil {
 		t.Error("still subscribed after /stop")
 	}
-	if n := h.tg.TooManyCount(); n > 0 {
-		t.Errorf("%d sends met a 429", n)
-	}
+	noTooMany(t, h)
 }
 
 // A member flooding /status every 300 ms, and another member's single
@@ -148,9 +154,7 @@ func floodingMember(t testing.TB, f figures) {
 		time.Sleep(3 * time.Second)
 	}
 	g.quiet()
-	if n := h.tg.TooManyCount(); n > 0 {
-		t.Errorf("%d sends met a 429", n)
-	}
+	noTooMany(t, h)
 }
 
 // One admin working through eight commands 1.2 s apart in a forum topic:

@@ -176,14 +176,7 @@ func TestChannelCommandsCleanedUp(t *testing.T) {
 	if strings.Contains(status[0].Text, "I remove") {
 		t.Errorf("/status is for the readers; it says %q", status[0].Text)
 	}
-	deleted := func(id int) bool {
-		for _, d := range h.tg.DeletedByBot() {
-			if d.ChatID == newsID && d.MessageID == id {
-				return true
-			}
-		}
-		return false
-	}
+	deleted := func(id int) bool { return h.deleted(newsID, id) }
 	waitFor(t, "the clean-up of /start and /info", func() bool {
 		return deleted(41) && deleted(start[0].ID) && deleted(42) && deleted(info[0].ID)
 	})
@@ -279,14 +272,7 @@ func TestChannelFloodNoteCleanedUp(t *testing.T) {
 	h.tn.flood = dispatch.Rule{Burst: 2, Refill: time.Hour, MaxLoad: 2, NoteEvery: time.Hour}
 	h.start()
 	h.exchange(newsID, 0, newsPost(51, "/start"))
-	deleted := func(id int) bool {
-		for _, d := range h.tg.DeletedByBot() {
-			if d.ChatID == newsID && d.MessageID == id {
-				return true
-			}
-		}
-		return false
-	}
+	deleted := func(id int) bool { return h.deleted(newsID, id) }
 	// The burst of two is spent (/start and the /help after it): the
 	// test is the flood's first drop.
 	h.upd.Push(newsPost(52, "/settings test"))
@@ -313,14 +299,7 @@ func TestChannelTestNoticeCleanedUp(t *testing.T) {
 	h.tn.channelCleanup, h.tn.sweepEvery = 400*time.Millisecond, 20*time.Millisecond
 	h.start()
 	h.exchange(newsID, 0, newsPost(51, "/start"))
-	deleted := func(id int) bool {
-		for _, d := range h.tg.DeletedByBot() {
-			if d.ChatID == newsID && d.MessageID == id {
-				return true
-			}
-		}
-		return false
-	}
+	deleted := func(id int) bool { return h.deleted(newsID, id) }
 	got := h.exchange(newsID, 0, newsPost(53, "/settings test"))
 	var test fakes.Message
 	for _, m := range got {
@@ -335,4 +314,14 @@ func TestChannelTestNoticeCleanedUp(t *testing.T) {
 		t.Errorf("the test notice does not say it goes: %q", test.Text)
 	}
 	waitFor(t, "the test notice's clean-up", func() bool { return deleted(53) && deleted(test.ID) })
+}
+
+// deleted reports whether the bot deleted message id in chat.
+func (h *harness) deleted(chat int64, id int) bool {
+	for _, d := range h.tg.DeletedByBot() {
+		if d.ChatID == chat && d.MessageID == id {
+			return true
+		}
+	}
+	return false
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/openai-status-bot/statusbot/internal/event"
 	"github.com/openai-status-bot/statusbot/internal/message"
 	"github.com/openai-status-bot/statusbot/internal/notice"
+	"github.com/openai-status-bot/statusbot/internal/pages"
 	"github.com/openai-status-bot/statusbot/internal/statuspage"
 	"github.com/openai-status-bot/statusbot/internal/store"
 )
@@ -218,6 +219,28 @@ func historyReplyIn(p *statuspage.Page, n int, loc *time.Location) string {
 }
 
 // uptimeReply answers /uptime.
+// UptimeByPage is /uptime for the pages a command covers: with several,
+// a section per page under its name, each component named as that page's
+// /components names it (not the merged page's "Login (openai · ChatGPT)").
+func UptimeByPage(ups []ComponentUptime, parts []PagePart) string {
+	if len(parts) < 2 {
+		return uptimeReply(ups)
+	}
+	byID := make(map[string]ComponentUptime, len(ups))
+	for _, u := range ups {
+		byID[u.Component.ID] = u
+	}
+	return sections(parts, func(p PagePart) string {
+		var own []ComponentUptime
+		for _, c := range screens.Components(p.Page) {
+			if u, ok := byID[pages.Scope(p.EventPage, c.ID)]; ok {
+				own = append(own, ComponentUptime{Component: c, Fractions: u.Fractions})
+			}
+		}
+		return uptimeReply(own)
+	}, true)
+}
+
 func uptimeReply(ups []ComponentUptime) string {
 	if len(ups) == 0 {
 		return "The status page lists no components."

@@ -278,7 +278,7 @@ func TestPageSourceRemembersAFailure(t *testing.T) {
 	if took := time.Since(started); took > 5*time.Second {
 		t.Fatalf("the first command waited %v for the fetch (wait is 200ms)", took)
 	}
-	waitUntil(t, "the fetch to fail", func() bool { ps.mu.Lock(); defer ps.mu.Unlock(); return !ps.failedAt.IsZero() })
+	bottest.WaitFor(t, "the fetch to fail", func() bool { ps.mu.Lock(); defer ps.mu.Unlock(); return !ps.failedAt.IsZero() })
 	for range 20 {
 		if pv, err := ps.get(context.Background(), needComponents); err != nil || !pv.Stale {
 			t.Fatalf("a command after the failure: %+v %v", pv, err)
@@ -295,16 +295,5 @@ func TestPageSourceRemembersAFailure(t *testing.T) {
 	defer mu.Unlock()
 	if fetches != 2 {
 		t.Fatalf("%d fetches after failFor, want 2", fetches)
-	}
-}
-
-func waitUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
 	}
 }

@@ -246,3 +246,31 @@ func TestResolveInFindsTheNamesEachPageShows(t *testing.T) {
 		t.Fatalf("Nothing: %+v", res)
 	}
 }
+
+// /uptime for a chat of two pages: on the old code one flat list of every
+// component, no page headings, named as the merged page names them.
+func TestUptimeByPage(t *testing.T) {
+	openai := &statuspage.Page{Name: "OpenAI", Components: []statuspage.Component{
+		{ID: "g1", Name: "ChatGPT", Group: true, Components: []string{"login1"}},
+		{ID: "login1", Name: "Login", GroupID: "g1", GroupName: "ChatGPT"},
+		{ID: "login2", Name: "Login", GroupName: "Sora"},
+	}}
+	github := &statuspage.Page{Name: "GitHub", Components: []statuspage.Component{{ID: "git", Name: "Git Operations"}}}
+	parts := []PagePart{{Name: "openai", Page: openai}, {Name: "github", EventPage: "github", Page: github}}
+	var ups []ComponentUptime
+	for _, c := range screens.Components(MergePages(parts)) {
+		ups = append(ups, ComponentUptime{Component: c, Fractions: []float64{1, 1, 0.5}})
+	}
+	got := UptimeByPage(ups, parts)
+	for _, want := range []string{"📄 <b>openai</b>", "📄 <b>github</b>", "Login (ChatGPT)", "Git Operations"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("lacks %q: %s", want, got)
+		}
+	}
+	if strings.Contains(got, "·  ChatGPT") || strings.Contains(got, "openai · ChatGPT") {
+		t.Errorf("named as the merged page: %s", got)
+	}
+	if i, j := strings.Index(got, "openai"), strings.Index(got, "Git Operations"); i > j {
+		t.Errorf("github's component before openai's heading: %s", got)
+	}
+}

@@ -93,7 +93,7 @@ func (h *handler) cmdUptime(ctx context.Context, r *request) {
 			ups = PageUptime(ups, figs)
 		}
 	}
-	h.reply(ctx, r, h.withStale(ctx, r, uptimeReply(ups), pv))
+	h.reply(ctx, r, h.withStale(ctx, r, UptimeByPage(ups, pv.Parts), pv))
 }
 
 func (h *handler) cmdInfo(ctx context.Context, r *request) {
