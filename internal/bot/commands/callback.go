@@ -317,12 +317,12 @@ const tapPageWait = 3 * time.Second
 // filter from the stored snapshot whatever its age; every other screen
 // needs no page at all.
 func (h *handler) tapIndex(ctx context.Context, cb screens.Callback, sub *store.Subscriber) *screens.PageIndex {
-	switch cb.Op {
-	case "G", "c", "g", "C", opViewComponent, opAddComponent:
+	switch cb.Reads() {
+	case screens.LivePage:
 		ctx, cancel := context.WithTimeout(ctx, tapPageWait)
 		defer cancel()
 		return h.pageIndex(ctx, sub)
-	case "m", "x":
+	case screens.FilterNames:
 		if len(sub.Components) > 0 {
 			if pv, ok := h.pages.stored(ctx, Covered(h.offer, sub, ""), needComponents); ok {
 				return screens.IndexPage(pv.Page)
@@ -402,8 +402,8 @@ func (h *handler) openKeyboard(ctx context.Context, r *request, sub *store.Subsc
 // Buttons answering a name several components match ("Login"): each names
 // one component by its index in the page's list, with the list's token.
 const (
-	opViewComponent = "v" // /status: show its status
-	opAddComponent  = "a" // /subscribe component: add it to the filter
+	opViewComponent = screens.OpViewComponent
+	opAddComponent  = screens.OpAddComponent
 )
 
 // chosenComponent is the component a "v" or "a" button names; nil, with
