@@ -9,6 +9,7 @@ import (
 	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
 
+	"github.com/openai-status-bot/statusbot/internal/bot/pageset"
 	"github.com/openai-status-bot/statusbot/internal/bot/screens"
 	"github.com/openai-status-bot/statusbot/internal/event"
 	"github.com/openai-status-bot/statusbot/internal/message"
@@ -324,7 +325,7 @@ func (h *handler) tapIndex(ctx context.Context, cb screens.Callback, sub *store.
 		return h.pageIndex(ctx, sub)
 	case screens.FilterNames:
 		if len(sub.Components) > 0 {
-			if pv, ok := h.pages.stored(ctx, Covered(h.offer, sub, ""), needComponents); ok {
+			if pv, ok := h.pages.Stored(ctx, Covered(h.offer, sub, ""), pageset.Components); ok {
 				return screens.IndexPage(pv.Page)
 			}
 		}
@@ -335,7 +336,7 @@ func (h *handler) tapIndex(ctx context.Context, cb screens.Callback, sub *store.
 // pageIndex numbers the components of the chat's pages (sub nil: the
 // default page's); nil when unavailable.
 func (h *handler) pageIndex(ctx context.Context, sub *store.Subscriber) *screens.PageIndex {
-	pv, err := h.pages.get(ctx, Covered(h.offer, sub, ""), needComponents)
+	pv, err := h.pages.Get(ctx, Covered(h.offer, sub, ""), pageset.Components)
 	if err != nil || pv.Page.ComponentsErr != "" {
 		return nil
 	}

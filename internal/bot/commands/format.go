@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/openai-status-bot/statusbot/internal/bot/pageset"
 	"github.com/openai-status-bot/statusbot/internal/bot/screens"
 	"github.com/openai-status-bot/statusbot/internal/event"
 	"github.com/openai-status-bot/statusbot/internal/message"
@@ -222,7 +223,7 @@ func historyReplyIn(p *statuspage.Page, n int, loc *time.Location) string {
 // UptimeByPage is /uptime for the pages a command covers: with several,
 // a section per page under its name, each component named as that page's
 // /components names it (not the merged page's "Login (openai · ChatGPT)").
-func UptimeByPage(ups []ComponentUptime, parts []PagePart) string {
+func UptimeByPage(ups []ComponentUptime, parts []pageset.Part) string {
 	if len(parts) < 2 {
 		return uptimeReply(ups)
 	}
@@ -230,7 +231,7 @@ func UptimeByPage(ups []ComponentUptime, parts []PagePart) string {
 	for _, u := range ups {
 		byID[u.Component.ID] = u
 	}
-	return sections(parts, func(p PagePart) string {
+	return sections(parts, func(p pageset.Part) string {
 		var own []ComponentUptime
 		for _, c := range screens.Components(p.Page) {
 			if u, ok := byID[pages.Scope(p.EventPage, c.ID)]; ok {

@@ -9,6 +9,7 @@ import (
 	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
 
+	"github.com/openai-status-bot/statusbot/internal/bot/pageset"
 	"github.com/openai-status-bot/statusbot/internal/metrics"
 	"github.com/openai-status-bot/statusbot/internal/pages"
 	"github.com/openai-status-bot/statusbot/internal/store"
@@ -20,7 +21,7 @@ type handler struct {
 	st  *store.Store
 	// offer is the pages on offer; pages reads them (one source each).
 	offer    pages.Offer
-	pages    *pageSet
+	pages    *pageset.Set
 	username string
 	log      *slog.Logger
 	redact   func(string) string

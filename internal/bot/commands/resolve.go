@@ -3,6 +3,7 @@ package commands
 import (
 	"strings"
 
+	"github.com/openai-status-bot/statusbot/internal/bot/pageset"
 	"github.com/openai-status-bot/statusbot/internal/bot/screens"
 	"github.com/openai-status-bot/statusbot/internal/pages"
 	"github.com/openai-status-bot/statusbot/internal/statuspage"
@@ -58,7 +59,7 @@ func ResolveComponent(comps []statuspage.Component, query string) Resolution {
 // page's components share told apart by their group, is not the merged
 // page's name ("Login (openai · ChatGPT)"), yet it is what the chat was
 // shown and types back.
-func ResolveIn(comps []statuspage.Component, parts []PagePart, query string) Resolution {
+func ResolveIn(comps []statuspage.Component, parts []pageset.Part, query string) Resolution {
 	res := ResolveComponent(comps, query)
 	if res.Match != nil || len(res.Ambiguous) > 0 || len(parts) < 2 {
 		return res

@@ -9,9 +9,9 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"github.com/openai-status-bot/statusbot/internal/bot/dispatch"
+	"github.com/openai-status-bot/statusbot/internal/bot/pageset"
 	"github.com/openai-status-bot/statusbot/internal/config"
 	"github.com/openai-status-bot/statusbot/internal/pages"
-	"github.com/openai-status-bot/statusbot/internal/statuspage"
 	"github.com/openai-status-bot/statusbot/internal/store"
 )
 
@@ -79,7 +79,7 @@ func New(d Deps) (*Handler, error) {
 	}
 	// New chats follow the default page.
 	d.Store.SetDefaultPage(offer.EventPage(offer.Default().Name))
-	set, err := newPageSet(d, offer)
+	set, err := pageset.New(d.Store, offer, cfg, d.Now, d.Log)
 	if err != nil {
 		return nil, err
 	}
@@ -106,44 +106,6 @@ func New(d Deps) (*Handler, error) {
 	}
 	h.editor = newKeyboardEditor(h, d.EditTimeout)
 	return &Handler{h: h}, nil
-}
-
-// newPageSet builds a source per offered page: one client each for live
-// fetches (its connections and conditional-request cache are reused), the
-// poll's snapshot of the page (snapshotsOf), and incident.io's own uptime
-// figures where the page serves them.
-func newPageSet(d Deps, offer pages.Offer) (*pageSet, error) {
-	cfg := d.Config
-	set := &pageSet{offer: offer, by: map[string]*pageSource{}, uptimes: map[string]*pageUptimes{}}
-	for _, p := range offer.List {
-		client, err := statuspage.New(p.Provider, p.URL, cfg.HTTPTimeout)
-		if err != nil {
-			return nil, err
-		}
-		set.by[p.Name] = &pageSource{
-			snapshots: snapshotsOf(d.Store, offer.EventPage(p.Name)),
-			fetch: func(ctx context.Context) (*statuspage.Page, error) {
-				pg, _, err := client.Fetch(ctx)
-				return pg, err
-			},
-			maxAge:   2 * cfg.PollInterval,
-			cacheFor: cfg.PollInterval,
-			failFor:  cfg.PollInterval,
-			wait:     cfg.HTTPTimeout,
-			timeout:  2*cfg.HTTPTimeout + 5*time.Second,
-			now:      d.Now,
-			log:      d.Log.With("page", p.Name),
-		}
-		set.uptimes[p.Name] = &pageUptimes{fetch: statuspage.NewIncidentIO(p.URL, cfg.HTTPTimeout).Uptimes, cacheFor: 5 * time.Minute,
-			failFor: time.Minute, wait: 3 * time.Second, timeout: 2*cfg.HTTPTimeout + 5*time.Second}
-	}
-	return set, nil
-}
-
-// snapshotsOf reads the poll's snapshot of a page (store.PageDocs: the
-// legacy page's is the one snapshot of before pages).
-func snapshotsOf(st *store.Store, eventPage string) func(context.Context) (*store.Snapshot, error) {
-	return st.PageDocs(eventPage).LatestSnapshot
 }
 
 // Handle answers one update.

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/openai-status-bot/statusbot/internal/bot/pageset"
 	"github.com/openai-status-bot/statusbot/internal/bot/screens"
 	"github.com/openai-status-bot/statusbot/internal/message"
 	"github.com/openai-status-bot/statusbot/internal/notice"
@@ -14,13 +15,13 @@ import (
 
 func (h *handler) cmdStatus(ctx context.Context, r *request) {
 	typed, q := SplitPageArg(h.offer, r.cmd.Args)
-	pv, ok := h.page(ctx, r, h.cover(ctx, r, typed), needComponents)
+	pv, ok := h.page(ctx, r, h.cover(ctx, r, typed), pageset.Components)
 	if !ok {
 		return
 	}
 	var text string
 	if q == "" {
-		text = sections(pv.Parts, func(p PagePart) string { return statusOverview(titled(p, len(pv.Parts))) }, false)
+		text = sections(pv.Parts, func(p pageset.Part) string { return statusOverview(titled(p, len(pv.Parts))) }, false)
 	} else if pv.Page.ComponentsErr != "" {
 		text = "Component statuses are unavailable right now. Please try again later."
 	} else {
@@ -43,26 +44,26 @@ func (h *handler) cmdStatus(ctx context.Context, r *request) {
 
 func (h *handler) cmdComponents(ctx context.Context, r *request) {
 	typed, _ := SplitPageArg(h.offer, r.cmd.Args)
-	pv, ok := h.page(ctx, r, h.cover(ctx, r, typed), needComponents)
+	pv, ok := h.page(ctx, r, h.cover(ctx, r, typed), pageset.Components)
 	if !ok {
 		return
 	}
-	h.reply(ctx, r, h.withStale(ctx, r, sections(pv.Parts, func(p PagePart) string { return componentsList(p.Page) }, true), pv))
+	h.reply(ctx, r, h.withStale(ctx, r, sections(pv.Parts, func(p pageset.Part) string { return componentsList(p.Page) }, true), pv))
 }
 
 func (h *handler) cmdHistory(ctx context.Context, r *request) {
 	typed, rest := SplitPageArg(h.offer, r.cmd.Args)
-	pv, ok := h.page(ctx, r, h.cover(ctx, r, typed), needIncidents)
+	pv, ok := h.page(ctx, r, h.cover(ctx, r, typed), pageset.Incidents)
 	if !ok {
 		return
 	}
 	n, loc := parseHistoryCount(rest), h.zone(ctx, r)
-	h.reply(ctx, r, h.withStale(ctx, r, sections(pv.Parts, func(p PagePart) string { return historyReplyIn(p.Page, n, loc) }, true), pv))
+	h.reply(ctx, r, h.withStale(ctx, r, sections(pv.Parts, func(p pageset.Part) string { return historyReplyIn(p.Page, n, loc) }, true), pv))
 }
 
 func (h *handler) cmdUptime(ctx context.Context, r *request) {
 	typed, _ := SplitPageArg(h.offer, r.cmd.Args)
-	pv, ok := h.page(ctx, r, h.cover(ctx, r, typed), needComponents)
+	pv, ok := h.page(ctx, r, h.cover(ctx, r, typed), pageset.Components)
 	if !ok {
 		return
 	}
@@ -89,7 +90,7 @@ func (h *handler) cmdUptime(ctx context.Context, r *request) {
 	ups := ComputeUptime(comps, hist, now)
 	// The page's own figures name its bare IDs: the legacy page alone.
 	if len(pv.Parts) == 1 && pv.Parts[0].EventPage == "" {
-		if figs, ok := h.pages.uptimes[pv.Parts[0].Name].get(ctx, pv.Page, now); ok {
+		if figs, ok := h.pages.Uptimes(pv.Parts[0].Name).Get(ctx, pv.Page, now); ok {
 			ups = PageUptime(ups, figs)
 		}
 	}
@@ -136,8 +137,8 @@ func (h *handler) readOnce(ctx context.Context, r *request) (*store.Subscriber, 
 
 // page gets the covered pages for a command, replying itself when it
 // cannot read any.
-func (h *handler) page(ctx context.Context, r *request, cover []string, n need) (pageView, bool) {
-	pv, err := h.pages.get(ctx, cover, n)
+func (h *handler) page(ctx context.Context, r *request, cover []string, n pageset.Need) (pageset.View, bool) {
+	pv, err := h.pages.Get(ctx, cover, n)
 	if err != nil {
 		h.reply(ctx, r, ReplyNoPage)
 		return pv, false
@@ -160,7 +161,7 @@ func (h *handler) cover(ctx context.Context, r *request, typed string) []string 
 
 // withStale adds, when the page is an old snapshot, when it was read,
 // in the chat's zone, and which of the covered pages could not be read.
-func (h *handler) withStale(ctx context.Context, r *request, text string, pv pageView) string {
+func (h *handler) withStale(ctx context.Context, r *request, text string, pv pageset.View) string {
 	if len(pv.Missing) > 0 {
 		text += "\n\n<i>Not reachable right now: " + message.Escape(strings.Join(pv.Missing, ", ")) + ".</i>"
 	}
@@ -173,7 +174,7 @@ func (h *handler) withStale(ctx context.Context, r *request, text string, pv pag
 // sections shows each covered page's reply one after the other, each
 // under its name when named (or when there are several) and cut to its
 // share of the reply budget; one page's reply alone as it always was.
-func sections(parts []PagePart, render func(PagePart) string, named bool) string {
+func sections(parts []pageset.Part, render func(pageset.Part) string, named bool) string {
 	if len(parts) == 1 {
 		return render(parts[0])
 	}
@@ -195,7 +196,7 @@ func sections(parts []PagePart, render func(PagePart) string, named bool) string
 // titled is the part's page with a title for its overview: among several,
 // one the page does not name itself is called by its short name (alone it
 // keeps the overview's own default).
-func titled(p PagePart, parts int) *statuspage.Page {
+func titled(p pageset.Part, parts int) *statuspage.Page {
 	if parts < 2 || strings.TrimSpace(p.Page.Name) != "" {
 		return p.Page
 	}

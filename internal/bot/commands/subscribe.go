@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-telegram/bot/models"
 
+	"github.com/openai-status-bot/statusbot/internal/bot/pageset"
 	"github.com/openai-status-bot/statusbot/internal/bot/screens"
 	"github.com/openai-status-bot/statusbot/internal/message"
 	"github.com/openai-status-bot/statusbot/internal/pages"
@@ -52,7 +53,7 @@ func (h *handler) names(ctx context.Context, sub *store.Subscriber) map[string]s
 	if sub == nil || len(sub.Components) == 0 {
 		return nil
 	}
-	pv, err := h.pages.get(ctx, Covered(h.offer, sub, ""), needComponents)
+	pv, err := h.pages.Get(ctx, Covered(h.offer, sub, ""), pageset.Components)
 	if err != nil || pv.Page.ComponentsErr != "" {
 		return nil
 	}
@@ -132,7 +133,7 @@ func (h *handler) addFilter(ctx context.Context, r *request, q string) {
 			return
 		}
 	}
-	pv, ok := h.page(ctx, r, h.cover(ctx, r, typed), needComponents)
+	pv, ok := h.page(ctx, r, h.cover(ctx, r, typed), pageset.Components)
 	if !ok {
 		return
 	}
@@ -167,7 +168,7 @@ func (h *handler) removeFilter(ctx context.Context, r *request, sub *store.Subsc
 	typed, q := SplitPageArg(h.offer, q)
 	i := filterIndex(sub.Components, q)
 	var names map[string]string
-	pv, err := h.pages.get(ctx, Covered(h.offer, sub, typed), needComponents)
+	pv, err := h.pages.Get(ctx, Covered(h.offer, sub, typed), pageset.Components)
 	if err == nil && pv.Page.ComponentsErr == "" {
 		comps := screens.Components(pv.Page)
 		names = screens.ComponentNames(comps)
@@ -224,7 +225,7 @@ func (h *handler) removeFilter(ctx context.Context, r *request, sub *store.Subsc
 // askWhich answers a name several components match with a button for
 // each (op: what a tap does with it) and their names as shown, which can
 // be typed back.
-func (h *handler) askWhich(ctx context.Context, r *request, q string, found []statuspage.Component, pv pageView, op string) {
+func (h *handler) askWhich(ctx context.Context, r *request, q string, found []statuspage.Component, pv pageset.View, op string) {
 	idx := screens.IndexPage(pv.Page)
 	var rows [][]models.InlineKeyboardButton
 	for _, c := range found {

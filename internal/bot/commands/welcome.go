@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-telegram/bot/models"
 
+	"github.com/openai-status-bot/statusbot/internal/bot/pageset"
 	"github.com/openai-status-bot/statusbot/internal/bot/screens"
 	"github.com/openai-status-bot/statusbot/internal/message"
 	"github.com/openai-status-bot/statusbot/internal/notice"
@@ -43,8 +44,8 @@ func (h *handler) cmdStart(ctx context.Context, r *request) {
 		h.storeFailed(ctx, r, errors.Join(err, store.ErrNotSubscribed))
 		return
 	}
-	var parts []PagePart
-	if pv, ok := h.pages.stored(ctx, Covered(h.offer, sub, ""), needComponents); ok {
+	var parts []pageset.Part
+	if pv, ok := h.pages.Stored(ctx, Covered(h.offer, sub, ""), pageset.Components); ok {
 		parts = pv.Parts
 	}
 	text := StartReplyFor(created, restored, r.topic(), r.channel, parts, h.offer, pages.Followed(sub.Pages))
@@ -61,9 +62,9 @@ func (h *handler) cmdStart(ctx context.Context, r *request) {
 // StartReply answers /start with one page on offer: what the chat gets,
 // the status now (page nil: not known), and where to go next.
 func StartReply(created bool, restored *store.Kept, topic, channel bool, page *statuspage.Page) string {
-	var parts []PagePart
+	var parts []pageset.Part
 	if page != nil {
-		parts = []PagePart{{Name: page.Name, Page: page}}
+		parts = []pageset.Part{{Name: page.Name, Page: page}}
 	}
 	return StartReplyFor(created, restored, topic, channel, parts, pages.Offer{}, nil)
 }
@@ -71,7 +72,7 @@ func StartReply(created bool, restored *store.Kept, topic, channel bool, page *s
 // StartReplyFor is StartReply for the pages the chat follows (parts: as
 // read, nil when not known): each page's status on a line of its own
 // under its name, never a merged "Unknown", and the pages also on offer.
-func StartReplyFor(created bool, restored *store.Kept, topic, channel bool, parts []PagePart, offer pages.Offer, followed []string) string {
+func StartReplyFor(created bool, restored *store.Kept, topic, channel bool, parts []pageset.Part, offer pages.Offer, followed []string) string {
 	where := place(topic, channel)
 	var b strings.Builder
 	what := "OpenAI status notices"

@@ -1,4 +1,10 @@
-package commands
+// Package pageset is how the command bot reads the status pages: every
+// command reads through it. Each offered page has a Source (the poll's
+// snapshot, else one shared live fetch, failures remembered, a command's
+// wait bounded and aside) and its own page's uptime figures (Uptimes); a
+// Set reads the pages a command covers, concurrently, and merges them
+// (Merge) for the commands that show components.
+package pageset
 
 import (
 	"context"
@@ -13,23 +19,23 @@ import (
 	"github.com/openai-status-bot/statusbot/internal/store"
 )
 
-// need says which half of the page a command reads.
-type need int
+// Need says which half of the page a command reads.
+type Need int
 
 const (
-	needComponents need = iota
-	needIncidents
+	Components Need = iota
+	Incidents
 )
 
-func has(p *statuspage.Page, n need) bool {
-	if n == needIncidents {
+func has(p *statuspage.Page, n Need) bool {
+	if n == Incidents {
 		return p.IncidentsErr == ""
 	}
 	return p.ComponentsErr == ""
 }
 
-// pageView is the page a reply is built from.
-type pageView struct {
+// View is the page a reply is built from.
+type View struct {
 	Page      *statuspage.Page
 	FetchedAt time.Time
 	// Stale is set when the page could not be fetched and an older
@@ -37,13 +43,14 @@ type pageView struct {
 	Stale bool
 	// Parts are the pages covered, as read (Page is them merged, or the
 	// legacy page alone); Missing names those that could not be read.
-	Parts   []PagePart
+	Parts   []Part
 	Missing []string
 }
 
-var errNoPage = errors.New("status page unavailable")
+// ErrNoPage: none of the covered pages could be read.
+var ErrNoPage = errors.New("status page unavailable")
 
-// pageSource answers commands from the snapshot the poll workflow stores,
+// Source answers commands from the snapshot the poll workflow stores,
 // and fetches the page itself only when no snapshot younger than maxAge
 // exists. Live fetches are shared: concurrent commands wait for one fetch
 // (at most wait, and aside: a command waiting for the page holds none of
@@ -51,7 +58,7 @@ var errNoPage = errors.New("status page unavailable")
 // cacheFor. A failed fetch is remembered for failFor: during an outage
 // (the page hanging, the snapshot stale) commands answer from the newest
 // snapshot at once instead of each waiting a fetch of its own.
-type pageSource struct {
+type Source struct {
 	snapshots func(ctx context.Context) (*store.Snapshot, error)
 	fetch     func(ctx context.Context) (*statuspage.Page, error)
 	maxAge    time.Duration
@@ -74,7 +81,7 @@ type fetchCall struct {
 	err  error
 }
 
-func (ps *pageSource) get(ctx context.Context, n need) (pageView, error) {
+func (ps *Source) get(ctx context.Context, n Need) (View, error) {
 	now := ps.now()
 	snap, err := ps.snapshots(ctx)
 	if err != nil {
@@ -85,17 +92,17 @@ func (ps *pageSource) get(ctx context.Context, n need) (pageView, error) {
 		return s != nil && now.Sub(s.FetchedAt) < age && has(&s.Page, n)
 	}
 	if fresh(snap, ps.maxAge) {
-		return pageView{Page: &snap.Page, FetchedAt: snap.FetchedAt}, nil
+		return View{Page: &snap.Page, FetchedAt: snap.FetchedAt}, nil
 	}
 	ps.mu.Lock()
 	cached := ps.cached
 	ps.mu.Unlock()
 	if fresh(cached, ps.cacheFor) {
-		return pageView{Page: &cached.Page, FetchedAt: cached.FetchedAt}, nil
+		return View{Page: &cached.Page, FetchedAt: cached.FetchedAt}, nil
 	}
 	live, err := ps.live(ctx, now)
 	if err == nil && has(&live.Page, n) {
-		return pageView{Page: &live.Page, FetchedAt: live.FetchedAt}, nil
+		return View{Page: &live.Page, FetchedAt: live.FetchedAt}, nil
 	}
 	if err != nil && !errors.Is(err, errFailedLately) {
 		ps.log.Warn("fetch status page", "err", err)
@@ -110,11 +117,11 @@ func (ps *pageSource) get(ctx context.Context, n need) (pageView, error) {
 	if best == nil {
 		if live != nil {
 			// The page answered but without this half: say what we have.
-			return pageView{Page: &live.Page, FetchedAt: live.FetchedAt}, nil
+			return View{Page: &live.Page, FetchedAt: live.FetchedAt}, nil
 		}
-		return pageView{}, errNoPage
+		return View{}, ErrNoPage
 	}
-	return pageView{Page: &best.Page, FetchedAt: best.FetchedAt, Stale: true}, nil
+	return View{Page: &best.Page, FetchedAt: best.FetchedAt, Stale: true}, nil
 }
 
 // errFailedLately: the last fetch failed less than failFor ago.
@@ -123,7 +130,7 @@ var errFailedLately = errors.New("the status page failed lately")
 // live fetches the page, sharing one fetch between concurrent callers. A
 // caller whose ctx ends (or whose wait is up) stops waiting; the fetch
 // goes on for the others.
-func (ps *pageSource) live(ctx context.Context, now time.Time) (*store.Snapshot, error) {
+func (ps *Source) live(ctx context.Context, now time.Time) (*store.Snapshot, error) {
 	ps.mu.Lock()
 	if !ps.failedAt.IsZero() && now.Sub(ps.failedAt) < ps.failFor {
 		ps.mu.Unlock()
@@ -174,7 +181,7 @@ func (ps *pageSource) live(ctx context.Context, now time.Time) (*store.Snapshot,
 // stored is the newest page the bot has without fetching: the poll
 // workflow's snapshot or the last live fetch, whatever their age (Stale
 // when older than maxAge). For what only names components.
-func (ps *pageSource) stored(ctx context.Context, n need) (pageView, bool) {
+func (ps *Source) stored(ctx context.Context, n Need) (View, bool) {
 	snap, err := ps.snapshots(ctx)
 	if err != nil {
 		snap = nil
@@ -189,48 +196,51 @@ func (ps *pageSource) stored(ctx context.Context, n need) (pageView, bool) {
 		}
 	}
 	if best == nil {
-		return pageView{}, false
+		return View{}, false
 	}
-	return pageView{Page: &best.Page, FetchedAt: best.FetchedAt, Stale: ps.now().Sub(best.FetchedAt) >= ps.maxAge}, true
+	return View{Page: &best.Page, FetchedAt: best.FetchedAt, Stale: ps.now().Sub(best.FetchedAt) >= ps.maxAge}, true
 }
 
-// pageSet is every offered page's source (one fetcher per page of
+// Set is every offered page's source (one fetcher per page of
 // cfg.Pages) and what a command covers of them: one page, or the chat's
 // pages merged (MergePages) with each part kept for the replies that show
 // the pages one after the other.
-type pageSet struct {
+type Set struct {
 	offer   pages.Offer
-	by      map[string]*pageSource
-	uptimes map[string]*pageUptimes
+	by      map[string]*Source
+	uptimes map[string]*Uptimes
 }
 
-// get reads the covered pages, concurrently (a slow page never holds the
+// Get reads the covered pages, concurrently (a slow page never holds the
 // others longer than its own timeout). A page that cannot be read is left
-// out and named in Missing; errNoPage when none can be.
-func (ps *pageSet) get(ctx context.Context, cover []string, n need) (pageView, error) {
-	return ps.read(cover, func(src *pageSource) (pageView, error) { return src.get(ctx, n) })
+// out and named in Missing; ErrNoPage when none can be.
+func (ps *Set) Get(ctx context.Context, cover []string, n Need) (View, error) {
+	return ps.read(cover, func(src *Source) (View, error) { return src.get(ctx, n) })
 }
 
-// stored is pageSource.stored over the covered pages.
-func (ps *pageSet) stored(ctx context.Context, cover []string, n need) (pageView, bool) {
-	pv, err := ps.read(cover, func(src *pageSource) (pageView, error) {
+// Stored is the newest page the bot has without fetching, over the
+// covered pages: the poll workflow's snapshot or the last live fetch,
+// whatever their age (Stale when older than the source's maxAge). For
+// what only names components.
+func (ps *Set) Stored(ctx context.Context, cover []string, n Need) (View, bool) {
+	pv, err := ps.read(cover, func(src *Source) (View, error) {
 		v, ok := src.stored(ctx, n)
 		if !ok {
-			return v, errNoPage
+			return v, ErrNoPage
 		}
 		return v, nil
 	})
 	return pv, err == nil
 }
 
-func (ps *pageSet) read(cover []string, one func(*pageSource) (pageView, error)) (pageView, error) {
-	views := make([]pageView, len(cover))
+func (ps *Set) read(cover []string, one func(*Source) (View, error)) (View, error) {
+	views := make([]View, len(cover))
 	errs := make([]error, len(cover))
 	var wg sync.WaitGroup
 	for i, name := range cover {
 		src := ps.by[name]
 		if src == nil {
-			errs[i] = errNoPage
+			errs[i] = ErrNoPage
 			continue
 		}
 		wg.Add(1)
@@ -240,14 +250,14 @@ func (ps *pageSet) read(cover []string, one func(*pageSource) (pageView, error))
 		}()
 	}
 	wg.Wait()
-	var out pageView
+	var out View
 	for i, name := range cover {
 		if errs[i] != nil {
 			out.Missing = append(out.Missing, name)
 			continue
 		}
 		v := views[i]
-		out.Parts = append(out.Parts, PagePart{Name: name, EventPage: ps.offer.EventPage(name), Page: v.Page})
+		out.Parts = append(out.Parts, Part{Name: name, EventPage: ps.offer.EventPage(name), Page: v.Page})
 		out.Stale = out.Stale || v.Stale
 		if out.FetchedAt.IsZero() || v.FetchedAt.Before(out.FetchedAt) {
 			out.FetchedAt = v.FetchedAt
@@ -255,11 +265,11 @@ func (ps *pageSet) read(cover []string, one func(*pageSource) (pageView, error))
 	}
 	switch {
 	case len(out.Parts) == 0:
-		return pageView{}, errNoPage
+		return View{}, ErrNoPage
 	case len(out.Parts) == 1 && out.Parts[0].EventPage == "":
 		out.Page = out.Parts[0].Page // the legacy page alone: as it always was
 	default:
-		out.Page = MergePages(out.Parts)
+		out.Page = Merge(out.Parts)
 	}
 	return out, nil
 }
