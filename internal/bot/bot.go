@@ -49,9 +49,11 @@
 // keep each chat's and the token's message budget; service.go is run:
 // construct, start, serve, stop. On top, the commands package holds the
 // one command table (commands.go, its handlers wrapped by middlewares),
-// each command's handler, the taps on keyboards, replies and the page
-// access; the screens package draws the /settings keyboard, one screen
-// per function, without I/O.
+// each command's handler, the taps on keyboards and replies; the pageset
+// package is every read of a status page (cached, single-flight,
+// failures remembered, a command's wait aside of the workers); the
+// screens package draws the /settings keyboard, one screen per function,
+// and holds the keyboards' operations in one table (ops.go), without I/O.
 package bot
 
 import (
