@@ -14,6 +14,10 @@
 //	curl -X POST '127.0.0.1:8082/control/maintenance?id=M1&name=Upgrade&status=scheduled&update=MU1&body=Soon&component=01KMKFAMWKNQ84Z1766MV08ZDE&start=2026-12-01T10:00:00Z&end=2026-12-01T11:00:00Z'
 //	curl -X POST '127.0.0.1:8083/control/component?id=ghactions001&status=major_outage' # on the second page
 //	curl '127.0.0.1:8081/control/messages'                                   # what the bot sent
+//
+// The Bot API's controls (controls.go) act as members and admins, taps,
+// channel posts, the bot added and removed and a group's migration: the
+// README's "No Telegram or status page within reach" has a curl line each.
 package main
 
 import (
@@ -22,15 +26,11 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"net"
 	"net/http"
 	"os"
-	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
-
-	"github.com/go-telegram/bot/models"
 
 	"github.com/openai-status-bot/statusbot/internal/fakes"
 	"github.com/openai-status-bot/statusbot/internal/pages"
@@ -58,13 +58,26 @@ func main() {
 	}
 	tg := fakes.NewTelegram(*token)
 	updates := fakes.NewUpdates(tg, 1)
-	tg.ChatMembers(nil) // nobody is an admin unless the control says so
 
-	for _, sp := range served {
-		go func() { log.Fatal(http.ListenAndServe(sp.addr, pageMux(sp.pg))) }()
+	// Bind every address before saying where things are: a port taken
+	// ends fakeapis with the reason, not after a banner.
+	tgL, err := net.Listen("tcp", *tgAddr)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "fakeapis: the fake Telegram (-telegram): %v\n", err)
+		os.Exit(1)
 	}
-	log.Print(startupMessage(*tgAddr, served))
-	log.Fatal(http.ListenAndServe(*tgAddr, telegramMux(tg, updates)))
+	listeners := make([]net.Listener, len(served))
+	for i, sp := range served {
+		if listeners[i], err = net.Listen("tcp", sp.addr); err != nil {
+			fmt.Fprintf(os.Stderr, "fakeapis: the fake page %s: %v\n", sp.name, err)
+			os.Exit(1)
+		}
+	}
+	for i, sp := range served {
+		go func() { log.Fatal(http.Serve(listeners[i], pageMux(sp.pg))) }()
+	}
+	log.Print(startupMessage(tgL.Addr().String(), served))
+	log.Fatal(http.Serve(tgL, telegramMux(tg, updates)))
 }
 
 // newPages makes the pages fakeapis serves: openai on pageAddr, then
@@ -102,69 +115,13 @@ func startupMessage(tgAddr string, served []servedPage) string {
 		fmt.Fprintf(&b, "fake status page %s (%s, like %s) on http://%s\n", sp.name, sp.kind, sp.like, sp.addr)
 		list[i] = pages.Page{Name: sp.name, URL: "http://" + sp.addr, Provider: "auto"}
 	}
-	fmt.Fprintf(&b, "in .env: TELEGRAM_API_URL=http://%s and STATUSPAGE_URL=%s (the bot watches one page today)", tgAddr, list[0].URL)
+	fmt.Fprintf(&b, "act as users, admins, channels and the pages: README, No Telegram or status page within reach\n")
+	fmt.Fprintf(&b, "in .env: TELEGRAM_API_URL=http://%s and STATUSPAGE_URL=%s (one page)", tgAddr, list[0].URL)
 	if len(list) > 1 {
-		fmt.Fprintf(&b, "\nboth pages (README, Several pages): STATUS_PAGES=%s", pages.Format(list))
+		fmt.Fprintf(&b, "\nor, for every page (README, Several pages): STATUS_PAGES=%s", pages.Format(list))
 	}
-	return b.String()
-}
 
-func telegramMux(tg *fakes.Telegram, updates *fakes.Updates) http.Handler {
-	mux := http.NewServeMux()
-	mux.HandleFunc("/control/messages", func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(tg.Messages())
-	})
-	var mu sync.Mutex
-	admins := map[int64]map[int64]string{}
-	var msgID atomic.Int64
-	// /control/user acts as a user writing in a chat: chat (negative for a
-	// group), optional thread (a forum topic), user, text.
-	mux.HandleFunc("/control/user", func(w http.ResponseWriter, r *http.Request) {
-		q := r.URL.Query()
-		chat, err := strconv.ParseInt(q.Get("chat"), 10, 64)
-		if err != nil || q.Get("text") == "" {
-			http.Error(w, "want chat=<id> and text=<message>, optional thread=<topic id> and user=<id>", http.StatusBadRequest)
-			return
-		}
-		user, _ := strconv.ParseInt(q.Get("user"), 10, 64)
-		if user == 0 {
-			user = 1000
-		}
-		thread, _ := strconv.Atoi(q.Get("thread"))
-		c := models.Chat{ID: chat, Type: models.ChatTypePrivate, FirstName: "Tester"}
-		if chat < 0 {
-			c = models.Chat{ID: chat, Type: models.ChatTypeSupergroup, Title: "Test group", IsForum: thread != 0}
-			// The user acting in a group is its creator, so /start works.
-			mu.Lock()
-			if admins[chat] == nil {
-				admins[chat] = map[int64]string{}
-			}
-			admins[chat][user] = "creator"
-			tg.ChatMembers(copyAdmins(admins))
-			mu.Unlock()
-		}
-		m := &models.Message{ID: int(msgID.Add(1)), Date: int(time.Now().Unix()), Chat: c, Text: q.Get("text"),
-			From: &models.User{ID: user, FirstName: "Tester"}}
-		if thread != 0 {
-			m.MessageThreadID, m.IsTopicMessage = thread, true
-		}
-		if len(m.Text) > 0 && m.Text[0] == '/' {
-			end := len(m.Text)
-			for i, r := range m.Text {
-				if r == ' ' {
-					end = i
-					break
-				}
-			}
-			m.Entities = []models.MessageEntity{{Type: models.MessageEntityTypeBotCommand, Offset: 0, Length: end}}
-		}
-		id := updates.Push(models.Update{Message: m})
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(map[string]int64{"update_id": id})
-	})
-	mux.Handle("/", tg)
-	return mux
+	return b.String()
 }
 
 func pageMux(pg fakes.Page) http.Handler {
@@ -209,17 +166,6 @@ func pageMux(pg fakes.Page) http.Handler {
 	})
 	mux.Handle("/", pg)
 	return mux
-}
-
-func copyAdmins(in map[int64]map[int64]string) map[int64]map[int64]string {
-	out := make(map[int64]map[int64]string, len(in))
-	for chat, users := range in {
-		out[chat] = make(map[int64]string, len(users))
-		for u, s := range users {
-			out[chat][u] = s
-		}
-	}
-	return out
 }
 
 // affect marks the component affected, then runs the further steps; a

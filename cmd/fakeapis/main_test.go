@@ -58,7 +58,7 @@ func TestControlUserQueuesACommand(t *testing.T) {
 		}
 	}
 	// The acting user is the group's creator, so admin-only commands work.
-	resp, err = http.Get(srv.URL + "/bot" + token + "/getChatMember?chat_id=-100123&user_id=1000")
+	resp, err = http.Get(srv.URL + "/bot" + token + "/getChatMember?chat_id=-100123&user_id=1001")
 	if err != nil {
 		t.Fatal(err)
 	}

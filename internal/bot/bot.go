@@ -24,9 +24,10 @@
 //
 // Updates are handled concurrently with a bound, each sender's in a chat
 // in order (a lane), so a slow status page or a slow chat never stalls
-// other users. A sender beyond their budget (a few commands at once, then
-// one every two seconds) is flooding: their waiting and further commands
-// are dropped (answered once a minute, taps always) until the budget
+// other users. A sender's commands beyond a few at once wait for their
+// turn (one every two seconds, up to 3 s: a person's steady pace is
+// answered in full); beyond that a sender is flooding: their further commands are
+// dropped (answered once a minute, taps always) until the budget
 // refills, since getUpdates returns at most 100 updates after the oldest
 // unfinished one and a long queue would hold every other chat's updates
 // unfetched; a member flooding a group slows only themselves. When
@@ -48,9 +49,11 @@
 // keep each chat's and the token's message budget; service.go is run:
 // construct, start, serve, stop. On top, the commands package holds the
 // one command table (commands.go, its handlers wrapped by middlewares),
-// each command's handler, the taps on keyboards, replies and the page
-// access; the screens package draws the /settings keyboard, one screen
-// per function, without I/O.
+// each command's handler, the taps on keyboards and replies; the pageset
+// package is every read of a status page (cached, single-flight,
+// failures remembered, a command's wait aside of the workers); the
+// screens package draws the /settings keyboard, one screen per function,
+// and holds the keyboards' operations in one table (ops.go), without I/O.
 package bot
 
 import (
@@ -62,6 +65,7 @@ import (
 
 	"github.com/go-telegram/bot/models"
 
+	"github.com/openai-status-bot/statusbot/internal/bot/commands"
 	"github.com/openai-status-bot/statusbot/internal/bot/dispatch"
 	"github.com/openai-status-bot/statusbot/internal/config"
 	"github.com/openai-status-bot/statusbot/internal/health"
@@ -87,6 +91,7 @@ type tuning struct {
 	retryMax        time.Duration
 	maxReplyWait    time.Duration // longest 429 wait before a reply
 	flood           dispatch.Rule // what one sender in one chat may ask
+	taps            dispatch.Rule // and tap
 	groupPace       paceRule      // the bot's own budget in each group
 	stallAfter      time.Duration // updates unhandled this long make health fail
 	// In channels: when configuration posts and keyboards are deleted,
@@ -94,6 +99,7 @@ type tuning struct {
 	channelCleanup  time.Duration
 	keyboardCleanup time.Duration
 	sweepEvery      time.Duration
+	tapAnswerWithin time.Duration // a tap's answer waits this long for its outcome
 	now             func() time.Time
 }
 
@@ -104,8 +110,16 @@ type tuning struct {
 const tokenBudget = 24
 
 // defaultFlood lets a sender send a few commands in a row, then one every
-// two seconds; more is a flood, dropped and noted once a minute.
-var defaultFlood = dispatch.Rule{Burst: 3, Refill: 2 * time.Second, MaxLoad: 3, NoteEvery: time.Minute}
+// two seconds; a command sooner than that waits for its turn, up to 3 s,
+// so a person working through commands about a second apart is answered
+// in full (of 8 commands 1.2 s apart the 7th waits 0.8 s, the 8th 1.6 s). More is a
+// flood, dropped and noted once a minute; a flooding sender's commands
+// wait for nothing (waiting, they would hold the update offset).
+var defaultFlood = dispatch.Rule{Burst: 3, Refill: 2 * time.Second, Backlog: 3 * time.Second, MaxLoad: 4, NoteEvery: time.Minute}
+
+// defaultTaps is the taps' rule: someone ticking boxes taps several
+// times a second for a while; only a machine's pace is a flood.
+var defaultTaps = dispatch.Rule{Burst: 8, Refill: 250 * time.Millisecond, Backlog: time.Second, MaxLoad: 8, NoteEvery: time.Minute}
 
 func defaultTuning(cfg *config.Config) tuning {
 	return tuning{
@@ -118,11 +132,13 @@ func defaultTuning(cfg *config.Config) tuning {
 		retryMax:        30 * time.Second,
 		maxReplyWait:    10 * time.Second,
 		flood:           defaultFlood,
+		taps:            defaultTaps,
 		groupPace:       groupPace,
 		stallAfter:      time.Minute,
 		channelCleanup:  time.Minute,
 		keyboardCleanup: 10 * time.Minute,
 		sweepEvery:      5 * time.Second,
+		tapAnswerWithin: commands.TapAnswerWithin,
 		now:             time.Now,
 	}
 }

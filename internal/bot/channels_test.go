@@ -9,6 +9,7 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"github.com/openai-status-bot/statusbot/internal/bot/commands"
+	"github.com/openai-status-bot/statusbot/internal/bot/dispatch"
 	"github.com/openai-status-bot/statusbot/internal/fakes"
 	"github.com/openai-status-bot/statusbot/internal/store"
 )
@@ -175,14 +176,7 @@ func TestChannelCommandsCleanedUp(t *testing.T) {
 	if strings.Contains(status[0].Text, "I remove") {
 		t.Errorf("/status is for the readers; it says %q", status[0].Text)
 	}
-	deleted := func(id int) bool {
-		for _, d := range h.tg.DeletedByBot() {
-			if d.ChatID == newsID && d.MessageID == id {
-				return true
-			}
-		}
-		return false
-	}
+	deleted := func(id int) bool { return h.deleted(newsID, id) }
 	waitFor(t, "the clean-up of /start and /info", func() bool {
 		return deleted(41) && deleted(start[0].ID) && deleted(42) && deleted(info[0].ID)
 	})
@@ -265,4 +259,69 @@ func TestChannelsListedInPrivateChat(t *testing.T) {
 	if a, _ := h.tap(list, models.ChatTypePrivate, newsAdmin, button(t, list, "⚙️ @ournews").CallbackData); a.Text != commands.AnsNotAdmin {
 		t.Fatalf("a demoted admin's tap on the list: %+v", a)
 	}
+}
+
+// A channel flooding the bot: the note, and the dropped post, are removed
+// as its configuration posts are (on the old code the note stayed for
+// every reader).
+func TestChannelFloodNoteCleanedUp(t *testing.T) {
+	h := newHarness(t)
+	h.snapshot(testPage(h.sp.URL()))
+	h.tg.AddChat(fakes.Chat{ID: newsID, Type: "channel", Title: "OpenAI news", Username: "ournews", BotIn: true})
+	h.tn.channelCleanup, h.tn.sweepEvery = 400*time.Millisecond, 20*time.Millisecond
+	h.tn.flood = dispatch.Rule{Burst: 2, Refill: time.Hour, MaxLoad: 2, NoteEvery: time.Hour}
+	h.start()
+	h.exchange(newsID, 0, newsPost(51, "/start"))
+	deleted := func(id int) bool { return h.deleted(newsID, id) }
+	// The burst of two is spent (/start and the /help after it): the
+	// test is the flood's first drop.
+	h.upd.Push(newsPost(52, "/settings test"))
+	var note fakes.Message
+	waitFor(t, "the flood note", func() bool {
+		for _, m := range h.tg.MessagesTo(newsID, 0) {
+			if strings.HasPrefix(m.Text, commands.ReplyFlood) {
+				note = m
+				return true
+			}
+		}
+		return false
+	})
+	waitFor(t, "the flood note's clean-up", func() bool { return deleted(52) && deleted(note.ID) })
+}
+
+// /settings test posted in a channel: the test notice, like the command's
+// other replies, is removed with the command (on the old code it was
+// posted, not sent as a reply, and stayed for every reader).
+func TestChannelTestNoticeCleanedUp(t *testing.T) {
+	h := newHarness(t)
+	h.snapshot(testPage(h.sp.URL()))
+	h.tg.AddChat(fakes.Chat{ID: newsID, Type: "channel", Title: "OpenAI news", Username: "ournews", BotIn: true})
+	h.tn.channelCleanup, h.tn.sweepEvery = 400*time.Millisecond, 20*time.Millisecond
+	h.start()
+	h.exchange(newsID, 0, newsPost(51, "/start"))
+	deleted := func(id int) bool { return h.deleted(newsID, id) }
+	got := h.exchange(newsID, 0, newsPost(53, "/settings test"))
+	var test fakes.Message
+	for _, m := range got {
+		if strings.Contains(m.Text, "Test notice from /settings test") {
+			test = m
+		}
+	}
+	if test.ID == 0 {
+		t.Fatalf("no test notice: %+v", got)
+	}
+	if !strings.Contains(test.Text, "I remove this post and the command in") {
+		t.Errorf("the test notice does not say it goes: %q", test.Text)
+	}
+	waitFor(t, "the test notice's clean-up", func() bool { return deleted(53) && deleted(test.ID) })
+}
+
+// deleted reports whether the bot deleted message id in chat.
+func (h *harness) deleted(chat int64, id int) bool {
+	for _, d := range h.tg.DeletedByBot() {
+		if d.ChatID == chat && d.MessageID == id {
+			return true
+		}
+	}
+	return false
 }

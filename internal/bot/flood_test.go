@@ -22,7 +22,7 @@ type floodGroup struct {
 	wg            sync.WaitGroup
 }
 
-func newFloodGroup(t *testing.T) *floodGroup {
+func newFloodGroup(t testing.TB) *floodGroup {
 	h := newHarness(t)
 	g := &floodGroup{h: h, chat: -100500, admin: 7, member: 8, stop: make(chan struct{})}
 	h.tg.ChatMembers(map[int64]map[int64]string{g.chat: {g.admin: "creator"}})
@@ -65,7 +65,7 @@ func (g *floodGroup) quiet() {
 
 // reply waits for the first message in the chat after since whose text
 // has prefix, and returns how long after since it was accepted.
-func (g *floodGroup) reply(t *testing.T, since time.Time, prefix string) (fakes.Message, time.Duration) {
+func (g *floodGroup) reply(t testing.TB, since time.Time, prefix string) (fakes.Message, time.Duration) {
 	t.Helper()
 	var got fakes.Message
 	waitWithin(t, 20*time.Second, "a reply starting "+prefix, func() bool {

@@ -30,7 +30,7 @@ const (
 // harness runs the bot against the fake Telegram server, a fake status
 // page and FerretDB.
 type harness struct {
-	t    *testing.T
+	t    testing.TB
 	tg   *fakes.Telegram
 	upd  *fakes.Updates
 	sp   *fakes.Statuspage
@@ -44,7 +44,7 @@ type harness struct {
 	done   chan error
 }
 
-func newHarness(t *testing.T) *harness {
+func newHarness(t testing.TB) *harness {
 	t.Helper()
 	tg := fakes.NewTelegram(testToken)
 	t.Cleanup(tg.Close)
@@ -74,6 +74,10 @@ func newHarness(t *testing.T) *harness {
 	// Tests talk fast: only the load bound, not the refill rate, limits a
 	// sender unless a test sets the real rule (defaultFlood).
 	h.tn.flood.Refill = time.Millisecond
+	h.tn.taps.Refill = time.Millisecond
+	// Taps' answers carry their outcome however loaded the machine (tests
+	// read them); TestTapsAtHumanSpeed keeps the bot's own bound.
+	h.tn.tapAnswerWithin = 10 * time.Second
 	h.tn.groupPace = paceRule{} // likewise: group tests set groupPace
 	t.Cleanup(func() {
 		h.stop()
@@ -122,7 +126,7 @@ func (h *harness) stop() error {
 	}
 }
 
-func waitFor(t *testing.T, what string, cond func() bool) { t.Helper(); bottest.WaitFor(t, what, cond) }
+func waitFor(t testing.TB, what string, cond func() bool) { t.Helper(); bottest.WaitFor(t, what, cond) }
 
 // exchange sends an update and returns the replies to (chat, thread) that
 // it produced. It sends /help afterwards in the same chat and waits for
@@ -144,14 +148,18 @@ func (h *harness) exchange(chatID int64, thread int, u models.Update) []fakes.Me
 		got = h.tg.MessagesTo(chatID, thread)[before:]
 		n := 0
 		for _, m := range got {
-			if m.Text == commands.HelpText() {
+			if isHelp(m.Text) {
 				n++
 			}
 		}
-		return n >= want && got[len(got)-1].Text == commands.HelpText()
+		return n >= want && isHelp(got[len(got)-1].Text)
 	})
 	return got[:len(got)-1]
 }
+
+// isHelp: the /help text (with the pages on offer named after it when
+// there are several).
+func isHelp(s string) bool { return strings.HasPrefix(s, commands.HelpText()) }
 
 func textOf(m *models.Message) string {
 	if m == nil {

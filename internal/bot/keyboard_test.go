@@ -18,7 +18,7 @@ import (
 )
 
 // keyboardOf decodes a message's inline keyboard.
-func keyboardOf(t *testing.T, m fakes.Message) [][]models.InlineKeyboardButton {
+func keyboardOf(t testing.TB, m fakes.Message) [][]models.InlineKeyboardButton {
 	t.Helper()
 	if m.ReplyMarkup == "" {
 		return nil
@@ -31,7 +31,7 @@ func keyboardOf(t *testing.T, m fakes.Message) [][]models.InlineKeyboardButton {
 }
 
 // button finds the button whose text contains label.
-func button(t *testing.T, m fakes.Message, label string) models.InlineKeyboardButton {
+func button(t testing.TB, m fakes.Message, label string) models.InlineKeyboardButton {
 	t.Helper()
 	for _, row := range keyboardOf(t, m) {
 		for _, b := range row {

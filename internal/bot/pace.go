@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/openai-status-bot/statusbot/internal/bot/dispatch"
 )
 
 // Telegram lets a bot send about one message a second in one chat and 20
@@ -12,22 +14,31 @@ import (
 // budget itself, before Telegram has to refuse: replies that matter to
 // the group's admins (to /start, /stop, /settings, keyboard edits) are
 // urgent and always take the chat's next free second; replies anyone can
-// ask for (/status, /help, refusals, flood notes) are casual, take at most
-// casualPerMinute of the group's minute and yield to any urgent reply
-// waiting, and to an admin's command the bot has received and not yet
-// answered (expect). A message's second is counted from when Telegram
+// ask for (/status, /help, refusals, usage errors, flood notes) are
+// casual, take at most casualPerMinute of the group's minute and yield to
+// any urgent reply waiting, and to an admin's command the bot has received
+// and not yet answered (expect). Urgent is earned: a command's replies
+// turn urgent only once its sender passed the admin check, so no member
+// can spend the admins' seconds.
+//
+// Casual replies are shared per sender, not first come: a sender already
+// answered this minute leaves the last casualSpare of the casual share to
+// those who were not, and a reply waits while one for a sender answered
+// less often this minute waits too. So one member flooding /status never
+// uses up what another member's single /status needs. A message's second is counted from when Telegram
 // answered its send (so from no earlier than Telegram counted it), one
 // send in flight per group. So however members flood, an admin's reply
 // goes out at most Telegram's one second after a member's reply that
 // left before the bot saw the admin's command; the admin's own handling
 // (its admin check, the store) runs within that second.
 
-// sendClass says whose budget a message uses.
-type sendClass int
+// sendClass says whose budget a message uses (dispatch.Class, as the
+// commands mark their replies).
+type sendClass = dispatch.Class
 
 const (
-	casual sendClass = iota
-	urgent
+	casual = dispatch.Casual
+	urgent = dispatch.Urgent
 )
 
 // paceRule is the budget of one group chat.
@@ -35,12 +46,14 @@ type paceRule struct {
 	interval        time.Duration // between two messages in the chat
 	perMinute       int           // messages a minute in the chat
 	casualPerMinute int           // of which casual ones
+	// casualSpare of those are kept for senders not answered this minute.
+	casualSpare int
 }
 
 // groupPace is Telegram's group limits. The second needs no margin: it
 // is counted from the answer to the previous send, which comes after
 // Telegram counted that message; the minute keeps one message spare.
-var groupPace = paceRule{interval: time.Second, perMinute: 19, casualPerMinute: 10}
+var groupPace = paceRule{interval: time.Second, perMinute: 19, casualPerMinute: 10, casualSpare: 3}
 
 // expectHold bounds how long an admin's command received but not yet
 // answered holds casual replies back: its handling takes milliseconds;
@@ -50,9 +63,11 @@ const expectHold = 300 * time.Millisecond
 // chatSends is what a chat was sent in the last minute.
 type chatSends struct {
 	all    []time.Time // every message, oldest first
-	casual []time.Time
-	// urgentWaiting counts urgent messages waiting for their slot.
+	casual []sentBy
+	// urgentWaiting counts urgent messages waiting for their slot,
+	// casualWaiting casual ones per sender.
 	urgentWaiting int
+	casualWaiting map[int64]int
 	// expected holds, until when, the admins' commands received and not
 	// yet handled: casual messages wait for them (expect).
 	expected []time.Time
@@ -67,10 +82,30 @@ type chatSends struct {
 // 429 wait are far shorter).
 const maxInFlight = time.Minute
 
-// next is when a message of class may go into the chat at the earliest,
-// as far as the rule is concerned (now or later). A casual message waits
-// while an urgent one does.
-func (r paceRule) next(s chatSends, class sendClass, now time.Time) time.Time {
+// sentBy is a casual message sent at, for sender (the user or chat whose
+// command it answers; 0: none).
+type sentBy struct {
+	at     time.Time
+	sender int64
+}
+
+// answered counts the casual messages for sender within the minute
+// before now.
+func (s chatSends) answered(sender int64, now time.Time) int {
+	n := 0
+	for _, c := range s.casual {
+		if c.sender == sender && now.Sub(c.at) < time.Minute {
+			n++
+		}
+	}
+	return n
+}
+
+// next is when a message of class for sender may go into the chat at the
+// earliest, as far as the rule is concerned (now or later). A casual
+// message waits while an urgent one does, and while one for a sender
+// answered less often this minute does.
+func (r paceRule) next(s chatSends, class sendClass, sender int64, now time.Time) time.Time {
 	at := now
 	if n := len(s.all); n > 0 {
 		at = later(at, s.all[n-1].Add(r.interval))
@@ -79,8 +114,19 @@ func (r paceRule) next(s chatSends, class sendClass, now time.Time) time.Time {
 		}
 	}
 	if class == casual {
-		if n := len(s.casual); n >= r.casualPerMinute && r.casualPerMinute > 0 {
-			at = later(at, s.casual[n-r.casualPerMinute].Add(time.Minute))
+		limit := r.casualPerMinute
+		mine := s.answered(sender, now)
+		if mine > 0 && r.casualSpare > 0 {
+			limit = max(r.casualPerMinute-r.casualSpare, 1)
+		}
+		if n := len(s.casual); n >= limit && r.casualPerMinute > 0 {
+			at = later(at, s.casual[n-limit].at.Add(time.Minute))
+		}
+		for other, waiting := range s.casualWaiting {
+			if other != sender && waiting > 0 && s.answered(other, now) < mine {
+				at = later(at, now.Add(pacePoll))
+				break
+			}
 		}
 		if s.urgentWaiting > 0 {
 			at = later(at, now.Add(pacePoll))
@@ -109,12 +155,16 @@ func later(a, b time.Time) time.Time {
 const pacePoll = 20 * time.Millisecond
 
 // record notes a message sent at now and forgets what is a minute old.
-func (s *chatSends) record(class sendClass, now time.Time) {
+func (s *chatSends) record(class sendClass, sender int64, now time.Time) {
 	cut := now.Add(-time.Minute)
 	s.all = append(dropBefore(s.all, cut), now)
-	s.casual = dropBefore(s.casual, cut)
+	i := 0
+	for i < len(s.casual) && !s.casual[i].at.After(cut) {
+		i++
+	}
+	s.casual = s.casual[i:]
 	if class == casual {
-		s.casual = append(s.casual, now)
+		s.casual = append(s.casual, sentBy{at: now, sender: sender})
 	}
 }
 
@@ -141,10 +191,10 @@ func newChatPacer(rule paceRule, maxWait time.Duration, now func() time.Time) *c
 	return &chatPacer{rule: rule, maxWait: maxWait, now: now, chats: map[int64]*chatSends{}}
 }
 
-// wait blocks until a message of class may go into chatID and counts it
-// as sent; false when ctx ended or a casual message would wait longer
-// than maxWait.
-func (p *chatPacer) wait(ctx context.Context, chatID int64, class sendClass) bool {
+// wait blocks until a message of class for sender may go into chatID and
+// counts it as sent; false when ctx ended or a casual message would wait
+// longer than maxWait.
+func (p *chatPacer) wait(ctx context.Context, chatID int64, class sendClass, sender int64) bool {
 	if p == nil || chatID > 0 || p.rule.interval <= 0 {
 		return ctx.Err() == nil
 	}
@@ -158,12 +208,24 @@ func (p *chatPacer) wait(ctx context.Context, chatID int64, class sendClass) boo
 	if class == urgent {
 		s.urgentWaiting++
 		defer func() { p.mu.Lock(); s.urgentWaiting--; p.mu.Unlock() }()
+	} else {
+		if s.casualWaiting == nil {
+			s.casualWaiting = map[int64]int{}
+		}
+		s.casualWaiting[sender]++
+		defer func() {
+			p.mu.Lock()
+			if s.casualWaiting[sender]--; s.casualWaiting[sender] <= 0 {
+				delete(s.casualWaiting, sender)
+			}
+			p.mu.Unlock()
+		}()
 	}
 	for {
 		now := p.now()
-		at := p.rule.next(*s, class, now)
+		at := p.rule.next(*s, class, sender, now)
 		if !at.After(now) {
-			s.record(class, now)
+			s.record(class, sender, now)
 			s.inFlight = true
 			p.forget(now)
 			p.mu.Unlock()
@@ -187,7 +249,7 @@ func (p *chatPacer) forget(now time.Time) {
 		return
 	}
 	for id, s := range p.chats {
-		if n := len(s.all); s.urgentWaiting == 0 && !s.inFlight && len(s.expected) == 0 && (n == 0 || now.Sub(s.all[n-1]) > time.Minute) {
+		if n := len(s.all); s.urgentWaiting == 0 && len(s.casualWaiting) == 0 && !s.inFlight && len(s.expected) == 0 && (n == 0 || now.Sub(s.all[n-1]) > time.Minute) {
 			delete(p.chats, id)
 		}
 	}
@@ -210,8 +272,8 @@ func (p *chatPacer) done(chatID int64) {
 	if n := len(s.all); n > 0 {
 		sent := s.all[n-1]
 		s.all[n-1] = later(sent, now)
-		if c := len(s.casual); c > 0 && s.casual[c-1].Equal(sent) {
-			s.casual[c-1] = s.all[n-1]
+		if c := len(s.casual); c > 0 && s.casual[c-1].at.Equal(sent) {
+			s.casual[c-1].at = s.all[n-1]
 		}
 	}
 }

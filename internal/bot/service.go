@@ -83,6 +83,7 @@ func construct(cfg *config.Config, st *store.Store, hs *health.Server, log *slog
 		log:        s.log,
 		disp:       dispatch.New(tn.maxPending, tn.maxRunning, tn.flood, tn.now),
 	}
+	s.poll.disp.SetTapRule(tn.taps)
 	s.pacer = newChatPacer(tn.groupPace, casualMaxWait, tn.now)
 	s.poll.expect = s.pacer.expect
 	s.poll.lastRound.Store(tn.now().UnixNano())
@@ -187,15 +188,15 @@ func (s *service) newHandler(me models.User, offer pages.Offer) (*commands.Handl
 	}
 	return commands.New(commands.Deps{
 		API: s.api, Store: s.st, Config: cfg, Offer: offer, Username: me.Username, BotID: me.ID,
-		ChannelCleanup: tn.channelCleanup, KeyboardCleanup: tn.keyboardCleanup,
+		ChannelCleanup: tn.channelCleanup, KeyboardCleanup: tn.keyboardCleanup, TapAnswerWithin: tn.tapAnswerWithin,
 		Log: s.log, Redact: s.redact, Now: tn.now,
 		MaxReplyWait: tn.maxReplyWait, EditTimeout: tn.handlerTimeout,
-		Pace: func(ctx context.Context, chatID int64, isUrgent bool) bool {
+		Pace: func(ctx context.Context, chatID, sender int64, isUrgent bool) bool {
 			class := casual
 			if isUrgent {
 				class = urgent
 			}
-			if !pace.wait(ctx, chatID, class) {
+			if !pace.wait(ctx, chatID, class, sender) {
 				return false
 			}
 			if !turns.take(ctx, chatID, isUrgent) {
@@ -229,7 +230,7 @@ func (s *service) wire() {
 		safely(log, redact, upd.ID, func() {
 			uctx, cancel := context.WithTimeout(s.hctx, tn.handlerTimeout)
 			defer cancel()
-			h.Handle(commands.WithRelease(uctx, release), upd)
+			h.Handle(commands.WithRelease(p.disp.Within(uctx), release), upd)
 		})
 	}
 	p.flood = func(upd *models.Update) {

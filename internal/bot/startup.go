@@ -11,6 +11,8 @@ import (
 
 	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
+
+	"github.com/openai-status-bot/statusbot/internal/bot/dispatch"
 )
 
 // Start-up steps: retried with backoff; a rejected token or a URL that
@@ -93,16 +95,8 @@ func (s *starter) retry(ctx context.Context, what string, attempts int, fn func(
 	}
 }
 
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
-}
+// sleep is dispatch.Sleep.
+var sleep = dispatch.Sleep
 
 // deleteWebhook removes any webhook, keeping pending updates
 // (drop_pending_updates=false). Some servers answer with an empty body or

@@ -128,3 +128,28 @@ func (t *Telegram) getChatMember(p Params) (any, *APIError) {
 	}
 	return m, nil
 }
+
+// KnownChat is the chat with id as the fake knows it (AddChat).
+func (t *Telegram) KnownChat(id int64) (Chat, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	c := t.chats[id]
+	if c == nil {
+		return Chat{}, false
+	}
+	cc := *c
+	cc.Members = make(map[int64]string, len(c.Members))
+	for u, s := range c.Members {
+		cc.Members[u] = s
+	}
+	return cc, true
+}
+
+// SetBotIn records whether the bot is in a known chat (added or removed).
+func (t *Telegram) SetBotIn(chatID int64, in bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if c := t.chats[chatID]; c != nil {
+		c.BotIn = in
+	}
+}

@@ -39,3 +39,7 @@ func (s *Sender) htmlOrPlain(ctx context.Context, chatID int64, text string, cal
 	}
 	return s.paced(ctx, chatID, func() error { return call(message.Plain(text), "") })
 }
+
+// RefusedForEntities is refusedForEntities for the command bot's replies,
+// which retry as plain text the same way.
+func RefusedForEntities(err error) bool { return refusedForEntities(err) }

@@ -11,8 +11,12 @@ import (
 // anyone in a private chat or channel (only admins post there), and in
 // groups the creator and administrators, including an anonymous admin
 // posting as the group itself. Otherwise it replies with the refusal.
+//
+// Allowed, the command is one the chat's admins wait for: its replies
+// from here on are urgent (take the chat's next free second).
 func (h *handler) allowed(ctx context.Context, r *request) bool {
 	if !r.group {
+		r.class = urgent
 		return true
 	}
 	refuse := func(text string) bool {
@@ -24,6 +28,7 @@ func (h *handler) allowed(ctx context.Context, r *request) bool {
 	m := r.msg
 	if m.SenderChat != nil {
 		if m.SenderChat.ID == m.Chat.ID {
+			r.class = urgent
 			return true
 		}
 		return refuse(ReplyNotAdmin)
@@ -37,6 +42,7 @@ func (h *handler) allowed(ctx context.Context, r *request) bool {
 		return refuse(ReplyAdminError)
 	}
 	if cm.Type == models.ChatMemberTypeOwner || cm.Type == models.ChatMemberTypeAdministrator {
+		r.class = urgent
 		return true
 	}
 	return refuse(ReplyNotAdmin)

@@ -3,13 +3,16 @@ package commands
 import (
 	"context"
 	"errors"
+	"sync"
 	"time"
 
 	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
 
+	"github.com/openai-status-bot/statusbot/internal/bot/pageset"
 	"github.com/openai-status-bot/statusbot/internal/bot/screens"
 	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/internal/message"
 	"github.com/openai-status-bot/statusbot/internal/notice"
 	"github.com/openai-status-bot/statusbot/internal/pages"
 	"github.com/openai-status-bot/statusbot/internal/statuspage"
@@ -19,6 +22,12 @@ import (
 // TapAnswerTimeout bounds answering a tap: Telegram drops the spinner
 // (and refuses the answer) after about 15 seconds anyway.
 const TapAnswerTimeout = 5 * time.Second
+
+// TapAnswerWithin is how long a tap's answer waits for its outcome
+// ("Saved.", a refusal) before it goes without one: the spinner stops at
+// once, whatever the store, Telegram or the page take, and the redraw
+// shows the outcome.
+const TapAnswerWithin = 500 * time.Millisecond
 
 // KeyboardMaxAge: taps on a keyboard older than this are refused (the
 // client keeps old messages; Telegram may not let the bot edit them).
@@ -32,6 +41,7 @@ const (
 	AnsNotAdmin      = "Only administrators of this chat can change its settings."
 	AnsStale         = "These buttons were out of date (settings changed elsewhere); they show the current settings now. Tap again."
 	AnsPageChanged   = "The status page's components changed; here is the current list."
+	AnsPageDown      = "The status page cannot be read right now; its components are not shown. Try again in a minute."
 	AnsKeepOneKind   = "Keep at least one notice type; /stop unsubscribes."
 	AnsKeepOnePage   = "Keep at least one page; /stop unsubscribes."
 	AnsFilterFull    = "At most 50 components can be chosen."
@@ -61,6 +71,8 @@ type tap struct {
 	// remove lists messages deleted after the answer instead of an edit:
 	// a channel's keyboard and the post that asked for it, at Done.
 	remove []int
+	// answered: the query was answered (once: Telegram takes one answer).
+	answered sync.Once
 }
 
 // keyboard draws the screens for the tapped keyboard's chat.
@@ -78,8 +90,18 @@ func (t *tap) show(s screens.Screen) { t.next = &s }
 // onCallback handles a tap on the /settings keyboard: checks who tapped
 // and whether the keyboard is current, applies the choice with one atomic
 // update, redraws the keyboard on the same message and answers the query.
+//
+// The answer goes as soon as it is known, and at the latest tapAnswerWithin
+// after the tap arrived, without text: a slow getChatMember, store or
+// status page then delays only the redraw, never the spinner.
 func (h *handler) onCallback(ctx context.Context, q *models.CallbackQuery) {
 	t := &tap{q: q, msg: q.Message.Message}
+	quick := time.AfterFunc(h.tapAnswerWithin, func() {
+		actx, cancel := context.WithTimeout(context.Background(), TapAnswerTimeout)
+		defer cancel()
+		h.answerTapWith(actx, t, "", false)
+	})
+	defer quick.Stop()
 	defer func() {
 		// The answer first: it is not rate-limited, and the edit may
 		// wait for the chat's pace; a spinner must stop within seconds.
@@ -134,7 +156,7 @@ func (h *handler) onCallback(ctx context.Context, q *models.CallbackQuery) {
 		t.answer, t.alert = AnsNotSubscribed, true
 		text := NotSubscribedReply(thread != 0, t.msg.Chat.Type == models.ChatTypeChannel)
 		if t.about != nil {
-			text = fmtRef(replyChannelNotSubscribed, esc(t.about.title), esc(t.about.typed))
+			text = fmtRef(replyChannelNotSubscribed, message.Escape(t.about.title), message.Escape(t.about.typed))
 		}
 		t.show(screens.Screen{Text: text})
 		return
@@ -157,6 +179,12 @@ func (h *handler) applyTap(ctx context.Context, t *tap, sub *store.Subscriber) {
 	}
 	idx := h.tapIndex(ctx, cb, sub)
 	if cb.Op == "G" || cb.Op == "c" {
+		if idx == nil {
+			// Unreachable is not changed: nothing is said about the list.
+			t.answer = AnsPageDown
+			t.show(t.keyboard(sub, idx).Groups(0))
+			return
+		}
 		if !screens.ValidComponentRef(cb, idx) {
 			t.answer = AnsPageChanged
 			t.show(t.keyboard(sub, idx).Groups(0))
@@ -168,7 +196,8 @@ func (h *handler) applyTap(ctx context.Context, t *tap, sub *store.Subscriber) {
 		return
 	}
 	if cb.Changes() {
-		if cb.Tok != screens.StateToken(sub) {
+		state := screens.StateToken(sub)
+		if cb.Tok != state && !h.chains.follows(t.msg.Chat.ID, t.msg.ID, cb.Tok, state, h.now()) {
 			t.answer = AnsStale
 		} else {
 			next, err := h.applyChange(ctx, t.key, cb, sub, idx)
@@ -184,6 +213,7 @@ func (h *handler) applyTap(ctx context.Context, t *tap, sub *store.Subscriber) {
 				t.answer, t.alert = ReplyStoreError, true
 				return
 			default:
+				h.chains.add(t.msg.Chat.ID, t.msg.ID, state, screens.StateToken(next), h.now())
 				sub, t.answer = next, AnsSaved
 				if cb.Op == "p" && sub.Settings.PinCards && !sub.Settings.Cards() {
 					t.answer = AnsPinInMessages
@@ -206,7 +236,7 @@ func (h *handler) applyTap(ctx context.Context, t *tap, sub *store.Subscriber) {
 		}
 		heading, again := "<b>Settings</b>", "/settings"
 		if t.about != nil {
-			heading, again = "<b>Settings of "+esc(t.about.title)+"</b>", "/settings "+esc(t.about.typed)
+			heading, again = "<b>Settings of "+message.Escape(t.about.title)+"</b>", "/settings "+message.Escape(t.about.typed)
 		}
 		t.show(screens.Screen{Text: heading + "\n" + screens.Summary(sub, k.Names()) + "\n\nChange them with " + again + "."})
 		return
@@ -288,14 +318,14 @@ const tapPageWait = 3 * time.Second
 // filter from the stored snapshot whatever its age; every other screen
 // needs no page at all.
 func (h *handler) tapIndex(ctx context.Context, cb screens.Callback, sub *store.Subscriber) *screens.PageIndex {
-	switch cb.Op {
-	case "G", "c", "g", "C", opViewComponent, opAddComponent:
+	switch cb.Reads() {
+	case screens.LivePage:
 		ctx, cancel := context.WithTimeout(ctx, tapPageWait)
 		defer cancel()
 		return h.pageIndex(ctx, sub)
-	case "m", "x":
+	case screens.FilterNames:
 		if len(sub.Components) > 0 {
-			if pv, ok := h.pages.stored(ctx, Covered(h.offer, sub, ""), needComponents); ok {
+			if pv, ok := h.pages.Stored(ctx, Covered(h.offer, sub, ""), pageset.Components); ok {
 				return screens.IndexPage(pv.Page)
 			}
 		}
@@ -306,7 +336,7 @@ func (h *handler) tapIndex(ctx context.Context, cb screens.Callback, sub *store.
 // pageIndex numbers the components of the chat's pages (sub nil: the
 // default page's); nil when unavailable.
 func (h *handler) pageIndex(ctx context.Context, sub *store.Subscriber) *screens.PageIndex {
-	pv, err := h.pages.get(ctx, Covered(h.offer, sub, ""), needComponents)
+	pv, err := h.pages.Get(ctx, Covered(h.offer, sub, ""), pageset.Components)
 	if err != nil || pv.Page.ComponentsErr != "" {
 		return nil
 	}
@@ -320,15 +350,22 @@ func (h *handler) edit(_ context.Context, t *tap, s screens.Screen) {
 	h.editor.redraw(t.msg.Chat.ID, t.msg.ID, s)
 }
 
-// answerTap answers the query; a late answer ("query is too old") only
-// means the spinner stopped on its own.
+// answerTap answers the query with t's answer, unless it was answered
+// already; a late answer ("query is too old") only means the spinner
+// stopped on its own.
 func (h *handler) answerTap(ctx context.Context, t *tap) {
-	_, err := h.api.AnswerCallbackQuery(ctx, &tgbot.AnswerCallbackQueryParams{
-		CallbackQueryID: t.q.ID, Text: t.answer, ShowAlert: t.alert,
+	h.answerTapWith(ctx, t, t.answer, t.alert)
+}
+
+func (h *handler) answerTapWith(ctx context.Context, t *tap, text string, alert bool) {
+	t.answered.Do(func() {
+		_, err := h.api.AnswerCallbackQuery(ctx, &tgbot.AnswerCallbackQueryParams{
+			CallbackQueryID: t.q.ID, Text: text, ShowAlert: alert,
+		})
+		if err != nil {
+			h.log.Debug("answerCallbackQuery", "err", h.redact(err.Error()))
+		}
 	})
-	if err != nil {
-		h.log.Debug("answerCallbackQuery", "err", h.redact(err.Error()))
-	}
 }
 
 // deleteMessage removes one of the chat's messages; a message gone
@@ -366,8 +403,8 @@ func (h *handler) openKeyboard(ctx context.Context, r *request, sub *store.Subsc
 // Buttons answering a name several components match ("Login"): each names
 // one component by its index in the page's list, with the list's token.
 const (
-	opViewComponent = "v" // /status: show its status
-	opAddComponent  = "a" // /subscribe component: add it to the filter
+	opViewComponent = screens.OpViewComponent
+	opAddComponent  = screens.OpAddComponent
 )
 
 // chosenComponent is the component a "v" or "a" button names; nil, with
@@ -379,6 +416,10 @@ func (h *handler) chosenComponent(ctx context.Context, t *tap) *statuspage.Compo
 		sub = nil
 	}
 	idx := h.tapIndex(ctx, t.cb, sub)
+	if idx == nil {
+		t.answer = AnsPageDown
+		return nil
+	}
 	ci, ok := 0, false
 	if idx != nil && t.cb.Tok == idx.Tok {
 		ci, ok = t.cb.Arg(0, len(idx.Comps))

@@ -10,6 +10,7 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"github.com/openai-status-bot/statusbot/internal/bot/screens"
+	"github.com/openai-status-bot/statusbot/internal/message"
 	"github.com/openai-status-bot/statusbot/internal/store"
 )
 
@@ -92,7 +93,7 @@ func aboutChannel(next commandFunc) commandFunc {
 // checkChannel finds the channel ref names and checks that the bot is in
 // it and that user administers it; refusal says why not.
 func (h *handler) checkChannel(ctx context.Context, ref string, user int64) (*channelRef, string) {
-	shown := esc(ref)
+	shown := message.Escape(ref)
 	var chatID any = ref
 	if id, err := strconv.ParseInt(ref, 10, 64); err == nil {
 		chatID = id
@@ -115,16 +116,16 @@ func (h *handler) checkChannel(ctx context.Context, ref string, user int64) (*ch
 	if ch.title == "" {
 		ch.title = ch.typed
 	}
-	shown = esc(ch.title)
+	shown = message.Escape(ch.title)
 	bot, err := h.member(ctx, chat.ID, h.botID)
 	switch {
 	case err != nil && (isForbidden(err) || strings.Contains(err.Error(), "chat not found")):
-		return nil, fmtRef(replyBotNotInChannel, shown, esc(ch.typed))
+		return nil, fmtRef(replyBotNotInChannel, shown, message.Escape(ch.typed))
 	case err != nil:
 		return nil, replyChannelCheckFailed
 	case !isAdmin(bot):
 		// In a channel only administrators post: the bot must be one.
-		return nil, fmtRef(replyBotNotInChannel, shown, esc(ch.typed))
+		return nil, fmtRef(replyBotNotInChannel, shown, message.Escape(ch.typed))
 	}
 	you, err := h.member(ctx, chat.ID, user)
 	switch {

@@ -8,6 +8,8 @@ import (
 
 	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
+
+	"github.com/openai-status-bot/statusbot/internal/message"
 )
 
 // In a channel, what an admin posts to configure the bot, and the bot's
@@ -54,7 +56,7 @@ func cleanupNote(chat models.Chat, after time.Duration) string {
 		ref = "@" + chat.Username
 	}
 	return "<i>I remove this post and the command " + inTime(after) + ". To change the channel's settings without posting here, " +
-		"send me /settings " + esc(ref) + " in a private chat.</i>"
+		"send me /settings " + message.Escape(ref) + " in a private chat.</i>"
 }
 
 // inTime is "in a minute", "in 10 minutes", "in 30 seconds".

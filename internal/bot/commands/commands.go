@@ -6,7 +6,9 @@ import (
 
 	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
+	"github.com/openai-status-bot/statusbot/internal/message"
 	"github.com/openai-status-bot/statusbot/internal/metrics"
+	"github.com/openai-status-bot/statusbot/internal/pages"
 )
 
 // command is one row of the command table, which feeds dispatching, /help
@@ -31,13 +33,11 @@ type commandFunc func(h *handler, ctx context.Context, r *request)
 type middleware func(next commandFunc) commandFunc
 
 // handler is the row's handler wrapped in the middlewares every
-// command gets: counted, and for admin commands urgent replies.
+// command gets: counted. (An admin command's replies turn urgent at the
+// admin check, allowed: what comes before it, a usage error or a
+// refusal, anyone can cause.)
 func (c *command) handler() commandFunc {
-	run := c.run
-	if c.admin {
-		run = urgentReplies(run)
-	}
-	return counted(c.name)(run)
+	return counted(c.name)(c.run)
 }
 
 // counted times each command (metrics).
@@ -47,16 +47,6 @@ func counted(name string) middleware {
 			defer metrics.Command(name)()
 			next(h, ctx, r)
 		}
-	}
-}
-
-// urgentReplies: a command that changes the subscription is one the
-// chat's admins wait for, so its replies take the chat's next free
-// second (a refusal turns casual again: anyone can cause one).
-func urgentReplies(next commandFunc) commandFunc {
-	return func(h *handler, ctx context.Context, r *request) {
-		r.class = urgent
-		next(h, ctx, r)
 	}
 }
 
@@ -87,8 +77,20 @@ func init() {
 		{name: "uptime", help: "uptime per component over 24 hours, 7 days and 30 days", run: (*handler).cmdUptime},
 		{name: "info", args: "[@channel]", help: "this chat's subscription and settings", run: cleanInChannels(aboutChannel((*handler).cmdInfo))},
 		{name: "why", args: "[@channel]", help: "what became of the last notices: sent, silent, withheld (by which setting) or waiting", run: cleanInChannels(aboutChannel((*handler).cmdWhy))},
-		{name: "help", help: "this list", run: func(h *handler, ctx context.Context, r *request) { h.reply(ctx, r, HelpText()) }},
+		{name: "help", help: "this list", run: func(h *handler, ctx context.Context, r *request) { h.reply(ctx, r, HelpFor(h.offer)) }},
 	}
+}
+
+// HelpFor is HelpText, naming the pages when several are on offer.
+func HelpFor(offer pages.Offer) string {
+	if len(offer.List) < 2 {
+		return HelpText()
+	}
+	names := make([]string, len(offer.List))
+	for i, p := range offer.List {
+		names[i] = p.Name
+	}
+	return HelpText() + "\nPages on offer: " + message.Escape(strings.Join(names, ", ")) + "."
 }
 
 func lookupCommand(name string) *command {

@@ -4,7 +4,8 @@
 // settings.go, welcome.go, testnotice.go), taps on keyboards
 // (callback.go; the screens themselves are package screens), who may
 // change a chat's subscription (access.go), replies and their texts
-// (reply.go, redraw.go, format.go) and the status page as commands read
-// it (pages.go, pageuptime.go). The service around it (package bot)
-// feeds it updates and paces what it sends.
+// (reply.go, redraw.go, format.go); every read of a status page goes
+// through package pageset (cached, single-flight, failures remembered).
+// The service around it (package bot) feeds it updates and paces what
+// it sends.
 package commands

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/openai-status-bot/statusbot/internal/message"
 	"github.com/openai-status-bot/statusbot/internal/pages"
 	"github.com/openai-status-bot/statusbot/internal/store"
 )
@@ -24,7 +25,7 @@ func (h *handler) cmdUnsubscribe(ctx context.Context, r *request) {
 
 // UnsubscribeUsage answers /unsubscribe without "page <name>".
 func UnsubscribeUsage(o pages.Offer) string {
-	return "/unsubscribe page &lt;name&gt; stops following one status page (" + esc(o.OnOffer()) + "). " +
+	return "/unsubscribe page &lt;name&gt; stops following one status page (" + message.Escape(o.OnOffer()) + "). " +
 		"To stop every notice in this chat, use /stop."
 }
 
@@ -41,7 +42,7 @@ func (h *handler) changePages(ctx context.Context, r *request, typed string, on 
 	}
 	page, err := h.offer.Lookup(typed)
 	if err != nil {
-		h.reply(ctx, r, capitalize(esc(err.Error()))+".")
+		h.reply(ctx, r, capitalize(message.Escape(err.Error()))+".")
 		return
 	}
 	if !h.allowed(ctx, r) {
@@ -59,7 +60,7 @@ func (h *handler) changePages(ctx context.Context, r *request, typed string, on 
 	case errors.Is(err, store.ErrNotSubscribed):
 		h.reply(ctx, r, NotSubscribedReply(r.topic(), r.channel))
 	case errors.Is(err, pages.ErrLastPage):
-		h.reply(ctx, r, "<b>"+esc(page.Name)+"</b> is the only page "+place(r.topic(), r.channel)+" follows. "+
+		h.reply(ctx, r, "<b>"+message.Escape(page.Name)+"</b> is the only page "+place(r.topic(), r.channel)+" follows. "+
 			"Follow another first (/subscribe page &lt;name&gt;), or use /stop to stop every notice.")
 	case err != nil:
 		h.storeFailed(ctx, r, err)
@@ -70,7 +71,7 @@ func (h *handler) changePages(ctx context.Context, r *request, typed string, on 
 
 // FollowReply says what a page command did and what the chat follows now.
 func FollowReply(o pages.Offer, name string, list []string, on, changed bool, where string) string {
-	b := "<b>" + esc(name) + "</b>"
+	b := "<b>" + message.Escape(name) + "</b>"
 	var s string
 	switch {
 	case on && changed:
@@ -83,7 +84,7 @@ func FollowReply(o pages.Offer, name string, list []string, on, changed bool, wh
 		s = capitalize(where) + " does not follow " + b + "."
 	}
 	followed := o.Names(pages.Followed(list))
-	s += "\nPages followed: " + esc(strings.Join(followed, ", ")) + "."
+	s += "\nPages followed: " + message.Escape(strings.Join(followed, ", ")) + "."
 	if len(followed) > 1 {
 		s += " Each notice names its page."
 	}
@@ -103,7 +104,7 @@ func PagesReply(o pages.Offer, sub *store.Subscriber) string {
 		if sub != nil && pages.Follows(followed, o.EventPage(p.Name)) {
 			mark = "✅"
 		}
-		lines = append(lines, mark+" "+esc(p.Name))
+		lines = append(lines, mark+" "+message.Escape(p.Name))
 	}
 	lines = append(lines, "", "/subscribe page &lt;name&gt; follows one, /unsubscribe page &lt;name&gt; stops.")
 	return strings.Join(lines, "\n")
@@ -114,7 +115,7 @@ func pagesHelp(o pages.Offer) string {
 	if len(o.List) < 2 {
 		return ""
 	}
-	return "\n/subscribe page &lt;name&gt; — follow one more status page (" + esc(o.OnOffer()) + ")" +
+	return "\n/subscribe page &lt;name&gt; — follow one more status page (" + message.Escape(o.OnOffer()) + ")" +
 		"\n/unsubscribe page &lt;name&gt; — stop following one" +
 		"\n/status, /components, /history, /uptime take a page's name first (/status github); without one they cover this chat's pages"
 }

@@ -6,10 +6,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/openai-status-bot/statusbot/internal/bot/pageset"
 	"github.com/openai-status-bot/statusbot/internal/bot/screens"
 	"github.com/openai-status-bot/statusbot/internal/event"
 	"github.com/openai-status-bot/statusbot/internal/message"
 	"github.com/openai-status-bot/statusbot/internal/notice"
+	"github.com/openai-status-bot/statusbot/internal/pages"
 	"github.com/openai-status-bot/statusbot/internal/statuspage"
 	"github.com/openai-status-bot/statusbot/internal/store"
 )
@@ -18,10 +20,8 @@ import (
 // invalid UTF-8 replaced) and long values are cut before escaping, so tags
 // stay balanced; lists stop on a line boundary before the message limit.
 
-func esc(s string) string { return message.Escape(s) }
-
 // escEcho quotes a user's value back, cut and escaped.
-func escEcho(s string) string { return esc(echo(s)) }
+func escEcho(s string) string { return message.Escape(echo(s)) }
 
 // bounded joins head, lines and foot, dropping the lines that do not fit
 // the reply budget and saying how many were left out.
@@ -220,6 +220,28 @@ func historyReplyIn(p *statuspage.Page, n int, loc *time.Location) string {
 }
 
 // uptimeReply answers /uptime.
+// UptimeByPage is /uptime for the pages a command covers: with several,
+// a section per page under its name, each component named as that page's
+// /components names it (not the merged page's "Login (openai · ChatGPT)").
+func UptimeByPage(ups []ComponentUptime, parts []pageset.Part) string {
+	if len(parts) < 2 {
+		return uptimeReply(ups)
+	}
+	byID := make(map[string]ComponentUptime, len(ups))
+	for _, u := range ups {
+		byID[u.Component.ID] = u
+	}
+	return sections(parts, func(p pageset.Part) string {
+		var own []ComponentUptime
+		for _, c := range screens.Components(p.Page) {
+			if u, ok := byID[pages.Scope(p.EventPage, c.ID)]; ok {
+				own = append(own, ComponentUptime{Component: c, Fractions: u.Fractions})
+			}
+		}
+		return uptimeReply(own)
+	}, true)
+}
+
 func uptimeReply(ups []ComponentUptime) string {
 	if len(ups) == 0 {
 		return "The status page lists no components."
@@ -252,7 +274,7 @@ func infoReply(chatID int64, thread int, sub *store.Subscriber, names map[string
 		b.WriteString("\n<b>Subscribed:</b> no. Use /start to subscribe.")
 		return b.String()
 	}
-	b.WriteString("\n<b>Subscribed:</b> yes, since " + esc(notice.FormatTime(sub.CreatedAt, notice.Zone(sub.Settings))))
+	b.WriteString("\n<b>Subscribed:</b> yes, since " + message.Escape(notice.FormatTime(sub.CreatedAt, notice.Zone(sub.Settings))))
 	b.WriteString("\n" + screens.Summary(sub, names))
 	s := b.String()
 	if screens.UTF16Len(s) > screens.ReplyBudget {

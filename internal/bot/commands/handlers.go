@@ -9,6 +9,7 @@ import (
 	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
 
+	"github.com/openai-status-bot/statusbot/internal/bot/pageset"
 	"github.com/openai-status-bot/statusbot/internal/metrics"
 	"github.com/openai-status-bot/statusbot/internal/pages"
 	"github.com/openai-status-bot/statusbot/internal/store"
@@ -20,7 +21,7 @@ type handler struct {
 	st  *store.Store
 	// offer is the pages on offer; pages reads them (one source each).
 	offer    pages.Offer
-	pages    *pageSet
+	pages    *pageset.Set
 	username string
 	log      *slog.Logger
 	redact   func(string) string
@@ -30,7 +31,7 @@ type handler struct {
 	// chat's admins wait for), rate for the bot's share of the token's
 	// message rate; both false when the message may not go (ctx ended,
 	// or a casual reply would wait too long).
-	pace   func(ctx context.Context, chatID int64, urgent bool) bool
+	pace   func(ctx context.Context, chatID, sender int64, urgent bool) bool
 	rate   func(ctx context.Context) bool
 	sent   func(chatID int64) // a send pace let through was answered
 	editor *keyboardEditor
@@ -39,6 +40,11 @@ type handler struct {
 	// by ID, for the keyboards' taps (channelRef values).
 	channels sync.Map
 	cleanup  cleanupRule
+	// chains: the states each keyboard's own taps went through.
+	chains tapChains
+	// tapAnswerWithin: a tap's answer goes at the latest this long after
+	// the tap, without text if its outcome is not known yet.
+	tapAnswerWithin time.Duration
 }
 
 // request is one command to answer.
@@ -59,6 +65,13 @@ type request struct {
 	// deleted (0: they stay); sent collects the replies' IDs.
 	cleanup time.Duration
 	sent    []int
+	// read is the subscription as read once for a command that changes
+	// nothing (readOnce).
+	read struct {
+		done bool
+		sub  *store.Subscriber
+		err  error
+	}
 }
 
 func (r *request) key() string {
@@ -149,11 +162,21 @@ func (h *handler) floodNote(ctx context.Context, u *models.Update) {
 	if m.IsTopicMessage {
 		thread = m.MessageThreadID
 	}
-	o := outgoing{chatID: m.Chat.ID, thread: thread, text: ReplyFlood, silent: m.Chat.Type == models.ChatTypeChannel}
+	o := outgoing{chatID: m.Chat.ID, thread: thread, text: ReplyFlood, sender: senderOf(m), silent: m.Chat.Type == models.ChatTypeChannel}
 	if m.Chat.Type == models.ChatTypeGroup || m.Chat.Type == models.ChatTypeSupergroup {
 		o.replyTo = m.ID
 	}
-	h.post(ctx, o)
+	channel := m.Chat.Type == models.ChatTypeChannel
+	if channel && h.cleanup.after > 0 {
+		o.text += "\n\n" + cleanupNote(m.Chat, h.cleanup.after)
+	}
+	sent := h.post(ctx, o)
+	if channel && sent != nil && h.cleanup.after > 0 {
+		// As a channel's configuration posts: its readers did not ask.
+		if err := h.st.ScheduleDeletion(ctx, m.Chat.ID, []int{m.ID, sent.ID}, h.now().Add(h.cleanup.after)); err != nil {
+			h.log.Warn("schedule the deletion of a channel's flood note", "chat_id", m.Chat.ID, "err", err)
+		}
+	}
 }
 
 func (h *handler) migrate(ctx context.Context, from, to int64) {

@@ -1,11 +1,7 @@
 package commands
 
 import (
-	"bytes"
-	"context"
-	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -185,57 +181,5 @@ func TestHistoryReplyOrderAndLinks(t *testing.T) {
 	// incident list to show, not "No recent incidents".
 	if got := historyReply(&statuspage.Page{IncidentsErr: "HTTP 500", Incidents: []statuspage.Incident{mnt}}, 5); !strings.HasPrefix(got, "Incident history is unavailable") {
 		t.Fatal(got)
-	}
-}
-
-func TestPageSourceSharesLiveFetch(t *testing.T) {
-	now := time.Date(2026, 3, 8, 12, 0, 0, 0, time.UTC)
-	var mu sync.Mutex
-	fetches := 0
-	release := make(chan struct{})
-	ps := &pageSource{
-		snapshots: func(context.Context) (*store.Snapshot, error) {
-			return &store.Snapshot{Page: *bottest.Page(""), FetchedAt: now.Add(-10 * time.Minute)}, nil
-		},
-		fetch: func(context.Context) (*statuspage.Page, error) {
-			mu.Lock()
-			fetches++
-			mu.Unlock()
-			<-release
-			return &statuspage.Page{Name: "live"}, nil
-		},
-		maxAge: 2 * time.Minute, cacheFor: time.Minute, timeout: time.Second,
-		now: func() time.Time { return now }, log: slog.New(slog.NewTextHandler(&bytes.Buffer{}, nil)),
-	}
-	var wg sync.WaitGroup
-	for i := 0; i < 5; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			pv, err := ps.get(context.Background(), needComponents)
-			if err != nil || pv.Page.Name != "live" || pv.Stale {
-				t.Errorf("get: %+v %v", pv, err)
-			}
-		}()
-	}
-	time.Sleep(50 * time.Millisecond)
-	close(release)
-	wg.Wait()
-	if fetches != 1 {
-		t.Fatalf("%d fetches, want 1 shared", fetches)
-	}
-	// A fresh snapshot is used as is.
-	ps.snapshots = func(context.Context) (*store.Snapshot, error) {
-		return &store.Snapshot{Page: statuspage.Page{Name: "snap"}, FetchedAt: now.Add(-time.Minute)}, nil
-	}
-	if pv, _ := ps.get(context.Background(), needComponents); pv.Page.Name != "snap" {
-		t.Fatalf("fresh snapshot not used: %q", pv.Page.Name)
-	}
-	// A fresh snapshot missing the half a command needs is not.
-	ps.snapshots = func(context.Context) (*store.Snapshot, error) {
-		return &store.Snapshot{Page: statuspage.Page{Name: "snap", IncidentsErr: "HTTP 500"}, FetchedAt: now.Add(-time.Minute)}, nil
-	}
-	if pv, _ := ps.get(context.Background(), needIncidents); pv.Page.Name != "live" {
-		t.Fatalf("got %q, want the cached live page", pv.Page.Name)
 	}
 }

@@ -1,15 +1,11 @@
 package commands
 
 import (
-	"bytes"
-	"context"
-	"errors"
-	"log/slog"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/openai-status-bot/statusbot/internal/bot/pageset"
 	"github.com/openai-status-bot/statusbot/internal/bot/screens"
 	"github.com/openai-status-bot/statusbot/internal/pages"
 	"github.com/openai-status-bot/statusbot/internal/statuspage"
@@ -83,63 +79,6 @@ func TestCovered(t *testing.T) {
 	}
 }
 
-func TestMergePages(t *testing.T) {
-	openai := &statuspage.Page{Name: "OpenAI", Components: []statuspage.Component{
-		{ID: "api", Name: "API", Status: "operational"},
-		{ID: "g1", Name: "ChatGPT", Group: true, Components: []string{"login"}},
-		{ID: "login", Name: "Login", GroupID: "g1", Status: "operational"},
-	}}
-	github := &statuspage.Page{Name: "GitHub", Components: []statuspage.Component{
-		{ID: "api", Name: "API", Status: "major_outage"},
-		{ID: "git", Name: "Git Operations", GroupName: "Core", Status: "operational"},
-	}, Incidents: []statuspage.Incident{{ID: "inc1", Name: "Down"}}}
-	parts := []PagePart{{Name: "openai", EventPage: "", Page: openai}, {Name: "github", EventPage: "github", Page: github}}
-
-	m := MergePages(parts)
-	comps := screens.Components(m)
-	names := screens.ComponentNames(comps)
-	want := map[string]string{"api": "API (openai)", "login": "Login", "github/api": "API (github)", "github/git": "Git Operations"}
-	if len(names) != len(want) {
-		t.Fatalf("names %v", names)
-	}
-	for id, n := range want {
-		if names[id] != n {
-			t.Errorf("%s named %q, want %q (all: %v)", id, names[id], n, names)
-		}
-	}
-	idx := screens.IndexPage(m)
-	var groups []string
-	for _, g := range idx.Groups {
-		groups = append(groups, g.Name)
-	}
-	if !slices.Equal(groups, []string{"openai", "openai · ChatGPT", "github", "github · Core"}) {
-		t.Errorf("groups %v", groups)
-	}
-	if m.Incidents[0].ID != "github/inc1" {
-		t.Errorf("incident IDs scoped: %v", m.Incidents)
-	}
-	if openai.Components[0].ID != "api" || openai.Components[0].Name != "API" {
-		t.Error("the parts are not changed")
-	}
-
-	// One page of another page alone: its IDs scoped, its names its own.
-	one := MergePages(parts[1:])
-	if one.Components[0].ID != "github/api" || one.Components[0].Name != "API" || one.Components[1].GroupName != "Core" {
-		t.Errorf("one part: %+v", one.Components)
-	}
-	// One part failing: the others still serve; all failing: unavailable.
-	bad := &statuspage.Page{ComponentsErr: "down"}
-	if m := MergePages([]PagePart{{Name: "openai", Page: openai}, {Name: "github", EventPage: "github", Page: bad}}); m.ComponentsErr != "" {
-		t.Errorf("one of two failing: %q", m.ComponentsErr)
-	}
-	if got := Unavailable([]PagePart{{Name: "openai", Page: openai}, {Name: "github", Page: bad}}, false); !slices.Equal(got, []string{"github"}) {
-		t.Errorf("Unavailable %v", got)
-	}
-	if m := MergePages([]PagePart{{Name: "github", EventPage: "github", Page: bad}}); m.ComponentsErr == "" {
-		t.Error("all failing: unavailable")
-	}
-}
-
 func TestFollowReply(t *testing.T) {
 	for _, c := range []struct {
 		list        []string
@@ -154,35 +93,6 @@ func TestFollowReply(t *testing.T) {
 		if got := FollowReply(offerTwo, "github", c.list, c.on, c.changed, "this chat"); got != c.want {
 			t.Errorf("got %q\nwant %q", got, c.want)
 		}
-	}
-}
-
-// A page that cannot be read is left out of a reply covering several, and
-// named; the legacy page alone is served as it always was.
-func TestPageSetLeavesOutAPageThatCannotBeRead(t *testing.T) {
-	now := time.Date(2026, 3, 8, 12, 0, 0, 0, time.UTC)
-	source := func(p *statuspage.Page, err error) *pageSource {
-		return &pageSource{
-			snapshots: func(context.Context) (*store.Snapshot, error) { return nil, nil },
-			fetch:     func(context.Context) (*statuspage.Page, error) { return p, err },
-			maxAge:    time.Minute, cacheFor: time.Minute, timeout: time.Second,
-			now: func() time.Time { return now }, log: slog.New(slog.NewTextHandler(&bytes.Buffer{}, nil)),
-		}
-	}
-	legacy := &statuspage.Page{Name: "OpenAI", Components: []statuspage.Component{{ID: "api", Name: "API"}}}
-	set := &pageSet{offer: offerTwo, by: map[string]*pageSource{
-		"openai": source(legacy, nil),
-		"github": source(nil, errors.New("down")),
-	}}
-	pv, err := set.get(context.Background(), []string{"openai", "github"}, needComponents)
-	if err != nil || len(pv.Parts) != 1 || pv.Parts[0].Name != "openai" || !slices.Equal(pv.Missing, []string{"github"}) {
-		t.Fatalf("got %+v, %v", pv, err)
-	}
-	if pv.Page != pv.Parts[0].Page || pv.Page.Name != "OpenAI" {
-		t.Error("the legacy page alone is served as read, not merged")
-	}
-	if _, err := set.get(context.Background(), []string{"github"}, needComponents); !errors.Is(err, errNoPage) {
-		t.Fatalf("no page readable: %v", err)
 	}
 }
 
@@ -210,4 +120,67 @@ func FuzzSplitPageArg(f *testing.F) {
 			t.Fatalf("ParsePageArg(page %s) = %q, %v", page, name, ok)
 		}
 	})
+}
+
+// The issue's case: for a chat of two pages /components lists the page's
+// "Login (ChatGPT)" (two of its components are called Login), and typed
+// back it found nothing: the merged page names it "Login (openai ·
+// ChatGPT)". ResolveIn also knows each page's own names.
+func TestResolveInFindsTheNamesEachPageShows(t *testing.T) {
+	openai := &statuspage.Page{Name: "OpenAI", Components: []statuspage.Component{
+		{ID: "g1", Name: "ChatGPT", Group: true, Components: []string{"login1"}},
+		{ID: "login1", Name: "Login", GroupID: "g1", GroupName: "ChatGPT", Status: "operational"},
+		{ID: "g2", Name: "Sora", Group: true, Components: []string{"login2"}},
+		{ID: "login2", Name: "Login", GroupID: "g2", GroupName: "Sora", Status: "operational"},
+	}}
+	github := &statuspage.Page{Name: "GitHub", Components: []statuspage.Component{
+		{ID: "git", Name: "Git Operations", Status: "operational"},
+	}}
+	parts := []pageset.Part{{Name: "openai", Page: openai}, {Name: "github", EventPage: "github", Page: github}}
+	shown := screens.ComponentNames(screens.Components(openai))
+	if shown["login1"] != "Login (ChatGPT)" {
+		t.Fatalf("/components shows %q", shown["login1"])
+	}
+	comps := screens.Components(pageset.Merge(parts))
+	if res := ResolveComponent(comps, "Login (ChatGPT)"); res.Match != nil {
+		t.Fatal("the merged page alone finds it: the test shows nothing")
+	}
+	res := ResolveIn(comps, parts, "login (chatgpt)")
+	if res.Match == nil || res.Match.ID != "login1" {
+		t.Fatalf("got %+v", res)
+	}
+	if res := ResolveIn(comps, parts, "Login"); len(res.Ambiguous) != 2 {
+		t.Fatalf("Login alone: %+v", res)
+	}
+	if res := ResolveIn(comps, parts, "Nothing"); res.Match != nil || len(res.Ambiguous) > 0 {
+		t.Fatalf("Nothing: %+v", res)
+	}
+}
+
+// /uptime for a chat of two pages: on the old code one flat list of every
+// component, no page headings, named as the merged page names them.
+func TestUptimeByPage(t *testing.T) {
+	openai := &statuspage.Page{Name: "OpenAI", Components: []statuspage.Component{
+		{ID: "g1", Name: "ChatGPT", Group: true, Components: []string{"login1"}},
+		{ID: "login1", Name: "Login", GroupID: "g1", GroupName: "ChatGPT"},
+		{ID: "login2", Name: "Login", GroupName: "Sora"},
+	}}
+	github := &statuspage.Page{Name: "GitHub", Components: []statuspage.Component{{ID: "git", Name: "Git Operations"}}}
+	parts := []pageset.Part{{Name: "openai", Page: openai}, {Name: "github", EventPage: "github", Page: github}}
+	var ups []ComponentUptime
+	for _, c := range screens.Components(pageset.Merge(parts)) {
+		ups = append(ups, ComponentUptime{Component: c, Fractions: []float64{1, 1, 0.5}})
+	}
+	got := UptimeByPage(ups, parts)
+	for _, want := range []string{"📄 <b>openai</b>", "📄 <b>github</b>", "Login (ChatGPT)", "Git Operations"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("lacks %q: %s", want, got)
+		}
+	}
+	if strings.Contains(got, "·  ChatGPT") || strings.Contains(got, "openai · ChatGPT") {
+		t.Errorf("named as the merged page: %s", got)
+	}
+	if i, j := strings.Index(got, "openai"), strings.Index(got, "Git Operations"); i > j {
+		t.Errorf("github's component before openai's heading: %s", got)
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/openai-status-bot/statusbot/internal/bot/bottest"
 	"github.com/openai-status-bot/statusbot/internal/bot/screens"
 	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/internal/message"
 )
 
 func TestParseCommand(t *testing.T) {
@@ -195,7 +196,7 @@ func FuzzReplies(f *testing.F) {
 		}
 		r := ParseSubscribe(c.Args)
 		if r.Op == SubInvalid {
-			out = append(out, esc(r.Err)+"\n\n"+SubscribeHelp())
+			out = append(out, message.Escape(r.Err)+"\n\n"+SubscribeHelp())
 		}
 		for _, s := range out {
 			bottest.CheckHTML(t, s)

@@ -47,7 +47,7 @@ func (e *keyboardEditor) run(key [2]int64) {
 	defer cancel()
 	h := e.h
 	for {
-		paced := h.pace(ctx, key[0], true)
+		paced := h.pace(ctx, key[0], 0, true)
 		ok := paced && h.rate(ctx)
 		e.mu.Lock()
 		s := e.pending[key]

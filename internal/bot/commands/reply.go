@@ -10,6 +10,7 @@ import (
 
 	"github.com/openai-status-bot/statusbot/internal/bot/screens"
 	"github.com/openai-status-bot/statusbot/internal/message"
+	"github.com/openai-status-bot/statusbot/internal/telegram"
 )
 
 // outgoing is one message the bot sends.
@@ -22,13 +23,16 @@ type outgoing struct {
 	// so that in a busy group it is clear who was answered.
 	replyTo int
 	class   sendClass
-	silent  bool
+	// sender is whose command the message answers (0: none): casual
+	// replies are shared per sender.
+	sender int64
+	silent bool
 }
 
 // answer is the reply to r's command: into its topic, threaded to the
 // command in groups, and silent in channels (whose readers did not ask).
 func (r *request) answer(text string) outgoing {
-	o := outgoing{chatID: r.chatID, thread: r.thread, text: text, class: r.class, silent: r.channel}
+	o := outgoing{chatID: r.chatID, thread: r.thread, text: text, class: r.class, sender: senderOf(r.msg), silent: r.channel}
 	if r.group && r.msg != nil {
 		o.replyTo = r.msg.ID
 	}
@@ -49,9 +53,26 @@ func (h *handler) replyMarkup(ctx context.Context, r *request, text string, mark
 	h.send(ctx, r, o)
 }
 
+// senderOf is who sent m: its user, or the chat posting as itself.
+func senderOf(m *models.Message) int64 {
+	switch {
+	case m == nil:
+		return 0
+	case m.SenderChat != nil:
+		return m.SenderChat.ID
+	case m.From != nil:
+		return m.From.ID
+	}
+	return 0
+}
+
 // send posts one of r's replies and notes it (a channel's are deleted
-// later).
+// later). A casual reply ends the hold its command put on the chat's
+// casual replies: it must not wait for itself.
 func (h *handler) send(ctx context.Context, r *request, o outgoing) {
+	if o.class == casual {
+		releaseHold(ctx)
+	}
 	if sent := h.post(ctx, o); sent != nil {
 		r.sent = append(r.sent, sent.ID)
 	}
@@ -59,14 +80,18 @@ func (h *handler) send(ctx context.Context, r *request, o outgoing) {
 
 // post sends an HTML message with link previews off. It keeps to the
 // chat's pace and the bot's share of the token's rate, waits out a short
-// 429 and follows a group's move to a supergroup; other failures are
-// logged (the chat may be gone). It returns the message sent (nil: none).
+// 429 and follows a group's move to a supergroup; a text refused for its
+// entities (a date-time Telegram finds invalid: ENTITY_DATE_INVALID) is
+// sent once more as the plain text it shows, as the worker's notices are
+// (telegram.htmlOrPlain); other failures are logged (the chat may be
+// gone). It returns the message sent (nil: none).
 func (h *handler) post(ctx context.Context, o outgoing) *models.Message {
 	if screens.UTF16Len(o.text) > message.MaxLength {
 		o.text = message.Truncate(o.text, message.MaxLength)
 	}
+	mode := models.ParseModeHTML
 	for attempt := 1; attempt <= 3; attempt++ {
-		if !h.pace(ctx, o.chatID, o.class == urgent) {
+		if !h.pace(ctx, o.chatID, o.sender, o.class == urgent) {
 			h.log.Warn("reply dropped: the chat's message budget is spent", "chat_id", o.chatID)
 			return nil
 		}
@@ -79,7 +104,7 @@ func (h *handler) post(ctx context.Context, o outgoing) *models.Message {
 			ChatID:              o.chatID,
 			MessageThreadID:     o.thread,
 			Text:                o.text,
-			ParseMode:           models.ParseModeHTML,
+			ParseMode:           mode,
 			LinkPreviewOptions:  &models.LinkPreviewOptions{IsDisabled: tgbot.True()},
 			ReplyMarkup:         o.markup,
 			DisableNotification: o.silent,
@@ -95,6 +120,9 @@ func (h *handler) post(ctx context.Context, o outgoing) *models.Message {
 		var tm *tgbot.TooManyRequestsError
 		var mg *tgbot.MigrateError
 		switch {
+		case mode != "" && telegram.RefusedForEntities(err):
+			h.log.Info("reply refused for its entities; sending it as plain text", "chat_id", o.chatID, "err", h.redact(err.Error()))
+			o.text, mode = message.Plain(o.text), ""
 		case errors.As(err, &tm):
 			wait := time.Duration(tm.RetryAfter) * time.Second
 			if wait <= 0 {

@@ -3,7 +3,9 @@ package commands
 import (
 	"strings"
 
+	"github.com/openai-status-bot/statusbot/internal/bot/pageset"
 	"github.com/openai-status-bot/statusbot/internal/bot/screens"
+	"github.com/openai-status-bot/statusbot/internal/pages"
 	"github.com/openai-status-bot/statusbot/internal/statuspage"
 )
 
@@ -49,6 +51,39 @@ func ResolveComponent(comps []statuspage.Component, query string) Resolution {
 		}
 	}
 	return Resolution{}
+}
+
+// ResolveIn is ResolveComponent over the merged page of a chat of several
+// pages (comps: its components), and then over the names each page's own
+// /components section shows: "Login (ChatGPT)", the name two of one
+// page's components share told apart by their group, is not the merged
+// page's name ("Login (openai · ChatGPT)"), yet it is what the chat was
+// shown and types back.
+func ResolveIn(comps []statuspage.Component, parts []pageset.Part, query string) Resolution {
+	res := ResolveComponent(comps, query)
+	if res.Match != nil || len(res.Ambiguous) > 0 || len(parts) < 2 {
+		return res
+	}
+	q := strings.TrimSpace(trimQuotes(query))
+	byID := map[string]statuspage.Component{}
+	for _, c := range comps {
+		byID[c.ID] = c
+	}
+	var found []statuspage.Component
+	for _, part := range parts {
+		for id, name := range screens.ComponentNames(screens.Components(part.Page)) {
+			if c, ok := byID[pages.Scope(part.EventPage, id)]; ok && q != "" && strings.EqualFold(strings.TrimSpace(name), q) {
+				found = append(found, c)
+			}
+		}
+	}
+	switch len(found) {
+	case 0:
+		return Resolution{}
+	case 1:
+		return Resolution{Match: &found[0]}
+	}
+	return Resolution{Ambiguous: found}
 }
 
 func containsFold(s, sub string) bool {

@@ -8,19 +8,19 @@ import (
 	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
 
+	"github.com/openai-status-bot/statusbot/internal/bot/dispatch"
+	"github.com/openai-status-bot/statusbot/internal/bot/pageset"
 	"github.com/openai-status-bot/statusbot/internal/config"
 	"github.com/openai-status-bot/statusbot/internal/pages"
-	"github.com/openai-status-bot/statusbot/internal/statuspage"
 	"github.com/openai-status-bot/statusbot/internal/store"
 )
 
-// sendClass says whose budget a message uses: urgent replies are the ones
-// a chat's admins wait for (internal/bot's pacer lets them go first).
-type sendClass int
+// sendClass says whose budget a message uses (dispatch.Class).
+type sendClass = dispatch.Class
 
 const (
-	casual sendClass = iota
-	urgent
+	casual = dispatch.Casual
+	urgent = dispatch.Urgent
 )
 
 // Deps is what the commands and screens need from the service around
@@ -42,8 +42,10 @@ type Deps struct {
 	MaxReplyWait time.Duration
 	EditTimeout  time.Duration
 	// Pace waits for a message's slot in its chat (urgent: the chat's
-	// admins wait for it); Rate for the bot's share of the token's rate.
-	Pace func(ctx context.Context, chatID int64, urgent bool) bool
+	// admins wait for it; sender: whose command a casual one answers, as
+	// casual replies are shared per sender); Rate for the bot's share of
+	// the token's rate.
+	Pace func(ctx context.Context, chatID, sender int64, urgent bool) bool
 	Rate func(ctx context.Context) bool
 	// Sent tells the pacer that a send Pace let through was answered.
 	Sent func(chatID int64)
@@ -51,6 +53,9 @@ type Deps struct {
 	// replies to them are deleted, KeyboardCleanup a /settings keyboard
 	// there (0: they stay).
 	ChannelCleanup, KeyboardCleanup time.Duration
+	// TapAnswerWithin: a tap is answered at the latest this long after it
+	// arrived (0: TapAnswerWithin).
+	TapAnswerWithin time.Duration
 }
 
 // Handler answers updates: commands, taps on the keyboards, the bot's
@@ -74,7 +79,7 @@ func New(d Deps) (*Handler, error) {
 	}
 	// New chats follow the default page.
 	d.Store.SetDefaultPage(offer.EventPage(offer.Default().Name))
-	set, err := newPageSet(d, offer)
+	set, err := pageset.New(d.Store, offer, cfg, d.Now, d.Log)
 	if err != nil {
 		return nil, err
 	}
@@ -93,45 +98,14 @@ func New(d Deps) (*Handler, error) {
 		sent:     d.Sent,
 		botID:    d.BotID,
 		cleanup:  cleanupRule{after: d.ChannelCleanup, keyboard: d.KeyboardCleanup},
+
+		tapAnswerWithin: d.TapAnswerWithin,
+	}
+	if h.tapAnswerWithin <= 0 {
+		h.tapAnswerWithin = TapAnswerWithin
 	}
 	h.editor = newKeyboardEditor(h, d.EditTimeout)
 	return &Handler{h: h}, nil
-}
-
-// newPageSet builds a source per offered page: one client each for live
-// fetches (its connections and conditional-request cache are reused), the
-// poll's snapshot of the page (snapshotsOf), and incident.io's own uptime
-// figures where the page serves them.
-func newPageSet(d Deps, offer pages.Offer) (*pageSet, error) {
-	cfg := d.Config
-	set := &pageSet{offer: offer, by: map[string]*pageSource{}, uptimes: map[string]*pageUptimes{}}
-	for _, p := range offer.List {
-		client, err := statuspage.New(p.Provider, p.URL, cfg.HTTPTimeout)
-		if err != nil {
-			return nil, err
-		}
-		set.by[p.Name] = &pageSource{
-			snapshots: snapshotsOf(d.Store, offer.EventPage(p.Name)),
-			fetch: func(ctx context.Context) (*statuspage.Page, error) {
-				pg, _, err := client.Fetch(ctx)
-				return pg, err
-			},
-			maxAge:   2 * cfg.PollInterval,
-			cacheFor: cfg.PollInterval,
-			timeout:  2*cfg.HTTPTimeout + 5*time.Second,
-			now:      d.Now,
-			log:      d.Log.With("page", p.Name),
-		}
-		set.uptimes[p.Name] = &pageUptimes{fetch: statuspage.NewIncidentIO(p.URL, cfg.HTTPTimeout).Uptimes, cacheFor: 5 * time.Minute,
-			failFor: time.Minute, wait: 3 * time.Second, timeout: 2*cfg.HTTPTimeout + 5*time.Second}
-	}
-	return set, nil
-}
-
-// snapshotsOf reads the poll's snapshot of a page (store.PageDocs: the
-// legacy page's is the one snapshot of before pages).
-func snapshotsOf(st *store.Store, eventPage string) func(context.Context) (*store.Snapshot, error) {
-	return st.PageDocs(eventPage).LatestSnapshot
 }
 
 // Handle answers one update.
@@ -183,14 +157,5 @@ func releaseHold(ctx context.Context) {
 	}
 }
 
-// sleep waits d; false if ctx ended first.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
-}
+// sleep is dispatch.Sleep.
+var sleep = dispatch.Sleep

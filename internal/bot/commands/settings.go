@@ -8,6 +8,7 @@ import (
 
 	"github.com/openai-status-bot/statusbot/internal/bot/screens"
 	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/internal/message"
 	"github.com/openai-status-bot/statusbot/internal/store"
 )
 
@@ -215,7 +216,7 @@ func (h *handler) cmdSettings(ctx context.Context, r *request) {
 	}
 	req := ParseSettings(r.cmd.Args)
 	if req.Err != "" {
-		h.reply(ctx, r, esc(req.Err)+"\n\n"+settingsUsage)
+		h.reply(ctx, r, message.Escape(req.Err)+"\n\n"+settingsUsage)
 		return
 	}
 	if !h.allowed(ctx, r) {
@@ -230,7 +231,7 @@ func (h *handler) cmdSettings(ctx context.Context, r *request) {
 		return
 	}
 	if req.Test && r.about != nil {
-		h.reply(ctx, r, fmtRef(replyChannelNoTest, esc(r.about.title)))
+		h.reply(ctx, r, fmtRef(replyChannelNoTest, message.Escape(r.about.title)))
 		return
 	}
 	if req.Test {
@@ -251,10 +252,10 @@ func (h *handler) cmdSettings(ctx context.Context, r *request) {
 	case errors.Is(err, store.ErrNotSubscribed):
 		h.reply(ctx, r, NotSubscribedReply(r.topic(), r.channel))
 	case errors.Is(err, store.ErrBadSetting):
-		h.reply(ctx, r, esc(err.Error()))
+		h.reply(ctx, r, message.Escape(err.Error()))
 	case err != nil:
 		h.storeFailed(ctx, r, err)
 	default:
-		h.reply(ctx, r, "Saved: "+esc(req.Done)+"."+settingNote(req.Name, changed))
+		h.reply(ctx, r, "Saved: "+message.Escape(req.Done)+"."+settingNote(req.Name, changed))
 	}
 }

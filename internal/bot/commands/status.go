@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/openai-status-bot/statusbot/internal/bot/pageset"
 	"github.com/openai-status-bot/statusbot/internal/bot/screens"
 	"github.com/openai-status-bot/statusbot/internal/message"
 	"github.com/openai-status-bot/statusbot/internal/notice"
@@ -14,18 +15,18 @@ import (
 
 func (h *handler) cmdStatus(ctx context.Context, r *request) {
 	typed, q := SplitPageArg(h.offer, r.cmd.Args)
-	pv, ok := h.page(ctx, r, h.cover(ctx, r, typed), needComponents)
+	pv, ok := h.page(ctx, r, h.cover(ctx, r, typed), pageset.Components)
 	if !ok {
 		return
 	}
 	var text string
 	if q == "" {
-		text = sections(pv.Parts, func(p PagePart) string { return statusOverview(titled(p, len(pv.Parts))) }, false)
+		text = sections(pv.Parts, func(p pageset.Part) string { return statusOverview(titled(p, len(pv.Parts))) }, false)
 	} else if pv.Page.ComponentsErr != "" {
 		text = "Component statuses are unavailable right now. Please try again later."
 	} else {
 		comps := screens.Components(pv.Page)
-		res := ResolveComponent(comps, q)
+		res := ResolveIn(comps, pv.Parts, q)
 		switch {
 		case res.Match != nil:
 			c := *res.Match
@@ -43,26 +44,26 @@ func (h *handler) cmdStatus(ctx context.Context, r *request) {
 
 func (h *handler) cmdComponents(ctx context.Context, r *request) {
 	typed, _ := SplitPageArg(h.offer, r.cmd.Args)
-	pv, ok := h.page(ctx, r, h.cover(ctx, r, typed), needComponents)
+	pv, ok := h.page(ctx, r, h.cover(ctx, r, typed), pageset.Components)
 	if !ok {
 		return
 	}
-	h.reply(ctx, r, h.withStale(ctx, r, sections(pv.Parts, func(p PagePart) string { return componentsList(p.Page) }, true), pv))
+	h.reply(ctx, r, h.withStale(ctx, r, sections(pv.Parts, func(p pageset.Part) string { return componentsList(p.Page) }, true), pv))
 }
 
 func (h *handler) cmdHistory(ctx context.Context, r *request) {
 	typed, rest := SplitPageArg(h.offer, r.cmd.Args)
-	pv, ok := h.page(ctx, r, h.cover(ctx, r, typed), needIncidents)
+	pv, ok := h.page(ctx, r, h.cover(ctx, r, typed), pageset.Incidents)
 	if !ok {
 		return
 	}
 	n, loc := parseHistoryCount(rest), h.zone(ctx, r)
-	h.reply(ctx, r, h.withStale(ctx, r, sections(pv.Parts, func(p PagePart) string { return historyReplyIn(p.Page, n, loc) }, true), pv))
+	h.reply(ctx, r, h.withStale(ctx, r, sections(pv.Parts, func(p pageset.Part) string { return historyReplyIn(p.Page, n, loc) }, true), pv))
 }
 
 func (h *handler) cmdUptime(ctx context.Context, r *request) {
 	typed, _ := SplitPageArg(h.offer, r.cmd.Args)
-	pv, ok := h.page(ctx, r, h.cover(ctx, r, typed), needComponents)
+	pv, ok := h.page(ctx, r, h.cover(ctx, r, typed), pageset.Components)
 	if !ok {
 		return
 	}
@@ -89,11 +90,11 @@ func (h *handler) cmdUptime(ctx context.Context, r *request) {
 	ups := ComputeUptime(comps, hist, now)
 	// The page's own figures name its bare IDs: the legacy page alone.
 	if len(pv.Parts) == 1 && pv.Parts[0].EventPage == "" {
-		if figs, ok := h.pages.uptimes[pv.Parts[0].Name].get(ctx, pv.Page, now); ok {
+		if figs, ok := h.pages.Uptimes(pv.Parts[0].Name).Get(ctx, pv.Page, now); ok {
 			ups = PageUptime(ups, figs)
 		}
 	}
-	h.reply(ctx, r, h.withStale(ctx, r, uptimeReply(ups), pv))
+	h.reply(ctx, r, h.withStale(ctx, r, UptimeByPage(ups, pv.Parts), pv))
 }
 
 func (h *handler) cmdInfo(ctx context.Context, r *request) {
@@ -104,10 +105,10 @@ func (h *handler) cmdInfo(ctx context.Context, r *request) {
 	}
 	if r.about != nil {
 		if sub == nil {
-			h.reply(ctx, r, fmtRef(replyChannelNotSubscribed, esc(r.about.title), esc(r.about.typed)))
+			h.reply(ctx, r, fmtRef(replyChannelNotSubscribed, message.Escape(r.about.title), message.Escape(r.about.typed)))
 			return
 		}
-		h.reply(ctx, r, "<b>"+esc(r.about.title)+"</b>\n"+infoReply(r.about.id, 0, sub, h.names(ctx, sub))+h.pagesLine(sub)+h.lastFate(ctx, sub))
+		h.reply(ctx, r, "<b>"+message.Escape(r.about.title)+"</b>\n"+infoReply(r.about.id, 0, sub, h.names(ctx, sub))+h.pagesLine(sub)+h.lastFate(ctx, sub))
 		return
 	}
 	h.reply(ctx, r, infoReply(r.chatID, r.thread, sub, h.names(ctx, sub))+h.pagesLine(sub)+h.lastFate(ctx, sub))
@@ -116,17 +117,28 @@ func (h *handler) cmdInfo(ctx context.Context, r *request) {
 // zone is the chat's time zone for the times a reply shows (UTC when the
 // chat is not subscribed or the store cannot be read).
 func (h *handler) zone(ctx context.Context, r *request) *time.Location {
-	sub, err := h.subscription(ctx, r)
+	sub, err := h.readOnce(ctx, r)
 	if err != nil || sub == nil {
 		return time.UTC
 	}
 	return notice.Zone(sub.Settings)
 }
 
+// readOnce is the subscription for the reads of a command that changes
+// nothing (/status, /history, ...): its page, its zone, a stale note's
+// zone come from one read of the store.
+func (h *handler) readOnce(ctx context.Context, r *request) (*store.Subscriber, error) {
+	if !r.read.done {
+		r.read.sub, r.read.err = h.subscription(ctx, r)
+		r.read.done = true
+	}
+	return r.read.sub, r.read.err
+}
+
 // page gets the covered pages for a command, replying itself when it
 // cannot read any.
-func (h *handler) page(ctx context.Context, r *request, cover []string, n need) (pageView, bool) {
-	pv, err := h.pages.get(ctx, cover, n)
+func (h *handler) page(ctx context.Context, r *request, cover []string, n pageset.Need) (pageset.View, bool) {
+	pv, err := h.pages.Get(ctx, cover, n)
 	if err != nil {
 		h.reply(ctx, r, ReplyNoPage)
 		return pv, false
@@ -140,7 +152,7 @@ func (h *handler) cover(ctx context.Context, r *request, typed string) []string 
 	if typed != "" {
 		return []string{typed}
 	}
-	sub, err := h.subscription(ctx, r)
+	sub, err := h.readOnce(ctx, r)
 	if err != nil {
 		sub = nil // the default page, rather than no answer
 	}
@@ -149,9 +161,9 @@ func (h *handler) cover(ctx context.Context, r *request, typed string) []string 
 
 // withStale adds, when the page is an old snapshot, when it was read,
 // in the chat's zone, and which of the covered pages could not be read.
-func (h *handler) withStale(ctx context.Context, r *request, text string, pv pageView) string {
+func (h *handler) withStale(ctx context.Context, r *request, text string, pv pageset.View) string {
 	if len(pv.Missing) > 0 {
-		text += "\n\n<i>Not reachable right now: " + esc(strings.Join(pv.Missing, ", ")) + ".</i>"
+		text += "\n\n<i>Not reachable right now: " + message.Escape(strings.Join(pv.Missing, ", ")) + ".</i>"
 	}
 	if !pv.Stale {
 		return text
@@ -162,7 +174,7 @@ func (h *handler) withStale(ctx context.Context, r *request, text string, pv pag
 // sections shows each covered page's reply one after the other, each
 // under its name when named (or when there are several) and cut to its
 // share of the reply budget; one page's reply alone as it always was.
-func sections(parts []PagePart, render func(PagePart) string, named bool) string {
+func sections(parts []pageset.Part, render func(pageset.Part) string, named bool) string {
 	if len(parts) == 1 {
 		return render(parts[0])
 	}
@@ -171,7 +183,7 @@ func sections(parts []PagePart, render func(PagePart) string, named bool) string
 	for i, p := range parts {
 		s := render(p)
 		if named {
-			s = "📄 <b>" + esc(p.Name) + "</b>\n" + s
+			s = "📄 <b>" + message.Escape(p.Name) + "</b>\n" + s
 		}
 		if screens.UTF16Len(s) > share {
 			s = message.Truncate(s, share)
@@ -184,7 +196,7 @@ func sections(parts []PagePart, render func(PagePart) string, named bool) string
 // titled is the part's page with a title for its overview: among several,
 // one the page does not name itself is called by its short name (alone it
 // keeps the overview's own default).
-func titled(p PagePart, parts int) *statuspage.Page {
+func titled(p pageset.Part, parts int) *statuspage.Page {
 	if parts < 2 || strings.TrimSpace(p.Page.Name) != "" {
 		return p.Page
 	}

@@ -8,7 +8,9 @@ import (
 
 	"github.com/go-telegram/bot/models"
 
+	"github.com/openai-status-bot/statusbot/internal/bot/pageset"
 	"github.com/openai-status-bot/statusbot/internal/bot/screens"
+	"github.com/openai-status-bot/statusbot/internal/message"
 	"github.com/openai-status-bot/statusbot/internal/pages"
 	"github.com/openai-status-bot/statusbot/internal/statuspage"
 	"github.com/openai-status-bot/statusbot/internal/store"
@@ -35,7 +37,7 @@ func (h *handler) subscribed(ctx context.Context, r *request) (*store.Subscriber
 		return nil, false
 	}
 	if sub == nil && r.about != nil {
-		h.reply(ctx, r, fmtRef(replyChannelNotSubscribed, esc(r.about.title), esc(r.about.typed)))
+		h.reply(ctx, r, fmtRef(replyChannelNotSubscribed, message.Escape(r.about.title), message.Escape(r.about.typed)))
 		return nil, false
 	}
 	if sub == nil {
@@ -51,7 +53,7 @@ func (h *handler) names(ctx context.Context, sub *store.Subscriber) map[string]s
 	if sub == nil || len(sub.Components) == 0 {
 		return nil
 	}
-	pv, err := h.pages.get(ctx, Covered(h.offer, sub, ""), needComponents)
+	pv, err := h.pages.Get(ctx, Covered(h.offer, sub, ""), pageset.Components)
 	if err != nil || pv.Page.ComponentsErr != "" {
 		return nil
 	}
@@ -74,7 +76,7 @@ func (h *handler) cmdSubscribe(ctx context.Context, r *request) {
 		h.reply(ctx, r, subscribeUsage(sub, h.names(ctx, sub), r.topic(), r.channel)+pagesHelp(h.offer))
 		return
 	case SubInvalid:
-		h.reply(ctx, r, esc(req.Err)+"\n\n"+SubscribeHelp()+pagesHelp(h.offer))
+		h.reply(ctx, r, message.Escape(req.Err)+"\n\n"+SubscribeHelp()+pagesHelp(h.offer))
 		return
 	}
 	if !h.allowed(ctx, r) {
@@ -127,16 +129,16 @@ func (h *handler) addFilter(ctx context.Context, r *request, q string) {
 	typed, q := SplitPageArg(h.offer, q)
 	if typed != "" {
 		if sub, err := h.subscription(ctx, r); err == nil && sub != nil && !pages.Follows(sub.Pages, h.offer.EventPage(typed)) {
-			h.reply(ctx, r, capitalize(place(r.topic(), r.channel))+" does not follow <b>"+esc(typed)+"</b>. Follow it first: /subscribe page "+esc(typed)+".")
+			h.reply(ctx, r, capitalize(place(r.topic(), r.channel))+" does not follow <b>"+message.Escape(typed)+"</b>. Follow it first: /subscribe page "+message.Escape(typed)+".")
 			return
 		}
 	}
-	pv, ok := h.page(ctx, r, h.cover(ctx, r, typed), needComponents)
+	pv, ok := h.page(ctx, r, h.cover(ctx, r, typed), pageset.Components)
 	if !ok {
 		return
 	}
 	comps := screens.Components(pv.Page)
-	res := ResolveComponent(comps, q)
+	res := ResolveIn(comps, pv.Parts, q)
 	switch {
 	case len(res.Ambiguous) > 0:
 		h.askWhich(ctx, r, q, res.Ambiguous, pv, opAddComponent)
@@ -166,12 +168,12 @@ func (h *handler) removeFilter(ctx context.Context, r *request, sub *store.Subsc
 	typed, q := SplitPageArg(h.offer, q)
 	i := filterIndex(sub.Components, q)
 	var names map[string]string
-	pv, err := h.pages.get(ctx, Covered(h.offer, sub, typed), needComponents)
+	pv, err := h.pages.Get(ctx, Covered(h.offer, sub, typed), pageset.Components)
 	if err == nil && pv.Page.ComponentsErr == "" {
 		comps := screens.Components(pv.Page)
 		names = screens.ComponentNames(comps)
 		if i < 0 {
-			res := ResolveComponent(comps, q)
+			res := ResolveIn(comps, pv.Parts, q)
 			if len(res.Ambiguous) > 0 {
 				// Only the ones in the filter can be meant.
 				var in []int
@@ -223,7 +225,7 @@ func (h *handler) removeFilter(ctx context.Context, r *request, sub *store.Subsc
 // askWhich answers a name several components match with a button for
 // each (op: what a tap does with it) and their names as shown, which can
 // be typed back.
-func (h *handler) askWhich(ctx context.Context, r *request, q string, found []statuspage.Component, pv pageView, op string) {
+func (h *handler) askWhich(ctx context.Context, r *request, q string, found []statuspage.Component, pv pageset.View, op string) {
 	idx := screens.IndexPage(pv.Page)
 	var rows [][]models.InlineKeyboardButton
 	for _, c := range found {

@@ -35,11 +35,13 @@ func testNoticeNote(s store.Settings, kinds []event.Kind, silent bool) string {
 	if !wants {
 		note += " Incident notices are off for this chat: real ones would not come (/settings types)."
 	}
-	return "<i>" + esc(note) + "</i>"
+	return "<i>" + message.Escape(note) + "</i>"
 }
 
 // sendTestNotice sends the sample notice where and how a real one would
-// go: into the subscription's topic, silent in quiet hours.
+// go: into the subscription's topic, silent in quiet hours. In a channel
+// it is one of the command's replies: removed with the command (its
+// readers did not ask for a test).
 func (h *handler) sendTestNotice(ctx context.Context, r *request, sub *store.Subscriber) {
 	now := h.now()
 	e := testEvent(now)
@@ -47,5 +49,10 @@ func (h *handler) sendTestNotice(ctx context.Context, r *request, sub *store.Sub
 	// resolution: quiet hours alone decide whether it rings.
 	silent := notice.InQuietHours(sub.Settings, now)
 	text := message.NotificationIn(e, notice.Zone(sub.Settings)) + "\n\n" + testNoticeNote(sub.Settings, sub.Kinds, silent)
-	h.post(ctx, outgoing{chatID: sub.ChatID, thread: sub.ThreadID, text: text, class: urgent, silent: silent})
+	if r.cleanup > 0 && r.msg != nil && sub.ChatID == r.chatID {
+		text += "\n\n" + cleanupNote(r.msg.Chat, r.cleanup)
+	}
+	if sent := h.post(ctx, outgoing{chatID: sub.ChatID, thread: sub.ThreadID, text: text, class: urgent, silent: silent}); sent != nil && sub.ChatID == r.chatID {
+		r.sent = append(r.sent, sent.ID)
+	}
 }

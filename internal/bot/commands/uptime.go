@@ -6,6 +6,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/openai-status-bot/statusbot/internal/bot/pageset"
 	"github.com/openai-status-bot/statusbot/internal/statuspage"
 	"github.com/openai-status-bot/statusbot/internal/store"
 )
@@ -37,14 +38,15 @@ import (
 // now. Percentages are rounded down to two decimals, so any downtime shows
 // as less than 100%.
 
-// uptimeWindows are the periods /uptime reports, in order.
+// uptimeWindows are the periods /uptime reports, in order: the page's
+// own figures are fetched for the same (pageset.Windows).
 var uptimeWindows = []struct {
 	Label string
 	D     time.Duration
 }{
-	{"24h", 24 * time.Hour},
-	{"7d", 7 * 24 * time.Hour},
-	{"30d", 30 * 24 * time.Hour},
+	{"24h", pageset.Windows[0]},
+	{"7d", pageset.Windows[1]},
+	{"30d", pageset.Windows[2]},
 }
 
 // isUp reports whether a component status counts as available.
@@ -151,4 +153,27 @@ func formatPercent(f float64) string {
 	}
 	p := math.Floor(f*10000) / 100
 	return fmt.Sprintf("%.2f%%", p)
+}
+
+// PageUptime takes each component's figures from the page; a component the
+// page gives no figure for in a window keeps the computed one.
+func PageUptime(computed []ComponentUptime, figures [][]statuspage.ComponentUptime) []ComponentUptime {
+	out := make([]ComponentUptime, len(computed))
+	for i, cu := range computed {
+		out[i] = ComponentUptime{Component: cu.Component, Fractions: append([]float64(nil), cu.Fractions...)}
+	}
+	for w, figs := range figures {
+		by := map[string]float64{}
+		for _, f := range figs {
+			if f.ComponentID != "" {
+				by[f.ComponentID] = f.Percent / 100
+			}
+		}
+		for i := range out {
+			if v, ok := by[out[i].Component.ID]; ok && w < len(out[i].Fractions) {
+				out[i].Fractions[w] = v
+			}
+		}
+	}
+	return out
 }

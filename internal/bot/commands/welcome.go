@@ -3,13 +3,17 @@ package commands
 import (
 	"context"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/go-telegram/bot/models"
 
+	"github.com/openai-status-bot/statusbot/internal/bot/pageset"
 	"github.com/openai-status-bot/statusbot/internal/bot/screens"
+	"github.com/openai-status-bot/statusbot/internal/message"
 	"github.com/openai-status-bot/statusbot/internal/notice"
+	"github.com/openai-status-bot/statusbot/internal/pages"
 	"github.com/openai-status-bot/statusbot/internal/statuspage"
 	"github.com/openai-status-bot/statusbot/internal/store"
 )
@@ -40,11 +44,11 @@ func (h *handler) cmdStart(ctx context.Context, r *request) {
 		h.storeFailed(ctx, r, errors.Join(err, store.ErrNotSubscribed))
 		return
 	}
-	var now *statuspage.Page
-	if pv, ok := h.pages.stored(ctx, Covered(h.offer, sub, ""), needComponents); ok {
-		now = pv.Page
+	var parts []pageset.Part
+	if pv, ok := h.pages.Stored(ctx, Covered(h.offer, sub, ""), pageset.Components); ok {
+		parts = pv.Parts
 	}
-	text := StartReply(created, restored, r.topic(), r.channel, now)
+	text := StartReplyFor(created, restored, r.topic(), r.channel, parts, h.offer, pages.Followed(sub.Pages))
 	if r.channel {
 		h.reply(ctx, r, text) // no buttons for every reader to see
 		return
@@ -55,26 +59,83 @@ func (h *handler) cmdStart(ctx context.Context, r *request) {
 	}})
 }
 
-// StartReply answers /start: what the chat gets, the status now (page
-// nil: not known), and where to go next.
+// StartReply answers /start with one page on offer: what the chat gets,
+// the status now (page nil: not known), and where to go next.
 func StartReply(created bool, restored *store.Kept, topic, channel bool, page *statuspage.Page) string {
+	var parts []pageset.Part
+	if page != nil {
+		parts = []pageset.Part{{Name: page.Name, Page: page}}
+	}
+	return StartReplyFor(created, restored, topic, channel, parts, pages.Offer{}, nil)
+}
+
+// StartReplyFor is StartReply for the pages the chat follows (parts: as
+// read, nil when not known): each page's status on a line of its own
+// under its name, never a merged "Unknown", and the pages also on offer.
+func StartReplyFor(created bool, restored *store.Kept, topic, channel bool, parts []pageset.Part, offer pages.Offer, followed []string) string {
 	where := place(topic, channel)
 	var b strings.Builder
+	what := "OpenAI status notices"
+	if len(offer.List) > 1 {
+		what = "status notices of " + message.Escape(strings.Join(offer.Names(followed), ", "))
+	} else if len(parts) == 1 && strings.TrimSpace(parts[0].Page.Name) != "" {
+		what = screens.EscName(parts[0].Page.Name) + " status notices"
+	}
 	switch {
 	case !created:
 		b.WriteString(capitalize(where) + " is already subscribed; the settings are unchanged.")
 	case restored != nil:
 		b.WriteString("Subscribed " + where + " again, with the settings it had before /stop (" +
-			esc(notice.FormatTime(restored.StoppedAt, notice.Zone(restored.Settings))) + ").")
+			message.Escape(notice.FormatTime(restored.StoppedAt, notice.Zone(restored.Settings))) + ").")
 	default:
-		b.WriteString("Subscribed " + where + " to OpenAI status notices: incidents, component changes and maintenance, as they happen.")
+		b.WriteString("Subscribed " + where + " to " + what + ": incidents, component changes and maintenance, as they happen.")
 	}
-	if page != nil {
-		b.WriteString("\n\n" + statusLine(page))
+	switch {
+	case len(parts) == 1:
+		b.WriteString("\n\n" + statusLine(parts[0].Page))
+	case len(parts) > 1:
+		b.WriteString("\n\n<b>Status now</b>")
+		for _, p := range parts {
+			b.WriteString("\n📄 <b>" + message.Escape(p.Name) + "</b>: " + strings.TrimPrefix(statusLine(p.Page), "<b>Status now:</b> "))
+		}
+	}
+	if more := alsoOnOffer(offer, followed); more != "" {
+		b.WriteString("\n\nAlso on offer: " + message.Escape(more) + ". /subscribe page &lt;name&gt; follows one more.")
 	}
 	b.WriteString("\n\nChoose what " + where + " hears with /settings: notice types, components, severity, quiet hours, time zone, cards. " +
 		"/status shows the status now, /help lists every command, /stop unsubscribes.")
 	return b.String()
+}
+
+// alsoOnOffer names the offered pages a chat does not follow ("" with one
+// page on offer).
+func alsoOnOffer(offer pages.Offer, followed []string) string {
+	if len(offer.List) < 2 {
+		return ""
+	}
+	var out []string
+	for _, p := range offer.List {
+		if !slices.Contains(followed, offer.EventPage(p.Name)) {
+			out = append(out, p.Name)
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// Greeting is posted when the bot is added to a group: GroupGreeting,
+// naming the pages when several are on offer.
+func Greeting(offer pages.Offer) string {
+	if len(offer.List) < 2 {
+		return GroupGreeting
+	}
+	names := make([]string, len(offer.List))
+	for i, p := range offer.List {
+		names[i] = p.Name
+	}
+	return "<b>Hello!</b> I post status pages here: incidents, component outages and maintenance, as they happen. " +
+		"On offer: " + message.Escape(strings.Join(names, ", ")) + " (a new subscription follows " + message.Escape(offer.Default().Name) + "; /subscribe page &lt;name&gt; adds one).\n" +
+		"An administrator can /start to subscribe this group (or a forum topic), then choose what to hear with /settings.\n" +
+		"Anyone can ask /status, /components, /history or /uptime; /help lists everything."
 }
 
 // statusLine is the page's status in one line, for /start.
@@ -137,7 +198,7 @@ func (h *handler) onMyChatMember(ctx context.Context, u *models.ChatMemberUpdate
 		h.log.Info("bot removed from chat; subscriptions stopped, settings kept", "chat_id", u.Chat.ID, "status", u.NewChatMember.Type, "stopped", n)
 	case isGone(u.OldChatMember) && (u.Chat.Type == models.ChatTypeGroup || u.Chat.Type == models.ChatTypeSupergroup):
 		// Channels get no greeting: it would go to every reader.
-		h.post(ctx, outgoing{chatID: u.Chat.ID, text: GroupGreeting, class: urgent})
+		h.post(ctx, outgoing{chatID: u.Chat.ID, text: Greeting(h.offer), class: urgent})
 	}
 }
 

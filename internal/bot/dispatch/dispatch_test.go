@@ -128,6 +128,103 @@ func TestDispatcherDropsAFlood(t *testing.T) {
 	d.Wait(ctx)
 }
 
+// The case: an admin working through 8 commands 1.2 s apart under
+// the rule the bot keeps (defaultFlood in internal/bot). On the old rule
+// (no backlog, a token every 2 s) the 7th was dropped as a flood.
+func TestSteadyPaceIsQueuedNotDropped(t *testing.T) {
+	rule := Rule{Burst: 3, Refill: 2 * time.Second, Backlog: 3 * time.Second, MaxLoad: 4, NoteEvery: time.Minute}
+	t0 := time.Unix(1000, 0)
+	var b Budget
+	var waits []time.Duration
+	for i := range 8 {
+		var a Admission
+		var wait time.Duration
+		b, a, wait = rule.Admit(b, 1, t0.Add(time.Duration(i)*1200*time.Millisecond))
+		if a != Queued {
+			t.Fatalf("command %d: admission %d", i+1, a)
+		}
+		waits = append(waits, wait.Round(time.Millisecond))
+	}
+	// The 7th and 8th wait for their tokens (the old rule dropped them).
+	if want := []time.Duration{0, 0, 0, 0, 0, 0, 800 * time.Millisecond, 1600 * time.Millisecond}; !slices.Equal(waits, want) {
+		t.Fatalf("waits %v", waits)
+	}
+	// Faster: queued for the token up to the backlog, each a refill after
+	// the one before; dropped beyond.
+	b = Budget{}
+	waits = nil
+	for i := range 6 {
+		var a Admission
+		var wait time.Duration
+		b, a, wait = rule.Admit(b, 0, t0)
+		if i < 4 && a != Queued {
+			t.Fatalf("command %d dropped within the backlog", i+1)
+		}
+		if i >= 4 && a == Queued {
+			t.Fatalf("command %d queued beyond the backlog (wait %v)", i+1, wait)
+		}
+		if a == Queued {
+			waits = append(waits, wait)
+		}
+	}
+	if want := []time.Duration{0, 0, 0, 2 * time.Second}; !slices.Equal(waits, want) {
+		t.Fatalf("waits %v, want %v", waits, want)
+	}
+	// Told it floods, a sender queues nothing for its token for a while
+	// (waiting, it would hold the update offset): heard at the refill
+	// rate only.
+	b, a, _ := rule.Admit(b, 0, t0.Add(time.Second))
+	if a != Dropped {
+		t.Fatalf("a flooding sender queued for its token: %d", a)
+	}
+	if _, a, wait := rule.Admit(b, 0, t0.Add(2*time.Second)); a != Queued || wait != 0 {
+		t.Fatalf("a flooding sender not heard after a refill: %d %v", a, wait)
+	}
+}
+
+// A job queued for its token runs after the wait; the wait holds no
+// worker (another lane's job runs meanwhile).
+func TestDispatcherWaitsForTheToken(t *testing.T) {
+	rule := Rule{Burst: 1, Refill: 300 * time.Millisecond, Backlog: time.Second, MaxLoad: 5}
+	d := New(10, 1, rule, time.Now)
+	ctx := context.Background()
+	var mu sync.Mutex
+	var order []string
+	rec := func(name string) func() { return func() { mu.Lock(); order = append(order, name); mu.Unlock() } }
+	start := time.Now()
+	var second time.Time
+	d.Submit(ctx, Lane{Chat: 1, Sender: 1}, Job{Run: rec("first"), Drop: func() {}})
+	d.Submit(ctx, Lane{Chat: 1, Sender: 1}, Job{Run: func() { second = time.Now(); rec("second")() }, Drop: func() {}})
+	time.Sleep(20 * time.Millisecond)
+	d.Submit(ctx, Lane{Chat: 2, Sender: 2}, Job{Run: rec("other"), Drop: func() {}})
+	d.Wait(ctx)
+	if !slices.Equal(order, []string{"first", "other", "second"}) {
+		t.Fatalf("order %v", order)
+	}
+	if second.Sub(start) < 250*time.Millisecond {
+		t.Fatalf("the second job ran %v after the first: before its token", second.Sub(start))
+	}
+}
+
+// Aside gives the job's worker up while it waits: with one worker, a job
+// waiting aside does not hold another lane's job.
+func TestAsideFreesTheWorker(t *testing.T) {
+	d := New(10, 1, Rule{}, time.Now)
+	ctx := d.Within(context.Background())
+	release := make(chan struct{})
+	ran := make(chan struct{})
+	d.Submit(ctx, Lane{Chat: 1}, Job{Run: func() { Aside(ctx, func() { <-release }) }})
+	time.Sleep(20 * time.Millisecond)
+	d.Submit(ctx, Lane{Chat: 2}, Job{Run: func() { close(ran) }})
+	select {
+	case <-ran:
+	case <-time.After(10 * time.Second):
+		t.Fatal("a job waiting aside held the only worker")
+	}
+	close(release)
+	d.Wait(context.Background())
+}
+
 func TestFloodRule(t *testing.T) {
 	rule := Rule{Burst: 3, Refill: 2 * time.Second, MaxLoad: 3, NoteEvery: time.Minute}
 	t0 := time.Unix(1000, 0)
@@ -156,7 +253,7 @@ func TestFloodRule(t *testing.T) {
 			var b Budget
 			for i, s := range c.steps {
 				var a Admission
-				b, a = rule.Admit(b, s.load, t0.Add(s.at))
+				b, a, _ = rule.Admit(b, s.load, t0.Add(s.at))
 				if a != s.want {
 					t.Fatalf("step %d: %d, want %d", i, a, s.want)
 				}
@@ -165,12 +262,18 @@ func TestFloodRule(t *testing.T) {
 	}
 }
 
-// However a sender floods, they are heard at least once per refill after
-// their burst, and never more than burst + elapsed/refill times.
+// However a sender floods, they are heard at least once per refill (plus
+// the backlog they were heard ahead of time) after their burst, and never
+// more than burst + (elapsed + 2 backlogs)/refill times; no Queued
+// command waits longer than the backlog.
 func FuzzFloodRule(f *testing.F) {
-	f.Add([]byte{0, 0, 0, 0, 10, 200, 3})
-	f.Fuzz(func(t *testing.T, gaps []byte) {
+	f.Add([]byte{0, 0, 0, 0, 10, 200, 3}, false)
+	f.Add([]byte{0, 0, 0, 0, 10, 200, 3}, true)
+	f.Fuzz(func(t *testing.T, gaps []byte, backlog bool) {
 		rule := Rule{Burst: 3, Refill: 2 * time.Second, MaxLoad: 3, NoteEvery: time.Minute}
+		if backlog {
+			rule.Backlog = 3 * time.Second
+		}
 		var b Budget
 		at := time.Unix(1000, 0)
 		start := at
@@ -179,14 +282,22 @@ func FuzzFloodRule(f *testing.F) {
 		for _, g := range gaps {
 			at = at.Add(time.Duration(g) * 50 * time.Millisecond)
 			var a Admission
-			b, a = rule.Admit(b, 0, at)
+			var wait time.Duration
+			b, a, wait = rule.Admit(b, 0, at)
+			if wait > rule.Backlog {
+				t.Fatalf("queued for %v, backlog %v", wait, rule.Backlog)
+			}
 			if a == Queued {
 				heard++
 				lastHeard = at
-			} else if at.Sub(lastHeard) >= rule.Refill+time.Millisecond && heard > 0 {
+			} else if at.Sub(lastHeard) >= rule.Refill+rule.Backlog+time.Millisecond && heard > 0 {
+				// (one queued for its token was heard ahead of time, by
+				// at most the backlog)
 				t.Fatalf("dropped at %v though last heard at %v", at.Sub(start), lastHeard.Sub(start))
 			}
-			if limit := rule.Burst + int(at.Sub(start)/rule.Refill); heard > limit {
+			// A flood's start gives back the tokens of the waiting
+			// ones it drops: a backlog can be heard (queued) twice.
+			if limit := rule.Burst + int((at.Sub(start)+2*rule.Backlog)/rule.Refill); heard > limit {
 				t.Fatalf("heard %d times in %v, limit %d", heard, at.Sub(start), limit)
 			}
 		}

@@ -36,13 +36,6 @@ func (c Callback) Encode() string {
 	return s
 }
 
-// argc is how many arguments each op takes.
-var argc = map[string]int{
-	"m": 0, "k": 0, "g": 1, "G": 3, "s": 0, "q": 0, "z": 0, "d": 0, "x": 0,
-	"v": 1, "a": 1, "pg": 0, "P": 2,
-	"K": 2, "c": 4, "C": 0, "S": 1, "Q": 1, "r": 1, "H": 1, "Z": 1, "o": 1, "p": 1, "e": 1, "E": 1,
-}
-
 // ParseCallback decodes callback_data; ok is false for anything the bot
 // did not make (the client sends what it was given, but check anyway).
 func ParseCallback(data string) (Callback, bool) {
@@ -61,11 +54,11 @@ func ParseCallback(data string) (Callback, bool) {
 	if len(f) < 2 {
 		return Callback{}, false
 	}
-	n, ok := argc[f[0]]
-	if !ok || len(f) != n+2 {
+	o, ok := ops[f[0]]
+	if !ok || len(f) != o.args+2 {
 		return Callback{}, false
 	}
-	return Callback{Chat: chat, Op: f[0], Args: f[1 : n+1], Tok: f[n+1]}, true
+	return Callback{Chat: chat, Op: f[0], Args: f[1 : o.args+1], Tok: f[o.args+1]}, true
 }
 
 // Arg is argument i as a number in [0, n); ok false otherwise.
@@ -79,9 +72,3 @@ func (c Callback) Arg(i, n int) (int, bool) {
 	}
 	return v, true
 }
-
-// Changes reports whether the op changes settings (rather than showing a
-// screen).
-func (c Callback) Changes() bool { return changeOps[c.Op] }
-
-var changeOps = map[string]bool{"K": true, "c": true, "C": true, "S": true, "Q": true, "r": true, "H": true, "Z": true, "o": true, "p": true, "e": true, "E": true, "P": true}

@@ -14,8 +14,6 @@ import (
 // How the page's components and a chat's settings are named, in the
 // screens and in the commands' replies (Telegram HTML).
 
-func esc(s string) string { return message.Escape(s) }
-
 // maxNameLen cuts page-provided names (component, incident) in replies.
 const maxNameLen = 200
 
@@ -30,7 +28,7 @@ func EscName(s string) string {
 	if len(r) > maxNameLen {
 		s = string(r[:maxNameLen-1]) + "…"
 	}
-	return esc(s)
+	return message.Escape(s)
 }
 
 func UTF16Len(s string) int {
@@ -51,7 +49,7 @@ func KindList(kinds []event.Kind) string {
 	}
 	parts := make([]string, len(kinds))
 	for i, k := range kinds {
-		parts[i] = esc(string(k))
+		parts[i] = message.Escape(string(k))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -177,8 +175,8 @@ func Summary(sub *store.Subscriber, names map[string]string) string {
 		"<b>Notice types:</b> " + KindList(sub.Kinds),
 		"<b>Components:</b> " + FilterList(sub.Components, names),
 		"<b>Severity:</b> " + sev,
-		"<b>Quiet hours:</b> " + esc(quiet),
-		"<b>Time zone:</b> " + esc(ZoneName(s)),
+		"<b>Quiet hours:</b> " + message.Escape(quiet),
+		"<b>Time zone:</b> " + message.Escape(ZoneName(s)),
 		"<b>Delivery:</b> " + mode,
 		"<b>Maintenance reminders:</b> " + rem,
 	}, "\n")

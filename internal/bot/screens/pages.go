@@ -6,6 +6,7 @@ import (
 
 	"github.com/go-telegram/bot/models"
 
+	"github.com/openai-status-bot/statusbot/internal/message"
 	offered "github.com/openai-status-bot/statusbot/internal/pages"
 )
 
@@ -54,5 +55,5 @@ func PagesLine(sub []string, o offered.Offer) string {
 	if len(o.List) < 2 {
 		return ""
 	}
-	return "Pages: " + esc(strings.Join(o.Names(offered.Followed(sub)), ", "))
+	return "Pages: " + message.Escape(strings.Join(o.Names(offered.Followed(sub)), ", "))
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/internal/message"
 	offered "github.com/openai-status-bot/statusbot/internal/pages"
 	"github.com/openai-status-bot/statusbot/internal/store"
 )
@@ -74,7 +75,7 @@ func (k *KB) typedRef() string {
 	if k.typed == "" {
 		return ""
 	}
-	return esc(k.typed) + " "
+	return message.Escape(k.typed) + " "
 }
 
 // heading is the first screen's title.
@@ -297,7 +298,7 @@ func (k *KB) Quiet() Screen {
 		rows = append(rows, []models.InlineKeyboardButton{k.Button(res, "r", set)})
 	}
 	rows = append(rows, []models.InlineKeyboardButton{k.Button(hold, "H", holdSet)})
-	return Screen{Text: "<b>Quiet hours</b> (" + esc(ZoneName(s)) + ")\n" + how +
+	return Screen{Text: "<b>Quiet hours</b> (" + message.Escape(ZoneName(s)) + ")\n" + how +
 		"Other windows: /settings quiet 21:30-06:45 hold.", Rows: append(rows, k.back())}
 }
 
@@ -314,7 +315,7 @@ func (k *KB) Zones() Screen {
 	if row != nil {
 		rows = append(rows, row)
 	}
-	return Screen{Text: "<b>Time zone</b>: " + esc(cur) + "\nFor quiet hours and every time the bot shows. Others: /settings tz Asia/Singapore.",
+	return Screen{Text: "<b>Time zone</b>: " + message.Escape(cur) + "\nFor quiet hours and every time the bot shows. Others: /settings tz Asia/Singapore.",
 		Rows: append(rows, k.back())}
 }
 

@@ -24,60 +24,6 @@ func ValidComponentRef(cb Callback, idx *PageIndex) bool {
 	return ok && ok2
 }
 
-// ValidChange checks a change button's arguments (components are
-// checked against the page by validComponentRef).
-func ValidChange(cb Callback) bool {
-	switch cb.Op {
-	case "K":
-		_, ok1 := cb.Arg(0, len(event.Kinds))
-		_, ok2 := cb.Arg(1, 2)
-		return ok1 && ok2
-	case "c", "C":
-		return true
-	case "P":
-		_, ok1 := cb.Arg(0, 100)
-		_, ok2 := cb.Arg(1, 2)
-		return ok1 && ok2
-	}
-	_, err := SettingFor(cb)
-	return err == nil
-}
-
-// ScreenFor is the screen a tap leads to (or stays on).
-func ScreenFor(k *KB, cb Callback) Screen {
-	switch cb.Op {
-	case "k", "K":
-		return k.Kinds()
-	case "g":
-		pg, _ := cb.Arg(0, 1000)
-		return k.Groups(pg)
-	case "C":
-		return k.Groups(0)
-	case "G":
-		gi, _ := cb.Arg(0, len(k.idx.Groups))
-		pg, _ := cb.Arg(1, 1000)
-		return k.Group(gi, pg)
-	case "c":
-		ci, _ := cb.Arg(0, len(k.idx.Comps))
-		pg, _ := cb.Arg(2, 1000)
-		gi, _ := k.idx.GroupOf(ci)
-		return k.Group(gi, pg)
-	case "s", "S":
-		return k.Severity()
-	case "q", "Q", "r", "H":
-		return k.Quiet()
-	case "z", "Z":
-		return k.Zones()
-	case "d", "o", "p", "e", "E":
-		return k.Delivery()
-	case "pg", "P":
-		if k.ShowsPages() {
-			return k.Pages()
-		}
-	}
-	return k.Main()
-}
-
 // SettingFor turns a settings button into its change.
 func SettingFor(cb Callback) (store.SettingChange, error) {
 	invalid := errors.New("invalid button")

@@ -1,4 +1,4 @@
-package commands
+package pageset
 
 import (
 	"context"
@@ -15,7 +15,7 @@ func TestPageUptimesHonourTheCallersDeadline(t *testing.T) {
 	release := make(chan struct{})
 	defer close(release)
 	var calls atomic.Int32
-	pu := &pageUptimes{cacheFor: time.Minute, failFor: time.Minute,
+	pu := &Uptimes{cacheFor: time.Minute, failFor: time.Minute,
 		fetch: func(ctx context.Context, _, _ time.Time) ([]statuspage.ComponentUptime, error) {
 			calls.Add(1)
 			select {
@@ -29,14 +29,14 @@ func TestPageUptimesHonourTheCallersDeadline(t *testing.T) {
 	first := make(chan struct{})
 	go func() {
 		defer close(first)
-		pu.get(context.Background(), page, now) // waits for the hanging fetch
+		pu.Get(context.Background(), page, now) // waits for the hanging fetch
 	}()
 	bottest.WaitFor(t, "the first fetch", func() bool { return calls.Load() == 1 })
 	returned := make(chan bool, 1)
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 		defer cancel()
-		_, ok := pu.get(ctx, page, now)
+		_, ok := pu.Get(ctx, page, now)
 		returned <- ok
 	}()
 	select {
@@ -54,7 +54,7 @@ func TestPageUptimesHonourTheCallersDeadline(t *testing.T) {
 
 func TestPageUptimesCacheFailures(t *testing.T) {
 	var calls atomic.Int32
-	pu := &pageUptimes{cacheFor: time.Minute, failFor: time.Minute,
+	pu := &Uptimes{cacheFor: time.Minute, failFor: time.Minute,
 		fetch: func(context.Context, time.Time, time.Time) ([]statuspage.ComponentUptime, error) {
 			calls.Add(1)
 			return nil, errors.New("502")
@@ -62,14 +62,14 @@ func TestPageUptimesCacheFailures(t *testing.T) {
 	page := &statuspage.Page{Provider: statuspage.ProviderIncidentIO}
 	now := time.Now()
 	for i := range 5 {
-		if _, ok := pu.get(context.Background(), page, now.Add(time.Duration(i)*time.Second)); ok {
+		if _, ok := pu.Get(context.Background(), page, now.Add(time.Duration(i)*time.Second)); ok {
 			t.Fatal("figures from a failed fetch")
 		}
 	}
 	if n := calls.Load(); n != 1 {
 		t.Fatalf("%d fetches for 5 /uptime within a minute of a failure, want 1", n)
 	}
-	pu.get(context.Background(), page, now.Add(2*time.Minute))
+	pu.Get(context.Background(), page, now.Add(2*time.Minute))
 	if n := calls.Load(); n != 2 {
 		t.Fatalf("not asked again after failFor: %d fetches", n)
 	}

@@ -1,14 +1,15 @@
-package commands
+package pageset
 
 import (
 	"context"
 	"sync"
 	"time"
 
+	"github.com/openai-status-bot/statusbot/internal/bot/dispatch"
 	"github.com/openai-status-bot/statusbot/internal/statuspage"
 )
 
-// pageUptimes serves /uptime from the page's own figures where the provider
+// Uptimes serves /uptime from the page's own figures where the provider
 // computes them (incident.io's component_impacts), one request per window,
 // kept for a few minutes so a burst of /uptime costs the page nothing.
 //
@@ -17,7 +18,7 @@ import (
 // own deadline (and at most wait), then answer with the figures the bot
 // computes itself. A failure is remembered for failFor, so a hanging or
 // failing page is not asked again by every /uptime.
-type pageUptimes struct {
+type Uptimes struct {
 	fetch    func(ctx context.Context, start, end time.Time) ([]statuspage.ComponentUptime, error)
 	cacheFor time.Duration
 	failFor  time.Duration
@@ -31,10 +32,10 @@ type pageUptimes struct {
 	flight   chan struct{} // closed when the running fetch ends
 }
 
-// get returns the figures per uptimeWindows entry, or false when the page
+// Get returns the figures per window (Windows), or false when the page
 // cannot give them in time (another provider, a request failed lately, or
 // the fetch outlasts the caller's patience).
-func (pu *pageUptimes) get(ctx context.Context, p *statuspage.Page, now time.Time) ([][]statuspage.ComponentUptime, bool) {
+func (pu *Uptimes) Get(ctx context.Context, p *statuspage.Page, now time.Time) ([][]statuspage.ComponentUptime, bool) {
 	if pu == nil || pu.fetch == nil || p.Provider != statuspage.ProviderIncidentIO {
 		return nil, false
 	}
@@ -59,9 +60,15 @@ func (pu *pageUptimes) get(ctx context.Context, p *statuspage.Page, now time.Tim
 		ctx, cancel = context.WithTimeout(ctx, pu.wait)
 		defer cancel()
 	}
-	select {
-	case <-done:
-	case <-ctx.Done():
+	waited := false
+	dispatch.Aside(ctx, func() {
+		select {
+		case <-done:
+			waited = true
+		case <-ctx.Done():
+		}
+	})
+	if !waited {
 		return nil, false
 	}
 	pu.mu.Lock()
@@ -73,7 +80,7 @@ func (pu *pageUptimes) get(ctx context.Context, p *statuspage.Page, now time.Tim
 }
 
 // run fetches every window and records the outcome.
-func (pu *pageUptimes) run(now time.Time, done chan struct{}) {
+func (pu *Uptimes) run(now time.Time, done chan struct{}) {
 	timeout := pu.timeout
 	if timeout <= 0 {
 		timeout = 30 * time.Second
@@ -82,9 +89,9 @@ func (pu *pageUptimes) run(now time.Time, done chan struct{}) {
 	defer cancel()
 	var out [][]statuspage.ComponentUptime
 	var err error
-	for _, w := range uptimeWindows {
+	for _, w := range Windows {
 		var figs []statuspage.ComponentUptime
-		if figs, err = pu.fetch(ctx, now.Add(-w.D), now); err != nil {
+		if figs, err = pu.fetch(ctx, now.Add(-w), now); err != nil {
 			break
 		}
 		out = append(out, figs)
@@ -100,25 +107,9 @@ func (pu *pageUptimes) run(now time.Time, done chan struct{}) {
 	close(done)
 }
 
-// PageUptime takes each component's figures from the page; a component the
-// page gives no figure for in a window keeps the computed one.
-func PageUptime(computed []ComponentUptime, figures [][]statuspage.ComponentUptime) []ComponentUptime {
-	out := make([]ComponentUptime, len(computed))
-	for i, cu := range computed {
-		out[i] = ComponentUptime{Component: cu.Component, Fractions: append([]float64(nil), cu.Fractions...)}
-	}
-	for w, figs := range figures {
-		by := map[string]float64{}
-		for _, f := range figs {
-			if f.ComponentID != "" {
-				by[f.ComponentID] = f.Percent / 100
-			}
-		}
-		for i := range out {
-			if v, ok := by[out[i].Component.ID]; ok && w < len(out[i].Fractions) {
-				out[i].Fractions[w] = v
-			}
-		}
-	}
-	return out
-}
+// Windows are /uptime's windows, shortest first: 24 hours, 7 days, 30
+// days.
+var Windows = []time.Duration{24 * time.Hour, 7 * 24 * time.Hour, 30 * 24 * time.Hour}
+
+// Uptimes is the page's own uptime figures (nil where it serves none).
+func (ps *Set) Uptimes(name string) *Uptimes { return ps.uptimes[name] }
