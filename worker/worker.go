@@ -270,14 +270,14 @@ func EnsureSchedules(ctx context.Context, c client.Client, st *store.Store, cfg 
 	if err != nil {
 		return err
 	}
-	for _, name := range removed {
-		id := workflows.PageScheduleID(offer.EventPage(name))
+	for _, gone := range removed {
+		id := workflows.PageScheduleID(gone.Key)
 		err := c.ScheduleClient().GetHandle(ctx, id).Delete(ctx)
 		var nf *serviceerror.NotFound
 		if err != nil && !errors.As(err, &nf) {
 			return fmt.Errorf("temporal: delete schedule %s of a page no longer listed: %w", id, err)
 		}
-		if err := st.ForgetPage(ctx, name, offer.EventPage(name)); err != nil {
+		if err := st.ForgetPage(ctx, gone); err != nil {
 			return err
 		}
 	}
