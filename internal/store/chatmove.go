@@ -99,7 +99,7 @@ func (s *Store) moveKept(ctx context.Context, oldChat, newChat int64) error {
 	}
 	for _, k := range rows {
 		old := k.Key
-		k.ChatID, k.Key = newChat, SubscriberKey(newChat, k.ThreadID)
+		k.ChatID, k.Key, k.MigratedFrom = newChat, SubscriberKey(newChat, k.ThreadID), old
 		k.Buckets = BucketsOf(k.Key)
 		if _, err := s.kept().InsertOne(ctx, k); err != nil && !mongo.IsDuplicateKeyError(err) {
 			return fmt.Errorf("mongodb: move kept settings: %w", err)
@@ -160,4 +160,16 @@ func (s *Store) dropDeletions(ctx context.Context, oldChat, _ int64) error {
 		return fmt.Errorf("mongodb: drop the old chat's deletions: %w", err)
 	}
 	return nil
+}
+
+// MovedInto reports whether a group's records moved into chatID (it is the
+// supergroup a group became): the bot does not greet it as a new group.
+func (s *Store) MovedInto(ctx context.Context, chatID int64) (bool, error) {
+	key := SubscriberKey(chatID, 0)
+	m, err := findOne[Migration](ctx, s.db.Collection(colMigrations), "read moves into a chat", bson.D{{Key: "new_key", Value: key}})
+	if err != nil || m != nil {
+		return m != nil, err
+	}
+	k, err := findOne[Kept](ctx, s.kept(), "read moves into a chat", bson.D{{Key: "chat_id", Value: chatID}, {Key: "migrated_from", Value: bson.D{{Key: "$exists", Value: true}}}})
+	return k != nil, err
 }
