@@ -104,7 +104,7 @@ func Run(ctx context.Context, cfg *config.Config, c client.Client, st *store.Sto
 	if err != nil {
 		return err
 	}
-	fetchers, err := pageFetchers(cfg, log)
+	fetchers, err := pageFetchers(cfg, offer, st.Providers(), log)
 	if err != nil {
 		return err
 	}
@@ -199,9 +199,10 @@ func RegisterSearchAttributes(ctx context.Context, c client.Client, namespace st
 	return nil
 }
 
-// pageFetchers reads each listed page with its provider (auto: detected,
-// and re-probed, per page).
-func pageFetchers(cfg *config.Config, log *slog.Logger) (map[string]statuspage.Fetcher, error) {
+// pageFetchers reads each listed page with its provider (auto: detected
+// once per page for every worker, kept in MongoDB, and re-probed by one
+// worker: statuspage.Auto.Shared).
+func pageFetchers(cfg *config.Config, offer pages.Offer, shared statuspage.ProviderStore, log *slog.Logger) (map[string]statuspage.Fetcher, error) {
 	out := make(map[string]statuspage.Fetcher, len(cfg.Pages))
 	for _, p := range cfg.Pages {
 		f, err := statuspage.New(p.Provider, p.URL, cfg.HTTPTimeout)
@@ -209,6 +210,7 @@ func pageFetchers(cfg *config.Config, log *slog.Logger) (map[string]statuspage.F
 			return nil, fmt.Errorf("status page %s: %w", p.Name, err)
 		}
 		if auto, ok := f.(*statuspage.Auto); ok {
+			auto.Shared, auto.Key = shared, offer.EventPage(p.Name)
 			name := p.Name
 			auto.OnChoose = func(provider string) {
 				log.Info("status page provider chosen", "page", name, "provider", provider, "host", hostOf(p.URL))

@@ -14,6 +14,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/openai-status-bot/statusbot/internal/pages"
+	"github.com/openai-status-bot/statusbot/internal/statuspage"
 )
 
 // colPages holds one document per page the worker has polled (_id: its
@@ -304,6 +305,9 @@ func (s *Store) recordPages(ctx context.Context, list []pages.Page, ch PageChang
 			if err := d.DropSnapshot(ctx); err != nil {
 				return err
 			}
+			if err := s.Providers().ForgetProvider(ctx, ch.KeyOf(c.ID)); err != nil {
+				return err
+			}
 		}
 	}
 	models := make([]mongo.WriteModel, 0, len(list))
@@ -356,6 +360,9 @@ func (s *Store) ForgetPage(ctx context.Context, p RemovedPage) error {
 	if err := s.PageDocs(p.Key).DropCheckpoint(ctx); err != nil {
 		return err
 	}
+	if err := s.Providers().ForgetProvider(ctx, p.Key); err != nil {
+		return err
+	}
 	if p.Key == "" {
 		if _, err := s.db.Collection(colPages).UpdateOne(ctx, bson.D{{Key: "_id", Value: legacyRecordID}},
 			bson.D{{Key: "$set", Value: bson.D{{Key: "page", Value: legacyGone}}}}); err != nil {
@@ -364,6 +371,67 @@ func (s *Store) ForgetPage(ctx context.Context, p RemovedPage) error {
 	}
 	if _, err := s.db.Collection(colPages).DeleteOne(ctx, bson.D{{Key: "_id", Value: p.ID}}); err != nil {
 		return fmt.Errorf("mongodb: forget page %s: %w", p.Name, err)
+	}
+	return nil
+}
+
+// providerDoc is a page's provider as every worker reads it
+// (statuspage.ProviderChoice), in the pages collection under
+// "#provider/<key>" ('#' is in no page's ID).
+type providerDoc struct {
+	ID             string    `bson:"_id"`
+	Provider       string    `bson:"provider"`
+	ProbedAt       time.Time `bson:"probed_at,omitempty"`
+	NotServed      int       `bson:"not_served,omitempty"`
+	NotServedSince time.Time `bson:"not_served_since,omitempty"`
+	V              int64     `bson:"v"`
+}
+
+func providerID(key string) string { return "#provider/" + key }
+
+// Providers keeps each page's provider choice for statuspage.Auto.Shared.
+type Providers struct{ s *Store }
+
+// Providers is the shared provider choices.
+func (s *Store) Providers() Providers { return Providers{s: s} }
+
+// LoadProvider reads a page's choice (zero: not decided).
+func (p Providers) LoadProvider(ctx context.Context, key string) (statuspage.ProviderChoice, error) {
+	d, err := findOne[providerDoc](ctx, p.s.db.Collection(colPages), "read the page's provider", bson.D{{Key: "_id", Value: providerID(key)}})
+	if err != nil || d == nil {
+		return statuspage.ProviderChoice{}, err
+	}
+	return statuspage.ProviderChoice{Provider: d.Provider, ProbedAt: d.ProbedAt, NotServed: d.NotServed, NotServedSince: d.NotServedSince, V: d.V}, nil
+}
+
+// SaveProvider writes next if the record is still at version was.V: an
+// insert for version 0, else an update on the version.
+func (p Providers) SaveProvider(ctx context.Context, key string, was, next statuspage.ProviderChoice) (bool, error) {
+	d := providerDoc{ID: providerID(key), Provider: next.Provider, ProbedAt: next.ProbedAt, NotServed: next.NotServed,
+		NotServedSince: next.NotServedSince, V: was.V + 1}
+	c := p.s.db.Collection(colPages)
+	if was.V == 0 {
+		_, err := c.InsertOne(ctx, d)
+		if mongo.IsDuplicateKeyError(err) {
+			return false, nil
+		}
+		if err != nil {
+			return false, fmt.Errorf("mongodb: record the page's provider: %w", err)
+		}
+		return true, nil
+	}
+	res, err := c.ReplaceOne(ctx, bson.D{{Key: "_id", Value: d.ID}, {Key: "v", Value: was.V}}, d)
+	if err != nil {
+		return false, fmt.Errorf("mongodb: record the page's provider: %w", err)
+	}
+	return res.MatchedCount == 1, nil
+}
+
+// ForgetProvider drops a page's choice (a page removed, or its name
+// pointed at another URL: the new one is probed afresh).
+func (p Providers) ForgetProvider(ctx context.Context, key string) error {
+	if _, err := p.s.db.Collection(colPages).DeleteOne(ctx, bson.D{{Key: "_id", Value: providerID(key)}}); err != nil {
+		return fmt.Errorf("mongodb: forget the page's provider: %w", err)
 	}
 	return nil
 }
