@@ -43,7 +43,7 @@ func TestResolve(t *testing.T) {
 }
 
 func TestFreeIDIsAValidName(t *testing.T) {
-	long := "abcdefghijklmnopqrs-" [:19] + "t" // 20 characters
+	long := "abcdefghijklmnopqrs-"[:19] + "t" // 20 characters
 	recs := []pages.Record{{ID: long, Name: "x", URL: "https://a.example"}}
 	res := pages.Resolve([]pages.Page{{Name: "x", URL: "https://a.example"}, {Name: long, URL: "https://b.example"}}, recs)
 	id := res.IDs[long]

@@ -113,6 +113,9 @@ type PageChanges struct {
 	// LegacyFound says how the legacy page was decided when it was first
 	// recorded by this call ("" when it was recorded before).
 	LegacyFound string
+	// List is how the list compares with the recorded one; a Stale list
+	// wrote nothing (pagelist.go).
+	List ListState
 }
 
 // KeyOf is the key of a record's ID.
@@ -194,6 +197,9 @@ func (s *Store) ResolvePages(ctx context.Context, list []pages.Page, now time.Ti
 			return pages.Offer{}, PageChanges{}, fmt.Errorf("mongodb: record the legacy page: %w", err)
 		}
 	}
+	if ch.List, err = s.recordList(ctx, list, now); err != nil {
+		return pages.Offer{}, PageChanges{}, err
+	}
 	ch.Keys = map[string]string{}
 	for _, r := range recs {
 		ch.Keys[r.ID] = r.ID
@@ -212,6 +218,10 @@ func (s *Store) ResolvePages(ctx context.Context, list []pages.Page, now time.Ti
 	}
 	if o.Legacy == "" && legacyID != legacyGone {
 		o.Legacy = legacyID // not listed: its record's ID
+	}
+	if ch.List.Stale {
+		// An older worker's list: what it would change is not its to change.
+		return o, ch, nil
 	}
 	if err := s.recordPages(ctx, list, ch, now); err != nil {
 		return pages.Offer{}, PageChanges{}, err
