@@ -319,3 +319,50 @@ func TestRemovedPages(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, removed)
 }
+
+// Issue 30, item 7: the list one worker started with is recorded with a
+// version; a worker started with a list the record superseded (an older
+// worker's settings) writes nothing, and says so (PagesAgree, /readyz). On
+// the old code whichever worker started last rewrote the page records:
+// here the old list would have pointed "github" back at its old URL and
+// dropped the new page's checkpoint.
+func TestAnOlderListChangesNothing(t *testing.T) {
+	st := testenv.Store(t)
+	ctx := context.Background()
+	now := time.Now()
+	older := []pages.Page{openai, github}
+	_, ch, err := st.ResolvePages(ctx, older, now)
+	require.NoError(t, err)
+	require.Equal(t, store.ListState{Version: 1, Adopted: true, By: ch.List.By, At: ch.List.At}, ch.List)
+
+	newer := []pages.Page{openai, {Name: "github", URL: "https://status.gitlab.com", Provider: "auto"}}
+	_, ch, err = st.ResolvePages(ctx, newer, now)
+	require.NoError(t, err)
+	require.True(t, ch.List.Adopted)
+	require.Equal(t, int64(2), ch.List.Version)
+	require.Len(t, ch.Repointed, 1)
+	require.NoError(t, st.PageDocs("github").SaveBaseline(ctx, &event.Checkpoint{Baseline: true}))
+
+	_, ch, err = st.ResolvePages(ctx, older, now)
+	require.NoError(t, err)
+	require.True(t, ch.List.Stale, "the older worker's list")
+	require.Equal(t, int64(2), ch.List.Version)
+	cp, err := st.PageDocs("github").LoadCheckpoint(ctx)
+	require.NoError(t, err)
+	require.True(t, cp.Baseline, "the older list dropped nothing")
+	_, ch, err = st.ResolvePages(ctx, newer, now)
+	require.NoError(t, err)
+	require.Empty(t, ch.Repointed, "the record is the newer list's still")
+	require.False(t, ch.List.Stale)
+
+	require.NoError(t, st.PagesAgree(ctx, newer))
+	err = st.PagesAgree(ctx, older)
+	require.ErrorContains(t, err, "differs from the page list recorded as version 2")
+	require.NotContains(t, err.Error(), "gitlab", "no URL in /readyz")
+
+	// A third list, never seen: the operator's next change, adopted.
+	_, ch, err = st.ResolvePages(ctx, []pages.Page{openai}, now)
+	require.NoError(t, err)
+	require.True(t, ch.List.Adopted)
+	require.Equal(t, int64(3), ch.List.Version)
+}
