@@ -172,7 +172,7 @@ func TestUpgradeFindsThePageByItsConfiguredURL(t *testing.T) {
 	stop()
 
 	list := []pages.Page{{Name: "openai", URL: io.URL(), Provider: "auto"}}
-	_, err = s.Store.Offer(ctx, list, time.Now())
+	_, err = s.Store.Offer(ctx, append(list, pages.Page{Name: "other", URL: "https://status.example.com", Provider: "auto"}), time.Now())
 	require.ErrorIs(t, err, store.ErrLegacyNotListed, "a list without the watched page is refused")
 
 	s.Config.StatuspageURL = pages.OpenAIURL
