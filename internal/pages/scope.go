@@ -92,5 +92,16 @@ func (o Offer) NameOf(eventPage string) string {
 // the legacy page's identifiers unchanged).
 func (o Offer) Scope(name, id string) string { return Scope(o.EventPage(name), id) }
 
+// Lists reports whether an offered page has the event page (key): false
+// for a page removed from the list.
+func (o Offer) Lists(eventPage string) bool {
+	for _, p := range o.List {
+		if o.EventPage(p.Name) == eventPage {
+			return true
+		}
+	}
+	return false
+}
+
 // Find returns the offered page with the name.
 func (o Offer) Find(name string) (Page, bool) { return Find(o.List, name) }

@@ -363,11 +363,15 @@ func (c PageChanges) RemovedPages() []RemovedPage {
 }
 
 // ForgetPage drops a page no longer listed: its checkpoint (a page listed
-// again later baselines afresh) and its record; the legacy page's (key "")
-// leaves no page legacy. Its snapshot and history age out; deliveries
-// already running finish.
+// again later baselines afresh), its snapshot (a single document: nothing
+// would age it out), its provider choice and its record; the legacy
+// page's (key "") leaves no page legacy. Its component history ages out
+// with everyone's; deliveries already running finish.
 func (s *Store) ForgetPage(ctx context.Context, p RemovedPage) error {
 	if err := s.PageDocs(p.Key).DropCheckpoint(ctx); err != nil {
+		return err
+	}
+	if err := s.PageDocs(p.Key).DropSnapshot(ctx); err != nil {
 		return err
 	}
 	if err := s.Providers().ForgetProvider(ctx, p.Key); err != nil {
