@@ -193,3 +193,43 @@ func TestUpgradeFindsThePageByItsConfiguredURL(t *testing.T) {
 	require.NotContains(t, textsTo(s, chat), "OpenAI errors", "the chat never followed openai")
 	require.Len(t, s.Telegram.MessagesTo(chat, 0), 1)
 }
+
+// Issue 30, item 7, end to end: an older worker (started with the list
+// before gitlab was added) restarts after a newer one recorded the list
+// with gitlab. It says so (the /readyz check's store.PagesAgree) and
+// deletes no Schedule. On the old code whichever worker started last
+// decided: the older one deleted gitlab's Schedule and dropped its
+// checkpoint.
+func TestAnOlderWorkerDeletesNoSchedule(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration test")
+	}
+	ps := fakes.NewPages(
+		fakes.PageSpec{Name: "openai", Kind: fakes.KindIncidentIO},
+		fakes.PageSpec{Name: "gitlab", Kind: fakes.KindStatuspage, Components: fakes.GitHubComponents, Title: "GitLab"},
+	)
+	t.Cleanup(ps.Close)
+	s := testenv.NewStackWith(t, pagesInterval, testenv.StackOptions{Pages: ps})
+	ctx := context.Background()
+	older := []pages.Page{{Name: "openai", URL: ps.IncidentIO("openai").URL(), Provider: "auto"}}
+	newer := append(older, pages.Page{Name: "gitlab", URL: ps.Statuspage("gitlab").URL(), Provider: "auto"})
+	setPages(t, s, older...)
+	stop := s.StartWorker(t)
+	waitForPageBaseline(t, s, "")
+	stop()
+	setPages(t, s, newer...)
+	stop = s.StartWorker(t)
+	waitForPageBaseline(t, s, "gitlab")
+	stop()
+	require.NoError(t, s.Store.PagesAgree(ctx, newer))
+
+	setPages(t, s, older...)
+	s.StartWorker(t)
+	require.ErrorContains(t, s.Store.PagesAgree(ctx, older), "differs from the page list recorded as version 2")
+	time.Sleep(3 * pagesInterval)
+	_, err := s.Temporal.ScheduleClient().GetHandle(ctx, workflows.PageScheduleID("gitlab")).Describe(ctx)
+	require.NoError(t, err, "gitlab's Schedule stays")
+	cp, err := s.Store.PageDocs("gitlab").LoadCheckpoint(ctx)
+	require.NoError(t, err)
+	require.True(t, cp.Baseline, "gitlab's checkpoint stays")
+}
