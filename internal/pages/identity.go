@@ -63,30 +63,32 @@ func Resolve(list []Page, recs []Record) Resolution {
 	listedURL := func(u string) bool {
 		return slices.ContainsFunc(list, func(p Page) bool { return SameURL(p.URL, u) })
 	}
-	var pending []Page
-	for _, p := range list {
-		i := slices.IndexFunc(recs, func(r Record) bool { return !used[r.ID] && SameURL(r.URL, p.URL) })
+	// claim gives p the first record not taken that ok accepts.
+	claim := func(p Page, ok func(Record) bool) (Record, bool) {
+		i := slices.IndexFunc(recs, func(r Record) bool { return !used[r.ID] && ok(r) })
 		if i < 0 {
-			pending = append(pending, p)
-			continue
+			return Record{}, false
 		}
-		r := recs[i]
-		used[r.ID] = true
-		res.IDs[p.Name] = r.ID
-		if r.Name != p.Name {
+		used[recs[i].ID] = true
+		res.IDs[p.Name] = recs[i].ID
+		return recs[i], true
+	}
+	var pending, added []Page
+	for _, p := range list {
+		r, ok := claim(p, func(r Record) bool { return SameURL(r.URL, p.URL) })
+		switch {
+		case !ok:
+			pending = append(pending, p)
+		case r.Name != p.Name:
 			res.Renamed = append(res.Renamed, Change{ID: r.ID, Name: p.Name, URL: p.URL, FromName: r.Name})
 		}
 	}
-	var added []Page
 	for _, p := range pending {
-		i := slices.IndexFunc(recs, func(r Record) bool { return !used[r.ID] && r.Name == p.Name && !listedURL(r.URL) })
-		if i < 0 {
+		r, ok := claim(p, func(r Record) bool { return r.Name == p.Name && !listedURL(r.URL) })
+		if !ok {
 			added = append(added, p)
 			continue
 		}
-		r := recs[i]
-		used[r.ID] = true
-		res.IDs[p.Name] = r.ID
 		res.Repointed = append(res.Repointed, Change{ID: r.ID, Name: p.Name, URL: p.URL, FromURL: r.URL})
 	}
 	for _, p := range added {

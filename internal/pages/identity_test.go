@@ -1,6 +1,8 @@
 package pages_test
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -60,3 +62,49 @@ func TestOfferKeys(t *testing.T) {
 	require.Equal(t, "github/inc1", o.Scope("gh", "inc1"))
 	require.Equal(t, []string{"chatgpt", "gh"}, o.Names([]string{"github", ""}))
 }
+
+// Whatever the list and the records: every listed page has an ID, no two
+// the same, each fit to scope identifiers with; every record is either a
+// listed page's or removed.
+func FuzzResolve(f *testing.F) {
+	f.Add("openai=a,github=b", "openai=a,github=b")
+	f.Add("chatgpt=a,gh=b", "openai=a,github=b")
+	f.Add("github=c,gh=b", "github=b")
+	f.Add("a=x,a-2=y,b=z", "a=w,a-2=v")
+	f.Fuzz(func(t *testing.T, listed, recorded string) {
+		parse := func(s string) []Page {
+			var out []Page
+			seenName, seenURL := map[string]bool{}, map[string]bool{}
+			for _, e := range strings.Split(s, ",") {
+				name, u, ok := strings.Cut(e, "=")
+				if !ok || pages.NameError(name) != "" || u == "" || seenName[name] || seenURL[u] {
+					continue
+				}
+				seenName[name], seenURL[u] = true, true
+				out = append(out, Page{Name: name, URL: "https://" + u + ".example"})
+			}
+			return out
+		}
+		list := parse(listed)
+		var recs []pages.Record
+		for _, p := range parse(recorded) {
+			recs = append(recs, pages.Record{ID: p.Name, Name: p.Name, URL: p.URL})
+		}
+		res := pages.Resolve(list, recs)
+		ids := map[string]bool{}
+		for _, p := range list {
+			id, ok := res.IDs[p.Name]
+			if !ok || ids[id] || pages.NameError(id) != "" {
+				t.Fatalf("page %s: ID %q (%v)", p.Name, id, res.IDs)
+			}
+			ids[id] = true
+		}
+		for _, r := range recs {
+			if ids[r.ID] == slices.ContainsFunc(res.Removed, func(x pages.Record) bool { return x.ID == r.ID }) {
+				t.Fatalf("record %s: listed %v, removed %v", r.ID, ids[r.ID], res.Removed)
+			}
+		}
+	})
+}
+
+type Page = pages.Page
