@@ -7,6 +7,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -232,4 +233,43 @@ func TestAnOlderWorkerDeletesNoSchedule(t *testing.T) {
 	cp, err := s.Store.PageDocs("gitlab").LoadCheckpoint(ctx)
 	require.NoError(t, err)
 	require.True(t, cp.Baseline, "gitlab's checkpoint stays")
+}
+
+// Issue 30, item 4, end to end: two workers poll an incident.io page; the
+// native API answers 404 twice (whichever worker polls gets them) just as
+// an incident is published. No worker changes providers on that: the
+// incident reaches the chat, once, and the page's recorded provider stays
+// incident.io. On the old code the worker that got the 404 chose
+// Statuspage v2 on its own: its poll re-baselined silently with the
+// incident in it, and the incident was never announced.
+func TestTwoWorkersLoseNothingOnA404(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration test")
+	}
+	s := testenv.NewStackWith(t, time.Second, testenv.StackOptions{Provider: "incidentio"})
+	ctx := context.Background()
+	const chat = int64(911)
+	_, err := s.Store.Subscribe(ctx, chat, 0, time.Now())
+	require.NoError(t, err)
+	s.StartWorker(t)
+	s.StartWorker(t)
+	waitForPageBaseline(t, s, "")
+
+	var left atomic.Int32
+	left.Store(2)
+	s.IO.Fault("/proxy/", func(w http.ResponseWriter, r *http.Request) bool {
+		if left.Add(-1) < 0 {
+			return false
+		}
+		http.NotFound(w, r)
+		return true
+	})
+	s.IO.AddIncidentUpdate("01INC0000000000000000000F1", "Errors during the 404", "investigating", "", "01UPD0000000000000000000F1", "Looking.")
+	testenv.WaitFor(t, 60*time.Second, "the incident", func() bool { return strings.Contains(textsTo(s, chat), "Errors during the 404") })
+	require.Negative(t, left.Load(), "both 404s were served")
+	waitDeliveriesClosed(t, s)
+	require.Len(t, s.Telegram.MessagesTo(chat, 0), 1, "once")
+	rec, err := s.Store.Providers().LoadProvider(ctx, "")
+	require.NoError(t, err)
+	require.Equal(t, "incidentio", rec.Provider)
 }
