@@ -66,6 +66,13 @@ func (a *Activities) hold(ctx context.Context, in SendInput, r Recipient, now ti
 // notices, then forgets them. Nothing held (all sent by a retry before the
 // hold, or the chat left): nothing is sent.
 func (a *Activities) SendMorningSummary(ctx context.Context, in SummaryInput) (bool, error) {
+	// A group that became a supergroup in the night: its held notices
+	// moved with it (store.MigrateChatAt), the summary goes there.
+	key, err := a.Store.CurrentKey(ctx, in.Sub)
+	if err != nil {
+		return false, err
+	}
+	in.Sub = key
 	held, err := a.Store.HeldNotices(ctx, in.Sub, in.Window)
 	if err != nil || len(held) == 0 {
 		return false, err
@@ -86,6 +93,13 @@ func (a *Activities) SendMorningSummary(ctx context.Context, in SummaryInput) (b
 		if errors.As(err, &se) && se.Outcome == telegram.NotYet {
 			return false, temporal.NewApplicationErrorWithOptions("the chat's turn has not come", ErrTypeNotYet,
 				temporal.ApplicationErrorOptions{NextRetryDelay: max(time.Second, se.RetryAt.Sub(a.now()))})
+		}
+		if errors.As(err, &se) && se.Outcome == telegram.Migrated {
+			// Moved now: move the chat, and the next attempt sends there.
+			if _, err := a.Store.MigrateChatAt(ctx, sub.ChatID, se.MigrateTo, a.now()); err != nil {
+				return false, err
+			}
+			return false, temporal.NewApplicationError("the group became a supergroup: the summary goes there", ErrTypeTransient)
 		}
 		r := Recipient{Key: sub.Key, ChatID: sub.ChatID, ThreadID: sub.ThreadID}
 		_, ferr := a.failed(ctx, err, r, nil)

@@ -188,6 +188,15 @@ func TestPlanReminderOfAnotherPage(t *testing.T) {
 	p, err = w.a.PlanReminder(ctx, activities.ReminderPlanInput{MaintenanceID: "ghmnt1", Start: start, Boundary: time.Now()})
 	require.NoError(t, err)
 	require.True(t, p.Gone, "the legacy page has no such maintenance")
+
+	// Issue 30, item 5: github removed from the list, its reminder is
+	// cancelled (on the old code it went out at its planned time from
+	// the last snapshot).
+	w.a.Pages = pages.Offer{List: w.a.Pages.List[:1], Legacy: w.a.Pages.Legacy}
+	require.False(t, w.a.Pages.Lists("github"))
+	p, err = w.a.PlanReminder(ctx, activities.ReminderPlanInput{MaintenanceID: "github/ghmnt1", Start: start, Boundary: time.Now()})
+	require.NoError(t, err)
+	require.True(t, p.Gone, "the page is no longer watched")
 }
 
 // A page's snapshot read for one of its events names its incidents and

@@ -50,6 +50,11 @@ type ReminderPlan struct {
 // read, and the window comes back scoped.
 func (a *Activities) PlanReminder(ctx context.Context, in ReminderPlanInput) (*ReminderPlan, error) {
 	page, id := pages.Unscope(in.MaintenanceID)
+	if len(a.Pages.List) > 0 && !a.Pages.Lists(page) {
+		// Its page was removed from STATUS_PAGES: the bot no longer
+		// watches it, and its last snapshot is no promise.
+		return &ReminderPlan{Gone: true}, nil
+	}
 	snap, err := a.Store.PageDocs(page).LatestSnapshot(ctx)
 	if err != nil {
 		return nil, err

@@ -100,11 +100,12 @@ func Run(ctx context.Context, cfg *config.Config, c client.Client, st *store.Sto
 	if err != nil {
 		return err
 	}
-	offer, err := st.Offer(ctx, cfg.Pages, time.Now())
+	offer, changes, err := st.ResolvePages(ctx, cfg.Pages, time.Now())
 	if err != nil {
 		return err
 	}
-	fetchers, err := pageFetchers(cfg, log)
+	LogPageChanges(log, offer, changes)
+	fetchers, err := pageFetchers(cfg, offer, st.Providers(), log)
 	if err != nil {
 		return err
 	}
@@ -157,7 +158,7 @@ func Run(ctx context.Context, cfg *config.Config, c client.Client, st *store.Sto
 		return fmt.Errorf("temporal: start send worker: %w", err)
 	}
 	defer sends.Stop()
-	if err := EnsureSchedules(ctx, c, st, cfg, offer); err != nil {
+	if err := EnsureSchedules(ctx, c, st, cfg, offer, changes); err != nil {
 		return err
 	}
 	if err := EnsureMaintenanceSchedule(ctx, c, cfg); err != nil {
@@ -172,6 +173,35 @@ func Run(ctx context.Context, cfg *config.Config, c client.Client, st *store.Sto
 		"poll_interval_active", cfg.ActivePollInterval().String(), "pages", names, "legacy_page", offer.Legacy)
 	<-ctx.Done()
 	return nil
+}
+
+// LogPageChanges says at start-up what changed in STATUS_PAGES against
+// the pages recorded (by the first process to start with the new list),
+// and whether this worker's list is the recorded one.
+func LogPageChanges(log *slog.Logger, offer pages.Offer, ch store.PageChanges) {
+	if ch.LegacyFound != "" {
+		log.Info("legacy page recorded", "page", offer.Legacy, "found", ch.LegacyFound)
+	}
+	for _, c := range ch.Renamed {
+		log.Info("status page renamed: everything carries over", "page", c.Name, "was", c.FromName, "host", hostOf(c.URL))
+	}
+	for _, c := range ch.Repointed {
+		log.Info("status page pointed at another URL: a new page, baselined silently", "page", c.Name,
+			"host", hostOf(c.URL), "was_host", hostOf(c.FromURL))
+	}
+	for _, c := range ch.Added {
+		log.Info("status page added: its first poll baselines silently", "page", c.Name, "host", hostOf(c.URL))
+	}
+	for _, r := range ch.Removed {
+		log.Info("status page no longer listed: its Schedule is deleted, its checkpoint dropped", "page", r.Name, "host", hostOf(r.URL))
+	}
+	switch {
+	case ch.List.Stale:
+		log.Warn("STATUS_PAGES differs from the page list recorded by a newer worker: this worker changes no Schedule and no page record",
+			"recorded_version", ch.List.Version, "recorded_by", ch.List.By, "recorded_at", ch.List.At)
+	case ch.List.Adopted:
+		log.Info("page list recorded", "version", ch.List.Version)
+	}
 }
 
 // RegisterSearchAttributes adds the custom search attributes that are
@@ -199,9 +229,10 @@ func RegisterSearchAttributes(ctx context.Context, c client.Client, namespace st
 	return nil
 }
 
-// pageFetchers reads each listed page with its provider (auto: detected,
-// and re-probed, per page).
-func pageFetchers(cfg *config.Config, log *slog.Logger) (map[string]statuspage.Fetcher, error) {
+// pageFetchers reads each listed page with its provider (auto: detected
+// once per page for every worker, kept in MongoDB, and re-probed by one
+// worker: statuspage.Auto.Shared).
+func pageFetchers(cfg *config.Config, offer pages.Offer, shared statuspage.ProviderStore, log *slog.Logger) (map[string]statuspage.Fetcher, error) {
 	out := make(map[string]statuspage.Fetcher, len(cfg.Pages))
 	for _, p := range cfg.Pages {
 		f, err := statuspage.New(p.Provider, p.URL, cfg.HTTPTimeout)
@@ -209,6 +240,7 @@ func pageFetchers(cfg *config.Config, log *slog.Logger) (map[string]statuspage.F
 			return nil, fmt.Errorf("status page %s: %w", p.Name, err)
 		}
 		if auto, ok := f.(*statuspage.Auto); ok {
+			auto.Shared, auto.Key = shared, offer.EventPage(p.Name)
 			name := p.Name
 			auto.OnChoose = func(provider string) {
 				log.Info("status page provider chosen", "page", name, "provider", provider, "host", hostOf(p.URL))
@@ -256,28 +288,29 @@ func PollRunTimeout(interval time.Duration) time.Duration {
 func catchupWindow(interval time.Duration) time.Duration { return max(interval, 10*time.Second) }
 
 // EnsureSchedules gives every listed page its own poll Schedule
-// (statuspage-poll for the legacy page, statuspage-poll/<name> for the
-// others), so a page that fails or hangs holds only its own polls. The
-// Schedules of pages no longer listed are deleted and their checkpoints
-// dropped (store.ForgetPage): listed again later, a page baselines afresh.
-func EnsureSchedules(ctx context.Context, c client.Client, st *store.Store, cfg *config.Config, offer pages.Offer) error {
+// (statuspage-poll for the legacy page, statuspage-poll/<key> for the
+// others: a renamed page keeps its Schedule), so a page that fails or
+// hangs holds only its own polls. The Schedules of pages no longer listed
+// are deleted and their checkpoints dropped (store.ForgetPage): listed
+// again later, a page baselines afresh. A worker whose list the recorded
+// one superseded (an older worker's settings) touches no Schedule.
+func EnsureSchedules(ctx context.Context, c client.Client, st *store.Store, cfg *config.Config, offer pages.Offer, changes store.PageChanges) error {
+	if changes.List.Stale {
+		return nil
+	}
 	for _, p := range offer.List {
 		if err := EnsureSchedule(ctx, c, cfg, p, offer.EventPage(p.Name)); err != nil {
 			return err
 		}
 	}
-	removed, err := st.RemovedPages(ctx, offer.List)
-	if err != nil {
-		return err
-	}
-	for _, name := range removed {
-		id := workflows.PageScheduleID(offer.EventPage(name))
+	for _, gone := range changes.RemovedPages() {
+		id := workflows.PageScheduleID(gone.Key)
 		err := c.ScheduleClient().GetHandle(ctx, id).Delete(ctx)
 		var nf *serviceerror.NotFound
 		if err != nil && !errors.As(err, &nf) {
 			return fmt.Errorf("temporal: delete schedule %s of a page no longer listed: %w", id, err)
 		}
-		if err := st.ForgetPage(ctx, name, offer.EventPage(name)); err != nil {
+		if err := st.ForgetPage(ctx, gone); err != nil {
 			return err
 		}
 	}

@@ -132,11 +132,14 @@ func run(ctx context.Context, cmd string, cfg *config.Config, log *slog.Logger) 
 			return err
 		}
 		defer c.Close()
-		offer, err := st.Offer(ctx, cfg.Pages, time.Now())
+		offer, changes, err := st.ResolvePages(ctx, cfg.Pages, time.Now())
 		if err != nil {
 			return err
 		}
+		worker.LogPageChanges(log, offer, changes)
 		watchWorker(cfg, hs, st.PageDocs(offer.EventPage(primaryPage(offer))), c)
+		// Workers started with different STATUS_PAGES say so (store.PagesAgree).
+		hs.AddCheck("pages", func(ctx context.Context) error { return st.PagesAgree(ctx, cfg.Pages) })
 		g.Go(func() error { return worker.Run(gctx, cfg, c, st, log) })
 	}
 	if cmd == "bot" || cmd == "all" {

@@ -182,3 +182,27 @@ func TestChannelSettingsCleanUp(t *testing.T) {
 		t.Fatalf("deleted %+v, want the keyboard %d and the post 77", del, kb.ID)
 	}
 }
+
+// Issue 30, item 6: a group that becomes a supergroup is not greeted as a
+// new group there (Telegram adds the bot to the supergroup anew: a left ->
+// member update); its subscription is there. On the old code the
+// supergroup got GroupGreeting ("An administrator can /start ...").
+func TestMigratedSupergroupIsNotGreeted(t *testing.T) {
+	h := newHarness(t)
+	h.start()
+	const old, sup, admin = -700705, -100705, 7
+	h.tg.ChatMembers(map[int64]map[int64]string{old: {admin: "creator"}, sup: {admin: "creator"}})
+	start := group(old, admin, "/start")
+	start.Message.Chat.Type = models.ChatTypeGroup
+	h.ask(old, 0, start)
+	moved := group(old, admin, "")
+	moved.Message.Chat.Type, moved.Message.MigrateToChatID = models.ChatTypeGroup, sup
+	h.upd.Push(moved)
+	from := group(sup, admin, "")
+	from.Message.MigrateFromChatID = old
+	h.upd.Push(from)
+	waitFor(t, "the move", func() bool { return h.subscription(store.SubscriberKey(sup, 0)) != nil })
+	added := memberUpdate(sup, models.ChatTypeSupergroup, models.ChatMemberTypeMember)
+	added.MyChatMember.OldChatMember = models.ChatMember{Type: models.ChatMemberTypeLeft, Left: &models.ChatMemberLeft{User: &models.User{ID: 1000, IsBot: true}}}
+	h.silent(sup, 0, added)
+}

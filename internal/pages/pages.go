@@ -217,6 +217,10 @@ func sameURL(raw string) string {
 	return u.String()
 }
 
+// NormalURL is the form URLs are compared in (SameURL): scheme and host
+// lowercased, without a trailing slash.
+func NormalURL(raw string) string { return sameURL(raw) }
+
 // NameFor derives a short name from a page's URL, for the one page of
 // STATUSPAGE_URL: the host's first label once leading "www." and
 // "status." labels are dropped (status.openai.com: openai;

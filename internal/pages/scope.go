@@ -39,9 +39,16 @@ func Unscope(id string) (page, bare string) {
 // runs with STATUS_PAGES, see docs/pages.md). Everything that turns a page's
 // name into an event's Page or a scoped identifier goes through it, so that
 // the legacy page is told apart in one place.
+//
+// Keys, when set (store.Offer sets it), is each listed page's key: what
+// its events, documents and followers are named by, decided once per page
+// (by its URL) and kept when the operator renames it, so that a name is
+// only a label (docs/pages.md, "A page's identity"). A page without a key
+// there is keyed by its name, the legacy page by "".
 type Offer struct {
 	List   []Page
 	Legacy string
+	Keys   map[string]string
 }
 
 // SingleOffer is the offer of a deployment without STATUS_PAGES: one page, legacy.
@@ -58,6 +65,9 @@ func (o Offer) Default() Page {
 // EventPage is what event.Event.Page holds for the page named name: "" for
 // the legacy page.
 func (o Offer) EventPage(name string) string {
+	if k, ok := o.Keys[name]; ok {
+		return k
+	}
 	if name == o.Legacy {
 		return ""
 	}
@@ -67,6 +77,11 @@ func (o Offer) EventPage(name string) string {
 // NameOf is the name of the page an event.Event.Page names ("" is the legacy
 // page).
 func (o Offer) NameOf(eventPage string) string {
+	for name, k := range o.Keys {
+		if k == eventPage {
+			return name
+		}
+	}
 	if eventPage == "" {
 		return o.Legacy
 	}
@@ -76,6 +91,17 @@ func (o Offer) NameOf(eventPage string) string {
 // Scope scopes a page's identifier by the page's name (pages.Scope, with
 // the legacy page's identifiers unchanged).
 func (o Offer) Scope(name, id string) string { return Scope(o.EventPage(name), id) }
+
+// Lists reports whether an offered page has the event page (key): false
+// for a page removed from the list.
+func (o Offer) Lists(eventPage string) bool {
+	for _, p := range o.List {
+		if o.EventPage(p.Name) == eventPage {
+			return true
+		}
+	}
+	return false
+}
 
 // Find returns the offered page with the name.
 func (o Offer) Find(name string) (Page, bool) { return Find(o.List, name) }

@@ -189,6 +189,23 @@ func (s *Store) MigrateChatAt(ctx context.Context, oldChatID, newChatID int64, n
 		return nil, err
 	}
 	independent = map[string]bool{}
+	keys := map[string]string{}
+	for _, o := range olds {
+		keys[o.Key] = SubscriberKey(newChatID, o.ThreadID)
+	}
+	kept, err := findAll[Kept](ctx, s.kept(), "migrate chat", bson.D{{Key: "chat_id", Value: oldChatID}})
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range kept {
+		keys[k.Key] = SubscriberKey(newChatID, k.ThreadID)
+	}
+	// Everything else the store keeps of the chat first (chatmove.go):
+	// once the subscription is gone from the old key, a retry of this
+	// move would no longer find it.
+	if err := s.moveChat(ctx, oldChatID, newChatID, keys, now); err != nil {
+		return nil, err
+	}
 	for _, o := range olds {
 		n := o
 		n.ChatID = newChatID
@@ -210,9 +227,6 @@ func (s *Store) MigrateChatAt(ctx context.Context, oldChatID, newChatID int64, n
 			if have != nil && have.MigratedFrom != o.Key {
 				independent[n.Key] = true
 			}
-		}
-		if err := s.moveTold(ctx, o.Key, n.Key); err != nil {
-			return nil, err
 		}
 		m := Migration{OldKey: o.Key, NewKey: n.Key, At: now}
 		if _, err := s.db.Collection(colMigrations).ReplaceOne(ctx, bson.D{{Key: "_id", Value: o.Key}}, m, options.Replace().SetUpsert(true)); err != nil {

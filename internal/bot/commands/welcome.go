@@ -197,7 +197,11 @@ func (h *handler) onMyChatMember(ctx context.Context, u *models.ChatMemberUpdate
 		}
 		h.log.Info("bot removed from chat; subscriptions stopped, settings kept", "chat_id", u.Chat.ID, "status", u.NewChatMember.Type, "stopped", n)
 	case isGone(u.OldChatMember) && (u.Chat.Type == models.ChatTypeGroup || u.Chat.Type == models.ChatTypeSupergroup):
-		// Channels get no greeting: it would go to every reader.
+		// Channels get no greeting: it would go to every reader. Nor does
+		// the supergroup a group became: Telegram adds the bot to it anew.
+		if moved, err := h.st.MovedInto(ctx, u.Chat.ID); err != nil || moved {
+			return
+		}
 		h.post(ctx, outgoing{chatID: u.Chat.ID, text: Greeting(h.offer), class: urgent})
 	}
 }

@@ -1,0 +1,76 @@
+package store_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/openai-status-bot/statusbot/internal/store"
+	"github.com/openai-status-bot/statusbot/internal/testenv"
+)
+
+// Issue 30, item 6: a group that becomes a supergroup keeps its held
+// notices (the morning summary goes to the supergroup), its /why fates and
+// the settings kept after /stop. On the old code MigrateChatAt moved the
+// subscription and told only: the held notices and fates stayed at the
+// old key, and /start in the supergroup gave defaults.
+func TestMigrationMovesEveryRecordOfTheChat(t *testing.T) {
+	st := testenv.Store(t)
+	ctx := context.Background()
+	now := time.Date(2026, 3, 8, 2, 0, 0, 0, time.UTC)
+	window := now.Add(5 * time.Hour)
+
+	_, err := st.Subscribe(ctx, -100, 0, now)
+	require.NoError(t, err)
+	require.NoError(t, st.SetComponents(ctx, "-100", []string{"api"}))
+	require.NoError(t, st.HoldNotice(ctx, store.Held{Sub: "-100", Window: window, Event: "incident:a:u1:1", Title: "API down", At: now}))
+	require.NoError(t, st.RecordFates(ctx, []store.Fate{
+		{Sub: "-100", Event: "incident:a:u1:1", Outcome: store.FateHeld, At: now},
+		{Sub: "-100", Event: "incident:b:u1:1", Outcome: store.FateWithheld, Why: "filtered", At: now},
+	}))
+	// A topic of the group stopped, its settings kept.
+	_, err = st.Subscribe(ctx, -100, 7, now)
+	require.NoError(t, err)
+	require.NoError(t, st.SetComponents(ctx, "-100:7", []string{"login"}))
+	require.NoError(t, st.StopSubscription(ctx, "-100:7", now))
+
+	_, err = st.MigrateChatAt(ctx, -100, -1001, now.Add(time.Minute))
+	require.NoError(t, err)
+	// Twice: a move cut short and run again changes nothing.
+	_, err = st.MigrateChatAt(ctx, -100, -1001, now.Add(time.Minute))
+	require.NoError(t, err)
+
+	key, err := st.CurrentKey(ctx, "-100")
+	require.NoError(t, err)
+	require.Equal(t, "-1001", key)
+	held, err := st.HeldNotices(ctx, "-1001", window)
+	require.NoError(t, err)
+	require.Len(t, held, 1, "the night's notice waits for the supergroup's summary")
+	require.Equal(t, "API down", held[0].Title)
+	held, err = st.HeldNotices(ctx, "-100", window)
+	require.NoError(t, err)
+	require.Empty(t, held, "nothing is left at the old key")
+
+	fates, err := st.LastFates(ctx, "-1001", 10)
+	require.NoError(t, err)
+	require.Len(t, fates, 2, "/why in the supergroup")
+	fates, err = st.LastFates(ctx, "-100", 10)
+	require.NoError(t, err)
+	require.Empty(t, fates)
+
+	kept, err := st.KeptSettings(ctx, "-1001:7", now.Add(time.Hour))
+	require.NoError(t, err)
+	require.NotNil(t, kept, "the topic's kept settings moved")
+	created, restored, err := st.Restart(ctx, -1001, 7, now.Add(time.Hour))
+	require.NoError(t, err)
+	require.True(t, created)
+	require.NotNil(t, restored)
+	sub, err := st.Subscription(ctx, "-1001:7")
+	require.NoError(t, err)
+	require.Equal(t, []string{"login"}, sub.Components, "/start in the supergroup restores the topic's settings")
+	sub, err = st.Subscription(ctx, "-1001")
+	require.NoError(t, err)
+	require.Equal(t, []string{"api"}, sub.Components)
+}
