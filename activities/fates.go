@@ -57,7 +57,7 @@ const fateWriteTimeout = 2 * time.Second
 // noteSent records, after a send, how it went; a failed write is logged.
 func (a *Activities) noteSent(ctx context.Context, eventKey string, r Recipient, severitySilent, quiet bool, as string) {
 	a.noteFate(ctx, store.Fate{Sub: r.Key, Event: eventKey, Outcome: store.FateSent, As: as,
-		Silent: severitySilent || quiet, Quiet: quiet, At: a.now()})
+		Silent: severitySilent || quiet, Quiet: quiet, NoNews: r.NoNews && !quiet, Together: a.togetherOf(ctx, eventKey), At: a.now()})
 }
 
 // noteFailed records a send that failed (Send's error): waiting for a

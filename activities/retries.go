@@ -146,7 +146,7 @@ func (a *Activities) retrySends(ctx context.Context, e event.Event, ready []live
 		// The send needs the recipient and the burst count: the error text
 		// stays in MongoDB (a page of them would be 100+ KB of history).
 		sends = append(sends, Retry{Recipient: Recipient{Key: r.retry.Sub, ChatID: r.retry.ChatID, ThreadID: r.retry.ThreadID,
-			Silent: v.Silent, Quiet: notice.QuietFor(r.sub.Settings, e), Zone: notice.TextZone(r.sub.Settings, e),
+			Silent: v.Silent, NoNews: v.NoNews, Quiet: notice.QuietFor(r.sub.Settings, e), Zone: notice.TextZone(r.sub.Settings, e),
 			Page: a.Pages.Label(r.sub.Pages, e.Page)}, Bursts: r.retry.Bursts})
 	}
 	return sends, dropped, nil

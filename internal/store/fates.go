@@ -60,6 +60,10 @@ type Fate struct {
 	// under it) or by quiet hours (Quiet).
 	Silent  bool      `bson:"silent,omitempty"`
 	Quiet   bool      `bson:"quiet,omitempty"`
+	// NoNews: silent because the step changed no status or impact.
+	NoNews bool `bson:"no_news,omitempty"`
+	// Together names the earlier steps the notice told too.
+	Together string `bson:"together,omitempty"`
 	RetryAt time.Time `bson:"retry_at,omitempty"`
 	At      time.Time `bson:"at"`
 }
