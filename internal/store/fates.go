@@ -58,14 +58,14 @@ type Fate struct {
 	As  string `bson:"as,omitempty"`
 	// Silent: sent without sound, by the severity threshold (a later step
 	// under it) or by quiet hours (Quiet).
-	Silent  bool      `bson:"silent,omitempty"`
-	Quiet   bool      `bson:"quiet,omitempty"`
+	Silent bool `bson:"silent,omitempty"`
+	Quiet  bool `bson:"quiet,omitempty"`
 	// NoNews: silent because the step changed no status or impact.
 	NoNews bool `bson:"no_news,omitempty"`
 	// Together names the earlier steps the notice told too.
-	Together string `bson:"together,omitempty"`
-	RetryAt time.Time `bson:"retry_at,omitempty"`
-	At      time.Time `bson:"at"`
+	Together string    `bson:"together,omitempty"`
+	RetryAt  time.Time `bson:"retry_at,omitempty"`
+	At       time.Time `bson:"at"`
 }
 
 func fateID(event, sub string) string { return event + "|" + sub }
