@@ -58,6 +58,21 @@ func (a *Activities) Retries(ctx context.Context, in RetryPageInput) (*RetryPage
 		}
 	}
 	out := &RetryPage{Next: next, Blocked: len(held)}
+	// A chat told this step in an earlier step's message (together.go)
+	// since its retry was read: settled, not sent again.
+	told, err := a.Store.Delivered(ctx, in.Event.Key, retryKeys(ready))
+	if err != nil {
+		return nil, err
+	}
+	untold := ready[:0:0]
+	for _, r := range ready {
+		if told[r.retry.Sub] {
+			gone = append(gone, r.retry.Sub)
+		} else {
+			untold = append(untold, r)
+		}
+	}
+	ready = untold
 	sends, dropped, err := a.retrySends(ctx, in.Event, ready)
 	if err != nil {
 		return nil, err

@@ -109,6 +109,10 @@ const (
 	// versionPrefetchPages: the next page of subscribers is read while the
 	// last sends of the page before go out (no pause at every page).
 	versionPrefetchPages = "prefetch-pages"
+	// versionFoldLater: a chat's send of a step tells the later steps of
+	// the story blocked behind it in one message (activities/together.go),
+	// and the ledger records them told.
+	versionFoldLater = "fold-later-steps"
 )
 
 // DeliveryInput starts a delivery; State is set when it continues as new.
@@ -219,6 +223,7 @@ func DeliveryWorkflow(ctx workflow.Context, in DeliveryInput) (*Progress, error)
 	d := newDelivery(ctx, in)
 	d.perCall = workflow.GetVersion(ctx, versionCallPerSend, workflow.DefaultVersion, 1) == 1
 	d.prefetch = workflow.GetVersion(ctx, versionPrefetchPages, workflow.DefaultVersion, 1) == 1
+	d.foldLater = d.perCall && workflow.GetVersion(ctx, versionFoldLater, workflow.DefaultVersion, 1) == 1
 	if err := d.setup(ctx); err != nil {
 		return nil, err
 	}
@@ -239,6 +244,8 @@ type delivery struct {
 	// nextPage is that read while it goes on.
 	prefetch bool
 	nextPage workflow.Future
+	// foldLater: sends tell the later steps blocked behind them (versionFoldLater).
+	foldLater bool
 }
 
 // outcomes are the results of sends not yet written to MongoDB.
@@ -249,6 +256,8 @@ type outcomes struct {
 	// cards sent whose record the send could not write (not counted in
 	// size: they go with the deliveries they came with).
 	cards []store.IncidentCard
+	// covered: later steps the sends told too (their ledger is written first).
+	covered []activities.CoveredBy
 }
 
 func (o *outcomes) size() int { return len(o.delivered) + len(o.retries) + len(o.settled) }
@@ -589,6 +598,7 @@ func (d *delivery) pump(ctx workflow.Context, next func() (activities.Retry, boo
 			if d.perCall {
 				in.PerCall, in.Ticket, in.Attempts = true, activities.BurstTicketOf(d.e.At, d.e.Key, p.Recipient.Key, d.e.Burst), d.tune.SendAttempts
 				in.Burst = d.e.Burst
+				in.FoldLater = d.foldLater
 			}
 			d.send(ctx, sctx, sel, in, activities.SendResult{}, func(res *activities.SendResult, err error) {
 				inFlight--
@@ -680,7 +690,7 @@ func (d *delivery) flush(ctx workflow.Context) error {
 	}
 	c := step(d.actx, 30*time.Second, fmt.Sprintf("Record %d delivery(ies) and %d retry(ies)", len(b.delivered), len(b.retries)))
 	in := activities.RecordInput{EventKey: d.e.Key, Keys: b.delivered, OrderKey: d.e.OrderKey, EventAt: d.e.At, Retries: b.retries, Settled: b.settled,
-		Step: activities.StepOf(d.e), Cards: b.cards}
+		Step: activities.StepOf(d.e), Cards: b.cards, Covered: b.covered}
 	if err := workflow.ExecuteActivity(c, a.RecordDelivered, in).Get(ctx, nil); err != nil {
 		return err
 	}
@@ -717,6 +727,13 @@ func (d *delivery) settle(ctx workflow.Context, p activities.Retry, retrying boo
 			b.delivered = append(b.delivered, p.Recipient.Key)
 			if res.Card != nil {
 				b.cards = append(b.cards, *res.Card)
+			}
+			if len(res.Covers) > 0 {
+				key := p.Recipient.Key
+				if res.MigratedTo != 0 {
+					key = res.NewKey
+				}
+				b.covered = append(b.covered, activities.CoveredBy{Sub: key, Events: res.Covers})
 			}
 			if res.MigratedTo != 0 {
 				st.Migrated++

@@ -42,6 +42,9 @@ const (
 	// AsFolded: told in the message of an earlier change in the chat (a
 	// burst of component changes is one message in cards mode).
 	AsFolded = "folded"
+	// AsTogether: told in one message with an earlier step of its story,
+	// whose send to the chat was being retried when this one came.
+	AsTogether = "together"
 )
 
 // Fate is what became of one notice for one chat.
