@@ -69,7 +69,7 @@ type SendResult struct {
 	CardRecorded bool `json:"card_recorded,omitempty"`
 	// As is how the chain's notice went out (store.AsCard...), for /why;
 	// set by the Send that ends the chain.
-	As        string     `json:"as,omitempty"`
+	As string `json:"as,omitempty"`
 	// Covers are the later steps the chain told too (together.go): the
 	// delivery writes their ledger for the chat.
 	Covers []Covered `json:"covers,omitempty"`
