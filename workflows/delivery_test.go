@@ -53,6 +53,8 @@ type deliveryEnv struct {
 	inputs []activities.SendInput // every Send's input, in order
 	at     []time.Time            // when each started (the test clock)
 	cards  []string               // subscribers of the cards recorded with the ledger
+	// covered: the later steps recorded told with the ledger (together.go)
+	covered []activities.CoveredBy
 }
 
 func newDeliveryEnv(t *testing.T) *deliveryEnv { return newSlowDeliveryEnv(t, 0) }
@@ -95,6 +97,7 @@ func newSlowDeliveryEnv(t *testing.T, sendTime time.Duration) *deliveryEnv {
 			for _, c := range in.Cards {
 				d.cards = append(d.cards, c.Sub)
 			}
+			d.covered = append(d.covered, in.Covered...)
 			for _, r := range in.Retries {
 				d.retries[r.Recipient.Key] = r
 			}
@@ -738,4 +741,21 @@ func TestDeliveryReadsTheNextPageAhead(t *testing.T) {
 	}
 	// d.at is when a send ends: e's ends 4 s in (5 s without the read ahead).
 	require.Less(t, eAt.Sub(start), 4500*time.Millisecond, "the second page was read during the first's last sends")
+}
+
+// A send that told later steps of its story too (their sends blocked
+// behind it for the chat) has them written with the ledger, for that
+// chat only; every send of a delivery of this version may do so.
+func TestDeliveryRecordsTheLaterStepsASendTold(t *testing.T) {
+	d := newDeliveryEnv(t)
+	d.pages(activities.RecipientPage{Recipients: recipients("a", "b")})
+	later := []activities.Covered{{Event: "incident:i:u2:v", Seq: 2}, {Event: "incident:i:u3:v", Seq: 3}}
+	d.results["a"] = &activities.SendResult{As: "reply", Covers: later}
+	d.ExecuteWorkflow(workflows.DeliveryWorkflow, workflows.DeliveryInput{Event: componentEvent("c1", "major_outage", t0)})
+	require.NoError(t, d.GetWorkflowError())
+	require.Equal(t, []activities.CoveredBy{{Sub: "a", Events: later}}, d.covered)
+	require.ElementsMatch(t, []string{"a", "b"}, d.recorded)
+	for _, in := range d.inputs {
+		require.True(t, in.FoldLater, "the send may tell the later steps blocked behind it")
+	}
 }
