@@ -111,7 +111,7 @@ func (a *Activities) together(ctx context.Context, in SendInput) (*event.Event, 
 	more := newest.FoldedMore
 	for i := len(evs) - 2; i >= 0; i-- {
 		e := evs[i]
-		folded = append(folded, event.FoldedStep{UpdateID: e.UpdateID, Key: e.Key, Status: e.UpdateStatus, At: e.At, Body: e.Body})
+		folded = append(folded, e.AsFolded())
 		folded = append(folded, e.Folded...)
 		more += e.FoldedMore
 	}

@@ -257,3 +257,59 @@ func TestCatchUpAfterDowntimeIsOneMessage(t *testing.T) {
 	require.Len(t, msgs, 2, "messages mode: one message for the four")
 	toldOnce(t, "messages", msgs, 0, 5)
 }
+
+// Steps that arrive while an earlier step's pass is still going (a chat's
+// sends failing make it last half a minute) do not queue a pass each: the
+// newest takes over those still waiting, and a chat gets them in one
+// message after the earlier one. The chat whose sends failed gets all of
+// them with its retry, in one message. On the old build: the healthy chat
+// got four messages, the failing one four.
+func TestStepsDuringAPassAreOneMessage(t *testing.T) {
+	slow := chat{4444, 0}
+	s, cards, messages := newsStack(t, slow)
+	setSettings(t, s, store.SubscriberKey(slow.id, 0), store.Settings{Mode: store.ModeMessages})
+	var mu sync.Mutex
+	failing := true
+	s.Telegram.FailChat(slow.id, func(int) *fakes.APIError {
+		mu.Lock()
+		defer mu.Unlock()
+		if failing {
+			return fakes.ErrInternal
+		}
+		return nil
+	})
+	s.Page.AddIncidentUpdates(newsIncident, "Incident with GitHub.com", "critical", newsUpdates(0, 1, nil)...)
+	testenv.WaitFor(t, time.Minute, "the first update told", func() bool {
+		return len(s.Telegram.MessagesTo(cards.id, 0)) == 1 && len(s.Telegram.MessagesTo(messages.id, 0)) == 1
+	})
+	for i := 1; i < 4; i++ { // one poll each, while the first pass waits for the failing chat
+		s.Page.AddIncidentUpdates(newsIncident, "Incident with GitHub.com", "critical", newsUpdates(i, i+1, nil)...)
+		time.Sleep(2 * time.Second)
+	}
+	time.Sleep(10 * time.Second)
+	mu.Lock()
+	failing = false
+	mu.Unlock()
+	testenv.WaitFor(t, 5*time.Minute, "every chat told the last update", func() bool {
+		for _, c := range []chat{cards, messages, slow} {
+			n := 0
+			for _, m := range s.Telegram.MessagesTo(c.id, 0) {
+				n += strings.Count(m.Text, newsBody(3))
+			}
+			if n == 0 {
+				return false
+			}
+		}
+		return true
+	})
+	settle(t, s)
+	msgs := s.Telegram.MessagesTo(cards.id, 0)
+	require.Len(t, msgs, 2, "cards mode: the card, then one reply for the three that came during its pass")
+	toldOnce(t, "cards", msgs[1:], 1, 4)
+	msgs = s.Telegram.MessagesTo(messages.id, 0)
+	require.Len(t, msgs, 2, "messages mode: the first, then one for the three")
+	toldOnce(t, "messages", msgs, 0, 4)
+	msgs = s.Telegram.MessagesTo(slow.id, 0)
+	require.Len(t, msgs, 1, "the failing chat: one message for the four")
+	toldOnce(t, "the failing chat", msgs, 0, 4)
+}

@@ -113,6 +113,11 @@ const (
 	// the story blocked behind it in one message (activities/together.go),
 	// and the ledger records them told.
 	versionFoldLater = "fold-later-steps"
+	// versionTakeOver: a delivery takes over the earlier step's delivery
+	// still waiting for its own predecessor (activities/supersede.go).
+	versionTakeOver = "take-over-waiting"
+	// maxTakeOvers bounds the waiting deliveries one takes over in a row.
+	maxTakeOvers = 20
 )
 
 // DeliveryInput starts a delivery; State is set when it continues as new.
@@ -184,6 +189,15 @@ type DeliveryState struct {
 	RoundRead   bool      `json:"round_read,omitempty"` // every page of the round is read
 	RetryAll    bool      `json:"retry_all,omitempty"`
 
+	// Waiting: the delivery waits for its predecessor and has sent
+	// nothing: a newer step of the story may take it over.
+	Waiting bool `json:"waiting,omitempty"`
+	// SupersededBy is the newer step that took this one over: it ends
+	// without sending (the newer one tells this step).
+	SupersededBy string `json:"superseded_by,omitempty"`
+	// TookOver counts the earlier waiting steps this one took over.
+	TookOver int `json:"took_over,omitempty"`
+
 	// Legacy fields: state of a run from before versionBoundedState.
 	LegacyQueue   []activities.Recipient `json:"queue,omitempty"`
 	LegacyPending []Pending              `json:"pending,omitempty"`
@@ -210,6 +224,9 @@ type Progress struct {
 	// Predecessor is the event this one waits for (later deliveries walk
 	// back through it).
 	Predecessor string `json:"predecessor,omitempty"`
+	// SupersededBy took this delivery over; HandedOver is what it got.
+	SupersededBy string                  `json:"superseded_by,omitempty"`
+	HandedOver   *activities.Superseded `json:"handed_over,omitempty"`
 }
 
 var a *activities.Activities
@@ -224,6 +241,7 @@ func DeliveryWorkflow(ctx workflow.Context, in DeliveryInput) (*Progress, error)
 	d.perCall = workflow.GetVersion(ctx, versionCallPerSend, workflow.DefaultVersion, 1) == 1
 	d.prefetch = workflow.GetVersion(ctx, versionPrefetchPages, workflow.DefaultVersion, 1) == 1
 	d.foldLater = d.perCall && workflow.GetVersion(ctx, versionFoldLater, workflow.DefaultVersion, 1) == 1
+	d.takeOver = d.foldLater && workflow.GetVersion(ctx, versionTakeOver, workflow.DefaultVersion, 1) == 1
 	if err := d.setup(ctx); err != nil {
 		return nil, err
 	}
@@ -246,6 +264,9 @@ type delivery struct {
 	nextPage workflow.Future
 	// foldLater: sends tell the later steps blocked behind them (versionFoldLater).
 	foldLater bool
+	// takeOver: the delivery takes over, and hands over, waiting steps
+	// (versionTakeOver).
+	takeOver bool
 }
 
 // outcomes are the results of sends not yet written to MongoDB.
@@ -285,6 +306,9 @@ func (d *delivery) run(ctx workflow.Context) (*Progress, error) {
 	}
 	if err := d.awaitPredecessors(ctx); err != nil {
 		return nil, err
+	}
+	if d.st.SupersededBy != "" {
+		return d.superseded(ctx)
 	}
 	if !d.st.FirstPassDone {
 		done, err := d.firstPass(ctx)
@@ -353,6 +377,9 @@ func (d *delivery) awaitPredecessors(ctx workflow.Context) error {
 	if d.e.Predecessor == "" || d.st.PredecessorChecked {
 		return nil
 	}
+	if err := d.takeOverWaiting(ctx); err != nil || d.e.Predecessor == "" {
+		return err
+	}
 	workflow.SetCurrentDetails(ctx, "Waiting until the previous updates ("+DeliveryWorkflowID(d.e.Predecessor)+" and earlier) have tried every subscriber once.")
 	wctx, cancel := workflow.WithCancel(ctx)
 	defer cancel()
@@ -361,11 +388,13 @@ func (d *delivery) awaitPredecessors(ctx workflow.Context) error {
 		Summary: "Wait for the previous updates' first pass",
 	})
 	f := workflow.ExecuteActivity(pctx, a.PredecessorProgress, DeliveryWorkflowID(d.e.Predecessor), true)
-	if err := workflow.Await(ctx, func() bool { return f.IsReady() || d.st.GaveUp }); err != nil {
+	d.st.Waiting = d.takeOver
+	if err := workflow.Await(ctx, func() bool { return f.IsReady() || d.st.GaveUp || d.st.SupersededBy != "" }); err != nil {
 		return err
 	}
+	d.st.Waiting = false
 	workflow.SetCurrentDetails(ctx, "")
-	if d.st.GaveUp {
+	if d.st.GaveUp || d.st.SupersededBy != "" {
 		return nil
 	}
 	if err := f.Get(ctx, nil); err != nil {
@@ -373,6 +402,70 @@ func (d *delivery) awaitPredecessors(ctx workflow.Context) error {
 	}
 	d.st.PredecessorChecked = true
 	return nil
+}
+
+// takeOverWaiting takes over the deliveries of earlier steps that wait,
+// as this one would, for the step before them: this delivery tells their
+// steps (named in its message, formatted again) and waits for what they
+// waited for. The earliest step that is sending (or done) is waited for.
+func (d *delivery) takeOverWaiting(ctx workflow.Context) error {
+	if !d.takeOver {
+		return nil
+	}
+	took := 0
+	for i := 0; i < maxTakeOvers && d.e.Predecessor != ""; i++ {
+		c := step(d.actx, time.Minute, "Take over the earlier update if it is still waiting")
+		var s *activities.Superseded
+		in := activities.SupersedeInput{WorkflowID: DeliveryWorkflowID(d.e.Predecessor), By: d.e.Key}
+		if err := workflow.ExecuteActivity(c, a.SupersedeWaiting, in).Get(ctx, &s); err != nil {
+			return err
+		}
+		if s == nil {
+			break
+		}
+		d.e = activities.SupersededEvent(d.e, *s)
+		took++
+	}
+	if took == 0 {
+		return nil
+	}
+	d.st.TookOver += took
+	workflow.GetLogger(ctx).Info("took over waiting updates", "event", d.e.Key, "took_over", took)
+	c := step(d.actx, 30*time.Second, "Format the notification again, with the updates taken over")
+	return workflow.ExecuteActivity(c, a.PrepareMessage, d.e).Get(ctx, nil)
+}
+
+// validateSupersede accepts a newer step's take-over while this delivery
+// waits and has sent nothing (again for the same newer step: its
+// activity retried).
+func (d *delivery) validateSupersede(_ workflow.Context, by string) error {
+	switch {
+	case d.st.SupersededBy == by && by != "":
+		return nil
+	case !d.takeOver || !d.st.Waiting || d.st.SupersededBy != "" || d.finished || d.st.GaveUp:
+		return errors.New("this delivery is not waiting: it cannot be taken over")
+	}
+	return nil
+}
+
+// supersede hands this delivery's step over to the newer step by.
+func (d *delivery) supersede(_ workflow.Context, by string) (activities.Superseded, error) {
+	d.st.SupersededBy = by
+	return activities.SupersededOf(d.e), nil
+}
+
+// superseded ends a delivery taken over by a newer step: nothing sent.
+func (d *delivery) superseded(ctx workflow.Context) (*Progress, error) {
+	d.finished = true
+	if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
+		return nil, err
+	}
+	workflow.SetCurrentDetails(ctx, "**Taken over** by the newer update "+DeliveryWorkflowID(d.st.SupersededBy)+", which tells this one too.")
+	d.setState(ctx, StateSuperseded)
+	p := d.progress()
+	h := activities.SupersededOf(d.e)
+	p.State, p.SupersededBy, p.HandedOver = StateSuperseded, d.st.SupersededBy, &h
+	return p, nil
 }
 
 // firstPass tries every subscriber once, page by page, with a sliding

@@ -54,7 +54,7 @@ func FoldStories(evs []Event) {
 		folded := make([]FoldedStep, 0, len(run)-1)
 		for k := len(run) - 2; k >= 0; k-- {
 			e := &evs[run[k]]
-			folded = append(folded, FoldedStep{UpdateID: e.UpdateID, Key: e.Key, Status: e.UpdateStatus, At: e.At, Body: cut(e.Body, FoldedBodyLen)})
+			folded = append(folded, e.AsFolded())
 			e.Notify, e.FoldedInto = false, last.Key
 		}
 		last.Folded = append(folded[:0:0], folded[:min(len(folded), MaxFolded)]...)
@@ -78,6 +78,11 @@ func FoldStories(evs []Event) {
 	for _, k := range keys {
 		closeRun(k)
 	}
+}
+
+// AsFolded is e's step as a later event tells it.
+func (e Event) AsFolded() FoldedStep {
+	return FoldedStep{UpdateID: e.UpdateID, Key: e.Key, Status: e.UpdateStatus, At: e.At, Body: cut(e.Body, FoldedBodyLen)}
 }
 
 // Together is how many earlier steps e tells too.
