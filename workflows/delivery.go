@@ -225,7 +225,7 @@ type Progress struct {
 	// back through it).
 	Predecessor string `json:"predecessor,omitempty"`
 	// SupersededBy took this delivery over; HandedOver is what it got.
-	SupersededBy string                  `json:"superseded_by,omitempty"`
+	SupersededBy string                 `json:"superseded_by,omitempty"`
 	HandedOver   *activities.Superseded `json:"handed_over,omitempty"`
 }
 
