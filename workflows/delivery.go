@@ -301,6 +301,13 @@ var stepRetry = &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInter
 
 func (d *delivery) run(ctx workflow.Context) (*Progress, error) {
 	workflow.GetLogger(ctx).Info("delivery run started", "event", d.e.Key, "run", d.st.Runs)
+	if !d.st.MessageReady && !d.st.PredecessorChecked {
+		// Before the message is formatted: once, with the steps taken over
+		// (workers cache a formatted message by its event).
+		if err := d.takeOverWaiting(ctx); err != nil {
+			return nil, err
+		}
+	}
 	if err := d.prepare(ctx); err != nil {
 		return nil, err
 	}
@@ -377,9 +384,6 @@ func (d *delivery) awaitPredecessors(ctx workflow.Context) error {
 	if d.e.Predecessor == "" || d.st.PredecessorChecked {
 		return nil
 	}
-	if err := d.takeOverWaiting(ctx); err != nil || d.e.Predecessor == "" {
-		return err
-	}
 	workflow.SetCurrentDetails(ctx, "Waiting until the previous updates ("+DeliveryWorkflowID(d.e.Predecessor)+" and earlier) have tried every subscriber once.")
 	wctx, cancel := workflow.WithCancel(ctx)
 	defer cancel()
@@ -406,10 +410,9 @@ func (d *delivery) awaitPredecessors(ctx workflow.Context) error {
 
 // takeOverWaiting takes over the deliveries of earlier steps that wait,
 // as this one would, for the step before them: this delivery tells their
-// steps (named in its message, formatted again) and waits for what they
-// waited for. The earliest step that is sending (or done) is waited for.
+// steps (named in its message) and waits for what they waited for. The earliest step that is sending (or done) is waited for.
 func (d *delivery) takeOverWaiting(ctx workflow.Context) error {
-	if !d.takeOver {
+	if !d.takeOver || d.e.Predecessor == "" {
 		return nil
 	}
 	took := 0
@@ -426,13 +429,11 @@ func (d *delivery) takeOverWaiting(ctx workflow.Context) error {
 		d.e = activities.SupersededEvent(d.e, *s)
 		took++
 	}
-	if took == 0 {
-		return nil
+	if took > 0 {
+		d.st.TookOver += took
+		workflow.GetLogger(ctx).Info("took over waiting updates", "event", d.e.Key, "took_over", took)
 	}
-	d.st.TookOver += took
-	workflow.GetLogger(ctx).Info("took over waiting updates", "event", d.e.Key, "took_over", took)
-	c := step(d.actx, 30*time.Second, "Format the notification again, with the updates taken over")
-	return workflow.ExecuteActivity(c, a.PrepareMessage, d.e).Get(ctx, nil)
+	return nil
 }
 
 // validateSupersede accepts a newer step's take-over while this delivery

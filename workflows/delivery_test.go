@@ -803,8 +803,8 @@ func TestDeliveryTakesOverAWaitingPredecessor(t *testing.T) {
 	require.NoError(t, d.GetWorkflowError())
 	require.Equal(t, []string{workflows.DeliveryWorkflowID("incident:i:u2:v"), workflows.DeliveryWorkflowID("incident:i:u1:v")}, asked)
 	require.Equal(t, []string{workflows.DeliveryWorkflowID("incident:i:u1:v")}, waitedFor, "waits for what the step taken over waited for")
-	require.Len(t, d.prepared, 2, "formatted again with the step taken over")
-	require.Equal(t, "incident:i:u2:v", d.prepared[1].Folded[0].Key)
+	require.Len(t, d.prepared, 1, "formatted once, with the step taken over")
+	require.Equal(t, "incident:i:u2:v", d.prepared[0].Folded[0].Key)
 	require.ElementsMatch(t, []string{"a", "b"}, d.sent)
 }
 
