@@ -45,17 +45,23 @@ func newsStack(t *testing.T, extra ...chat) (*testenv.Stack, chat, chat) {
 		t.Skip("integration test")
 	}
 	s := testenv.NewStack(t, time.Second)
-	ctx := context.Background()
 	cards, messages := chat{1111, 0}, chat{2222, 0}
+	subscribeModes(t, s, cards, messages, extra...)
+	s.StartWorker(t)
+	s.WaitForBaseline(t)
+	return s, cards, messages
+}
+
+// subscribeModes subscribes a chat in cards mode, one in messages mode
+// and the extra chats.
+func subscribeModes(t *testing.T, s *testenv.Stack, cards, messages chat, extra ...chat) {
+	t.Helper()
 	for _, c := range append([]chat{cards, messages}, extra...) {
-		_, err := s.Store.Subscribe(ctx, c.id, c.thread, time.Now())
+		_, err := s.Store.Subscribe(context.Background(), c.id, c.thread, time.Now())
 		require.NoError(t, err)
 	}
 	setSettings(t, s, store.SubscriberKey(cards.id, 0), store.Settings{Mode: store.ModeCards})
 	setSettings(t, s, store.SubscriberKey(messages.id, 0), store.Settings{Mode: store.ModeMessages})
-	s.StartWorker(t)
-	s.WaitForBaseline(t)
-	return s, cards, messages
 }
 
 // toldOnce checks, against the page's updates from..to-1, that each is
@@ -222,14 +228,8 @@ func TestCatchUpAfterDowntimeIsOneMessage(t *testing.T) {
 		t.Skip("integration test")
 	}
 	s := testenv.NewStack(t, time.Second)
-	ctx := context.Background()
 	cards, messages := chat{1111, 0}, chat{2222, 0}
-	for _, c := range []chat{cards, messages} {
-		_, err := s.Store.Subscribe(ctx, c.id, c.thread, time.Now())
-		require.NoError(t, err)
-	}
-	setSettings(t, s, store.SubscriberKey(cards.id, 0), store.Settings{Mode: store.ModeCards})
-	setSettings(t, s, store.SubscriberKey(messages.id, 0), store.Settings{Mode: store.ModeMessages})
+	subscribeModes(t, s, cards, messages)
 	stop := s.StartWorker(t)
 	s.WaitForBaseline(t)
 	s.Page.AddIncidentUpdates(newsIncident, "Incident with GitHub.com", "critical", newsUpdates(0, 1, nil)...)

@@ -1,7 +1,6 @@
 package worker_test
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -16,7 +15,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/openai-status-bot/statusbot/internal/fakes"
-	"github.com/openai-status-bot/statusbot/internal/store"
 	"github.com/openai-status-bot/statusbot/internal/testenv"
 )
 
@@ -218,14 +216,8 @@ func replaySequence(t *testing.T, seq string) {
 
 	s := testenv.NewStack(t, time.Second)
 	s.Config.StatuspageURL = page.srv.URL
-	ctx := context.Background()
 	cards, messages := chat{5101, 0}, chat{5102, 0}
-	for _, c := range []chat{cards, messages} {
-		_, err := s.Store.Subscribe(ctx, c.id, c.thread, time.Now())
-		require.NoError(t, err)
-	}
-	setSettings(t, s, store.SubscriberKey(cards.id, 0), store.Settings{Mode: store.ModeCards})
-	setSettings(t, s, store.SubscriberKey(messages.id, 0), store.Settings{Mode: store.ModeMessages})
+	subscribeModes(t, s, cards, messages)
 	s.StartWorker(t)
 	s.WaitForBaseline(t)
 
