@@ -3,7 +3,6 @@ package worker_test
 import (
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"sort"
@@ -47,13 +46,13 @@ type replayPage struct {
 	seen    map[string]map[string]any // incident or maintenance id -> as last listed
 	isMaint map[string]bool
 	reads   int
-	srv     *httptest.Server
 }
 
-func newReplayPage(t *testing.T, shift time.Duration) *replayPage {
+// newReplayPage answers every request to the stack's page (the fake's
+// fault hook: the stack's configuration is left as it is).
+func newReplayPage(s *testenv.Stack, shift time.Duration) *replayPage {
 	p := &replayPage{shift: shift, seen: map[string]map[string]any{}, isMaint: map[string]bool{}}
-	p.srv = httptest.NewServer(http.HandlerFunc(p.serve))
-	t.Cleanup(p.srv.Close)
+	s.Page.Fault("/api/v2/", func(w http.ResponseWriter, r *http.Request) bool { p.serve(w, r); return true })
 	return p
 }
 
@@ -211,11 +210,9 @@ func replaySequence(t *testing.T, seq string) {
 		} `json:"page"`
 	}
 	require.NoError(t, json.Unmarshal(raw, &last))
-	page := newReplayPage(t, time.Since(last.Page.UpdatedAt))
-	page.show(t, snaps[0])
-
 	s := testenv.NewStack(t, time.Second)
-	s.Config.StatuspageURL = page.srv.URL
+	page := newReplayPage(s, time.Since(last.Page.UpdatedAt))
+	page.show(t, snaps[0])
 	cards, messages := chat{5101, 0}, chat{5102, 0}
 	subscribeModes(t, s, cards, messages)
 	s.StartWorker(t)
