@@ -249,9 +249,11 @@ func replaySequence(t *testing.T, seq string) {
 	}
 	// Every story ends where it ended on the page.
 	require.NotEmpty(t, tallies[cards].last, "the chat in cards mode heard nothing")
+	// An incident's or maintenance's story ends resolved or completed, a
+	// component's back to operational.
 	ended := func(text string) bool {
 		l := strings.ToLower(text)
-		return strings.Contains(l, "resolved") || strings.Contains(l, "completed")
+		return strings.Contains(l, "resolved") || strings.Contains(l, "completed") || strings.Contains(l, "-&gt; operational")
 	}
 	for _, m := range tallies[cards].last {
 		if m.ReplyTo == 0 && strings.Contains(m.Text, "Status") && !strings.Contains(m.Text, "Component status changed") {
