@@ -8,6 +8,7 @@ import (
 
 	"go.temporal.io/sdk/activity"
 
+	"github.com/openai-status-bot/statusbot/internal/message"
 	"github.com/openai-status-bot/statusbot/internal/store"
 	"github.com/openai-status-bot/statusbot/internal/telegram"
 )
@@ -46,7 +47,10 @@ const (
 // sendCall makes the one call of in, or none when the chat's turn has not
 // come: then the result's Next is in itself.
 func (a *Activities) sendCall(ctx context.Context, in SendInput, r Recipient) (*SendResult, error) {
-	text, err := a.noticeIn(ctx, in.EventKey, r.Zone, r.Page)
+	if in.Step == nil {
+		in.Covers = a.laterSteps(ctx, in, r)
+	}
+	text, rang, err := a.sendText(ctx, in, &r)
 	if err != nil {
 		return nil, err
 	}
@@ -85,8 +89,29 @@ func (a *Activities) sendCall(ctx context.Context, in SendInput, r Recipient) (*
 	}
 	if res.Next != nil {
 		res.NotBefore = a.now().Add(budget.Interval) // the chat's next turn at the earliest
+	} else {
+		res.Covers, res.Rang = in.Covers, rang
 	}
 	return res, nil
+}
+
+// sendText is the text of in's call: its step's notice, or, when it
+// tells later steps too, the newest with the others named (together.go);
+// rang: r, silent as no news, rings for what it tells together.
+func (a *Activities) sendText(ctx context.Context, in SendInput, r *Recipient) (string, bool, error) {
+	if len(in.Covers) == 0 {
+		text, err := a.noticeIn(ctx, in.EventKey, r.Zone, r.Page)
+		return text, false, err
+	}
+	e, err := a.together(ctx, in)
+	if err != nil {
+		return "", false, err
+	}
+	rang := ringsTogether(*r, r.Quiet.Covers(a.now()), e)
+	if rang {
+		r.Silent = false
+	}
+	return togetherText(*e, r.Zone, r.Page), rang, nil
 }
 
 // chatTurn takes, right before a call, a slot of the bot's budget for the
@@ -140,7 +165,7 @@ func (a *Activities) call(ctx context.Context, in SendInput, text string, r Reci
 			return &SendResult{As: store.AsCardEdit}, nil
 		}
 	}
-	texts, err := a.cardTextsOf(ctx, in.EventKey, r.Zone)
+	texts, err := a.cardTextsOf(ctx, tellKey(in), r.Zone)
 	if err != nil {
 		return nil, err
 	}
@@ -176,7 +201,7 @@ func (a *Activities) call(ctx context.Context, in SendInput, text string, r Reci
 		}
 		notes = all[r.Key]
 	}
-	cardText := a.cardText(ctx, in.EventKey, texts, r.Zone, r.Page, notes, nil)
+	cardText := a.cardText(ctx, tellKey(in), texts, r.Zone, r.Page, notes, nil)
 	var shown []string
 	if fresh {
 		r.Card, shown = nil, in.Step.Card.Updates
@@ -189,7 +214,7 @@ func (a *Activities) call(ctx context.Context, in SendInput, text string, r Reci
 				return nil, err
 			}
 			card := *r.Card
-			card.Event = in.EventKey
+			card.Event = tellKey(in)
 			return chained(in, r, callReply, card), nil
 		}
 		// The edit was this Send's call: the fresh card is the next (two
@@ -201,7 +226,7 @@ func (a *Activities) call(ctx context.Context, in SendInput, text string, r Reci
 	if err != nil {
 		return nil, err
 	}
-	card := store.IncidentCard{Incident: texts.Incident, Sub: r.Key, MessageID: id, Updates: shown, Event: in.EventKey}
+	card := store.IncidentCard{Incident: texts.Incident, Sub: r.Key, MessageID: id, Updates: shown, Event: tellKey(in)}
 	if !card.Shows(texts.UpdateID) {
 		card.Updates = append(card.Updates, texts.UpdateID)
 	}
@@ -237,9 +262,14 @@ func (a *Activities) cardStep(ctx context.Context, in SendInput, r Recipient) (*
 		}
 		card.Pinned = false
 	default: // callReply
-		texts, err := a.cardTextsOf(ctx, in.EventKey, r.Zone)
+		texts, err := a.cardTextsOf(ctx, tellKey(in), r.Zone)
 		if err != nil || texts == nil {
 			return nil, err
+		}
+		if e, err := a.together(ctx, in); err != nil {
+			return nil, err
+		} else if e != nil {
+			texts.Reply = message.CardReply(*e, false) // the newest, the earlier named
 		}
 		if err := a.replyUnder(ctx, r, texts, &card); err != nil {
 			return nil, err

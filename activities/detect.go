@@ -104,6 +104,8 @@ func (a *Activities) DetectEvents(ctx context.Context, in DetectInput) (*Detecti
 	}
 	d.Baseline = res.Baseline != nil && len(res.Events) == 0
 	event.MarkBursts(res.Events)
+	// Several new updates of one story are one notice (news, not history).
+	event.FoldStories(res.Events)
 	d.Events, d.Prune = event.ScopedAll(pp.event, res.Events), res.Prune
 	metrics.EventsDetected(d.Events)
 	if len(d.Events) > 0 {

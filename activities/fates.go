@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"go.temporal.io/sdk/activity"
@@ -56,8 +57,18 @@ const fateWriteTimeout = 2 * time.Second
 
 // noteSent records, after a send, how it went; a failed write is logged.
 func (a *Activities) noteSent(ctx context.Context, eventKey string, r Recipient, severitySilent, quiet bool, as string) {
+	a.noteSentWith(ctx, eventKey, r, severitySilent, quiet, as, "")
+}
+
+// noteSentWith is noteSent for a send that told later steps too (later
+// names them).
+func (a *Activities) noteSentWith(ctx context.Context, eventKey string, r Recipient, severitySilent, quiet bool, as, later string) {
+	together := a.togetherOf(ctx, eventKey)
+	if later != "" {
+		together = strings.TrimPrefix(together+" and "+later, " and ")
+	}
 	a.noteFate(ctx, store.Fate{Sub: r.Key, Event: eventKey, Outcome: store.FateSent, As: as,
-		Silent: severitySilent || quiet, Quiet: quiet, At: a.now()})
+		Silent: severitySilent || quiet, Quiet: quiet, NoNews: r.NoNews && !quiet && severitySilent, Together: together, At: a.now()})
 }
 
 // noteFailed records a send that failed (Send's error): waiting for a

@@ -44,6 +44,10 @@ type RecordInput struct {
 	// Cards were sent but their record could not be written by the send:
 	// written here, with the ledger, so no card is left behind unknown.
 	Cards []store.IncidentCard `json:"cards,omitempty"`
+	// Covered are later steps of the story sends told too (together.go):
+	// written before this event's retries are settled, so that a
+	// delivery of theirs that sees the chat's retry here gone finds it told.
+	Covered []CoveredBy `json:"covered,omitempty"`
 }
 
 // StepOf is the story step an event tells (nil for a reminder, which is
@@ -80,6 +84,11 @@ func (a *Activities) RecordDelivered(ctx context.Context, in RecordInput) error 
 			return err
 		}
 	}
+	// After the own step's record (the newest told wins), before its
+	// retries are settled.
+	if err := a.recordCovered(ctx, in); err != nil {
+		return err
+	}
 	if len(in.Retries) > 0 {
 		docs := make([]store.Retry, 0, len(in.Retries))
 		for _, r := range in.Retries {
@@ -99,4 +108,32 @@ func (in RecordInput) seq() int {
 		return 0
 	}
 	return in.Step.Seq
+}
+
+// recordCovered writes, for each later step a send told too, the chat in
+// its ledger and removes the chat's retry of it; the story's record says
+// the chat was told up to the newest. Idempotent, as the rest.
+func (a *Activities) recordCovered(ctx context.Context, in RecordInput) error {
+	for _, c := range in.Covered {
+		newest := Covered{}
+		for _, ev := range c.Events {
+			if err := a.Store.RecordDelivered(ctx, ev.Event, []string{c.Sub}, a.now()); err != nil {
+				return err
+			}
+			if _, err := a.Store.DeleteRetries(ctx, ev.Event, []string{c.Sub}); err != nil {
+				return err
+			}
+			if ev.Seq >= newest.Seq {
+				newest = ev
+			}
+		}
+		if in.Step != nil && newest.Event != "" {
+			step := *in.Step
+			step.Event, step.Seq = newest.Event, newest.Seq
+			if err := a.Store.RecordTold(ctx, step, []string{c.Sub}, a.now()); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

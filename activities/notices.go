@@ -25,6 +25,12 @@ func (a *Activities) PrepareMessage(ctx context.Context, e event.Event) (int, er
 	if err := a.prepareFold(ctx, e); err != nil {
 		return 0, err
 	}
+	if line := message.TogetherLine(e); line != "" {
+		if err := a.Store.SaveMessage(ctx, e.Key+togetherSuffix, line, a.now()); err != nil {
+			return 0, err
+		}
+		a.cacheMessage(e.Key+togetherSuffix, line)
+	}
 	a.cacheMessage(e.Key, text)
 	return len(text), nil
 }
@@ -100,4 +106,22 @@ func (a *Activities) inZone(ctx context.Context, key, zone string, render func(*
 	}
 	a.cacheMessage(key, text)
 	return text, nil
+}
+
+// togetherSuffix names the stored line, for /why, of the earlier steps an
+// event tells too (event.FoldStories).
+const togetherSuffix = "#together"
+
+// togetherOf is that line; "" for an event that tells none (or when it
+// cannot be read: /why then says less, the notice went out anyway).
+func (a *Activities) togetherOf(ctx context.Context, eventKey string) string {
+	if !keyIs(eventKey, event.KindIncident) && !keyIs(eventKey, event.KindMaintenance) {
+		return ""
+	}
+	line, err := a.message(ctx, eventKey+togetherSuffix)
+	if err != nil {
+		a.cacheMessage(eventKey+togetherSuffix, "")
+		return ""
+	}
+	return line
 }

@@ -20,6 +20,8 @@ type Recipient struct {
 	// (Quiet): a retry hours later rings or not by the clock of then.
 	Silent bool          `json:"silent,omitempty"`
 	Quiet  *notice.Quiet `json:"quiet,omitempty"`
+	// NoNews: Silent because the step is no news (notice.News), for /why.
+	NoNews bool `json:"no_news,omitempty"`
 	// Cards mode of the subscriber (PinCards: pin the open card), and its
 	// card of the event's incident, as the page read them (CardRead):
 	// incident updates and component changes (which may fold into a card).
@@ -204,7 +206,7 @@ func (a *Activities) heardBeforeRecords(ctx context.Context, e event.Event, subs
 // recipientOf is the recipient of an event; of an incident update, with
 // its delivery mode.
 func (a *Activities) recipientOf(e event.Event, s store.Subscriber, v notice.Verdict) Recipient {
-	r := Recipient{Key: s.Key, ChatID: s.ChatID, ThreadID: s.ThreadID, Silent: v.Silent, Quiet: notice.QuietFor(s.Settings, e),
+	r := Recipient{Key: s.Key, ChatID: s.ChatID, ThreadID: s.ThreadID, Silent: v.Silent, NoNews: v.NoNews, Quiet: notice.QuietFor(s.Settings, e),
 		Zone: notice.TextZone(s.Settings, e), Page: a.Pages.Label(s.Pages, e.Page)}
 	switch e.Kind {
 	case event.KindIncident:

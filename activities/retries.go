@@ -58,6 +58,21 @@ func (a *Activities) Retries(ctx context.Context, in RetryPageInput) (*RetryPage
 		}
 	}
 	out := &RetryPage{Next: next, Blocked: len(held)}
+	// A chat told this step in an earlier step's message (together.go)
+	// since its retry was read: settled, not sent again.
+	told, err := a.Store.Delivered(ctx, in.Event.Key, retryKeys(ready))
+	if err != nil {
+		return nil, err
+	}
+	untold := ready[:0:0]
+	for _, r := range ready {
+		if told[r.retry.Sub] {
+			gone = append(gone, r.retry.Sub)
+		} else {
+			untold = append(untold, r)
+		}
+	}
+	ready = untold
 	sends, dropped, err := a.retrySends(ctx, in.Event, ready)
 	if err != nil {
 		return nil, err
@@ -146,7 +161,7 @@ func (a *Activities) retrySends(ctx context.Context, e event.Event, ready []live
 		// The send needs the recipient and the burst count: the error text
 		// stays in MongoDB (a page of them would be 100+ KB of history).
 		sends = append(sends, Retry{Recipient: Recipient{Key: r.retry.Sub, ChatID: r.retry.ChatID, ThreadID: r.retry.ThreadID,
-			Silent: v.Silent, Quiet: notice.QuietFor(r.sub.Settings, e), Zone: notice.TextZone(r.sub.Settings, e),
+			Silent: v.Silent, NoNews: v.NoNews, Quiet: notice.QuietFor(r.sub.Settings, e), Zone: notice.TextZone(r.sub.Settings, e),
 			Page: a.Pages.Label(r.sub.Pages, e.Page)}, Bursts: r.retry.Bursts})
 	}
 	return sends, dropped, nil

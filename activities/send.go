@@ -38,6 +38,12 @@ type SendInput struct {
 	// mode waits a moment for the others to queue, and tells those right
 	// behind it (burst.go).
 	Burst int `json:"burst,omitempty"`
+	// FoldLater: the first call tells the later steps of the story
+	// blocked behind it for the chat (together.go); Covers are those it
+	// found, carried through the chain. Unset in deliveries from before
+	// versionFoldLater.
+	FoldLater bool      `json:"fold_later,omitempty"`
+	Covers    []Covered `json:"covers,omitempty"`
 }
 
 // SendResult says what happened; failures that need a retry are errors.
@@ -63,7 +69,12 @@ type SendResult struct {
 	CardRecorded bool `json:"card_recorded,omitempty"`
 	// As is how the chain's notice went out (store.AsCard...), for /why;
 	// set by the Send that ends the chain.
-	As        string     `json:"as,omitempty"`
+	As string `json:"as,omitempty"`
+	// Covers are the later steps the chain told too (together.go): the
+	// delivery writes their ledger for the chat.
+	Covers []Covered `json:"covers,omitempty"`
+	// Rang: a send silent as no news rang, for what it told together.
+	Rang      bool       `json:"rang,omitempty"`
 	Next      *SendInput `json:"next,omitempty"`
 	NotBefore time.Time  `json:"not_before,omitempty"`
 }
@@ -92,7 +103,8 @@ func (a *Activities) Send(ctx context.Context, in SendInput) (*SendResult, error
 		case err != nil:
 			a.noteFailed(ctx, in.EventKey, r, err)
 		case res.Next == nil && res.As != "":
-			a.noteSent(ctx, in.EventKey, r, severitySilent, quiet, res.As)
+			a.noteSentWith(ctx, in.EventKey, r, severitySilent && !res.Rang, quiet, res.As, laterLine(ctx, a, res.Covers))
+			a.noteTogether(ctx, res.Covers, r)
 		}
 		return res, err
 	}

@@ -109,6 +109,15 @@ const (
 	// versionPrefetchPages: the next page of subscribers is read while the
 	// last sends of the page before go out (no pause at every page).
 	versionPrefetchPages = "prefetch-pages"
+	// versionFoldLater: a chat's send of a step tells the later steps of
+	// the story blocked behind it in one message (activities/together.go),
+	// and the ledger records them told.
+	versionFoldLater = "fold-later-steps"
+	// versionTakeOver: a delivery takes over the earlier step's delivery
+	// still waiting for its own predecessor (activities/supersede.go).
+	versionTakeOver = "take-over-waiting"
+	// maxTakeOvers bounds the waiting deliveries one takes over in a row.
+	maxTakeOvers = 20
 )
 
 // DeliveryInput starts a delivery; State is set when it continues as new.
@@ -180,6 +189,15 @@ type DeliveryState struct {
 	RoundRead   bool      `json:"round_read,omitempty"` // every page of the round is read
 	RetryAll    bool      `json:"retry_all,omitempty"`
 
+	// Waiting: the delivery waits for its predecessor and has sent
+	// nothing: a newer step of the story may take it over.
+	Waiting bool `json:"waiting,omitempty"`
+	// SupersededBy is the newer step that took this one over: it ends
+	// without sending (the newer one tells this step).
+	SupersededBy string `json:"superseded_by,omitempty"`
+	// TookOver counts the earlier waiting steps this one took over.
+	TookOver int `json:"took_over,omitempty"`
+
 	// Legacy fields: state of a run from before versionBoundedState.
 	LegacyQueue   []activities.Recipient `json:"queue,omitempty"`
 	LegacyPending []Pending              `json:"pending,omitempty"`
@@ -206,6 +224,9 @@ type Progress struct {
 	// Predecessor is the event this one waits for (later deliveries walk
 	// back through it).
 	Predecessor string `json:"predecessor,omitempty"`
+	// SupersededBy took this delivery over; HandedOver is what it got.
+	SupersededBy string                 `json:"superseded_by,omitempty"`
+	HandedOver   *activities.Superseded `json:"handed_over,omitempty"`
 }
 
 var a *activities.Activities
@@ -219,6 +240,8 @@ func DeliveryWorkflow(ctx workflow.Context, in DeliveryInput) (*Progress, error)
 	d := newDelivery(ctx, in)
 	d.perCall = workflow.GetVersion(ctx, versionCallPerSend, workflow.DefaultVersion, 1) == 1
 	d.prefetch = workflow.GetVersion(ctx, versionPrefetchPages, workflow.DefaultVersion, 1) == 1
+	d.foldLater = d.perCall && workflow.GetVersion(ctx, versionFoldLater, workflow.DefaultVersion, 1) == 1
+	d.takeOver = d.foldLater && workflow.GetVersion(ctx, versionTakeOver, workflow.DefaultVersion, 1) == 1
 	if err := d.setup(ctx); err != nil {
 		return nil, err
 	}
@@ -239,6 +262,11 @@ type delivery struct {
 	// nextPage is that read while it goes on.
 	prefetch bool
 	nextPage workflow.Future
+	// foldLater: sends tell the later steps blocked behind them (versionFoldLater).
+	foldLater bool
+	// takeOver: the delivery takes over, and hands over, waiting steps
+	// (versionTakeOver).
+	takeOver bool
 }
 
 // outcomes are the results of sends not yet written to MongoDB.
@@ -249,6 +277,8 @@ type outcomes struct {
 	// cards sent whose record the send could not write (not counted in
 	// size: they go with the deliveries they came with).
 	cards []store.IncidentCard
+	// covered: later steps the sends told too (their ledger is written first).
+	covered []activities.CoveredBy
 }
 
 func (o *outcomes) size() int { return len(o.delivered) + len(o.retries) + len(o.settled) }
@@ -271,11 +301,21 @@ var stepRetry = &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInter
 
 func (d *delivery) run(ctx workflow.Context) (*Progress, error) {
 	workflow.GetLogger(ctx).Info("delivery run started", "event", d.e.Key, "run", d.st.Runs)
+	if !d.st.MessageReady && !d.st.PredecessorChecked {
+		// Before the message is formatted: once, with the steps taken over
+		// (workers cache a formatted message by its event).
+		if err := d.takeOverWaiting(ctx); err != nil {
+			return nil, err
+		}
+	}
 	if err := d.prepare(ctx); err != nil {
 		return nil, err
 	}
 	if err := d.awaitPredecessors(ctx); err != nil {
 		return nil, err
+	}
+	if d.st.SupersededBy != "" {
+		return d.superseded(ctx)
 	}
 	if !d.st.FirstPassDone {
 		done, err := d.firstPass(ctx)
@@ -352,11 +392,13 @@ func (d *delivery) awaitPredecessors(ctx workflow.Context) error {
 		Summary: "Wait for the previous updates' first pass",
 	})
 	f := workflow.ExecuteActivity(pctx, a.PredecessorProgress, DeliveryWorkflowID(d.e.Predecessor), true)
-	if err := workflow.Await(ctx, func() bool { return f.IsReady() || d.st.GaveUp }); err != nil {
+	d.st.Waiting = d.takeOver
+	if err := workflow.Await(ctx, func() bool { return f.IsReady() || d.st.GaveUp || d.st.SupersededBy != "" }); err != nil {
 		return err
 	}
+	d.st.Waiting = false
 	workflow.SetCurrentDetails(ctx, "")
-	if d.st.GaveUp {
+	if d.st.GaveUp || d.st.SupersededBy != "" {
 		return nil
 	}
 	if err := f.Get(ctx, nil); err != nil {
@@ -364,6 +406,67 @@ func (d *delivery) awaitPredecessors(ctx workflow.Context) error {
 	}
 	d.st.PredecessorChecked = true
 	return nil
+}
+
+// takeOverWaiting takes over the deliveries of earlier steps that wait,
+// as this one would, for the step before them: this delivery tells their
+// steps (named in its message) and waits for what they waited for. The earliest step that is sending (or done) is waited for.
+func (d *delivery) takeOverWaiting(ctx workflow.Context) error {
+	if !d.takeOver || d.e.Predecessor == "" {
+		return nil
+	}
+	took := 0
+	for i := 0; i < maxTakeOvers && d.e.Predecessor != ""; i++ {
+		c := step(d.actx, time.Minute, "Take over the earlier update if it is still waiting")
+		var s *activities.Superseded
+		in := activities.SupersedeInput{WorkflowID: DeliveryWorkflowID(d.e.Predecessor), By: d.e.Key}
+		if err := workflow.ExecuteActivity(c, a.SupersedeWaiting, in).Get(ctx, &s); err != nil {
+			return err
+		}
+		if s == nil {
+			break
+		}
+		d.e = activities.SupersededEvent(d.e, *s)
+		took++
+	}
+	if took > 0 {
+		d.st.TookOver += took
+		workflow.GetLogger(ctx).Info("took over waiting updates", "event", d.e.Key, "took_over", took)
+	}
+	return nil
+}
+
+// validateSupersede accepts a newer step's take-over while this delivery
+// waits and has sent nothing (again for the same newer step: its
+// activity retried).
+func (d *delivery) validateSupersede(_ workflow.Context, by string) error {
+	switch {
+	case d.st.SupersededBy == by && by != "":
+		return nil
+	case !d.takeOver || !d.st.Waiting || d.st.SupersededBy != "" || d.finished || d.st.GaveUp:
+		return errors.New("this delivery is not waiting: it cannot be taken over")
+	}
+	return nil
+}
+
+// supersede hands this delivery's step over to the newer step by.
+func (d *delivery) supersede(_ workflow.Context, by string) (activities.Superseded, error) {
+	d.st.SupersededBy = by
+	return activities.SupersededOf(d.e), nil
+}
+
+// superseded ends a delivery taken over by a newer step: nothing sent.
+func (d *delivery) superseded(ctx workflow.Context) (*Progress, error) {
+	d.finished = true
+	if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
+		return nil, err
+	}
+	workflow.SetCurrentDetails(ctx, "**Taken over** by the newer update "+DeliveryWorkflowID(d.st.SupersededBy)+", which tells this one too.")
+	d.setState(ctx, StateSuperseded)
+	p := d.progress()
+	h := activities.SupersededOf(d.e)
+	p.State, p.SupersededBy, p.HandedOver = StateSuperseded, d.st.SupersededBy, &h
+	return p, nil
 }
 
 // firstPass tries every subscriber once, page by page, with a sliding
@@ -589,6 +692,7 @@ func (d *delivery) pump(ctx workflow.Context, next func() (activities.Retry, boo
 			if d.perCall {
 				in.PerCall, in.Ticket, in.Attempts = true, activities.BurstTicketOf(d.e.At, d.e.Key, p.Recipient.Key, d.e.Burst), d.tune.SendAttempts
 				in.Burst = d.e.Burst
+				in.FoldLater = d.foldLater
 			}
 			d.send(ctx, sctx, sel, in, activities.SendResult{}, func(res *activities.SendResult, err error) {
 				inFlight--
@@ -680,7 +784,7 @@ func (d *delivery) flush(ctx workflow.Context) error {
 	}
 	c := step(d.actx, 30*time.Second, fmt.Sprintf("Record %d delivery(ies) and %d retry(ies)", len(b.delivered), len(b.retries)))
 	in := activities.RecordInput{EventKey: d.e.Key, Keys: b.delivered, OrderKey: d.e.OrderKey, EventAt: d.e.At, Retries: b.retries, Settled: b.settled,
-		Step: activities.StepOf(d.e), Cards: b.cards}
+		Step: activities.StepOf(d.e), Cards: b.cards, Covered: b.covered}
 	if err := workflow.ExecuteActivity(c, a.RecordDelivered, in).Get(ctx, nil); err != nil {
 		return err
 	}
@@ -717,6 +821,13 @@ func (d *delivery) settle(ctx workflow.Context, p activities.Retry, retrying boo
 			b.delivered = append(b.delivered, p.Recipient.Key)
 			if res.Card != nil {
 				b.cards = append(b.cards, *res.Card)
+			}
+			if len(res.Covers) > 0 {
+				key := p.Recipient.Key
+				if res.MigratedTo != 0 {
+					key = res.NewKey
+				}
+				b.covered = append(b.covered, activities.CoveredBy{Sub: key, Events: res.Covers})
 			}
 			if res.MigratedTo != 0 {
 				st.Migrated++

@@ -53,6 +53,11 @@ type deliveryEnv struct {
 	inputs []activities.SendInput // every Send's input, in order
 	at     []time.Time            // when each started (the test clock)
 	cards  []string               // subscribers of the cards recorded with the ledger
+	// covered: the later steps recorded told with the ledger (together.go)
+	covered []activities.CoveredBy
+	// takeOver answers SupersedeWaiting (nil: the earlier step is not waiting).
+	takeOver func(in activities.SupersedeInput) *activities.Superseded
+	prepared []event.Event // every PrepareMessage's event
 }
 
 func newDeliveryEnv(t *testing.T) *deliveryEnv { return newSlowDeliveryEnv(t, 0) }
@@ -64,7 +69,21 @@ func newSlowDeliveryEnv(t *testing.T, sendTime time.Duration) *deliveryEnv {
 	d := &deliveryEnv{TestWorkflowEnvironment: env, a: &activities.Activities{}, attempts: map[string]int{},
 		fail: map[string][]error{}, results: map[string]*activities.SendResult{}, gone: map[string]bool{}, retries: map[string]activities.Retry{}}
 	env.RegisterActivity(d.a)
-	env.OnActivity(d.a.PrepareMessage, mock.Anything, mock.Anything).Return(120, nil)
+	env.OnActivity(d.a.PrepareMessage, mock.Anything, mock.Anything).Return(func(_ context.Context, e event.Event) (int, error) {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		d.prepared = append(d.prepared, e)
+		return 120, nil
+	})
+	env.OnActivity(d.a.SupersedeWaiting, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.SupersedeInput) (*activities.Superseded, error) {
+			d.mu.Lock()
+			defer d.mu.Unlock()
+			if d.takeOver == nil {
+				return nil, nil
+			}
+			return d.takeOver(in), nil
+		})
 	env.OnActivity(d.a.Send, mock.Anything, mock.Anything).After(sendTime).Return(
 		func(_ context.Context, in activities.SendInput) (*activities.SendResult, error) {
 			d.mu.Lock()
@@ -95,6 +114,7 @@ func newSlowDeliveryEnv(t *testing.T, sendTime time.Duration) *deliveryEnv {
 			for _, c := range in.Cards {
 				d.cards = append(d.cards, c.Sub)
 			}
+			d.covered = append(d.covered, in.Covered...)
 			for _, r := range in.Retries {
 				d.retries[r.Recipient.Key] = r
 			}
@@ -738,4 +758,106 @@ func TestDeliveryReadsTheNextPageAhead(t *testing.T) {
 	}
 	// d.at is when a send ends: e's ends 4 s in (5 s without the read ahead).
 	require.Less(t, eAt.Sub(start), 4500*time.Millisecond, "the second page was read during the first's last sends")
+}
+
+// A send that told later steps of its story too (their sends blocked
+// behind it for the chat) has them written with the ledger, for that
+// chat only; every send of a delivery of this version may do so.
+func TestDeliveryRecordsTheLaterStepsASendTold(t *testing.T) {
+	d := newDeliveryEnv(t)
+	d.pages(activities.RecipientPage{Recipients: recipients("a", "b")})
+	later := []activities.Covered{{Event: "incident:i:u2:v", Seq: 2}, {Event: "incident:i:u3:v", Seq: 3}}
+	d.results["a"] = &activities.SendResult{As: "reply", Covers: later}
+	d.ExecuteWorkflow(workflows.DeliveryWorkflow, workflows.DeliveryInput{Event: componentEvent("c1", "major_outage", t0)})
+	require.NoError(t, d.GetWorkflowError())
+	require.Equal(t, []activities.CoveredBy{{Sub: "a", Events: later}}, d.covered)
+	require.ElementsMatch(t, []string{"a", "b"}, d.recorded)
+	for _, in := range d.inputs {
+		require.True(t, in.FoldLater, "the send may tell the later steps blocked behind it")
+	}
+}
+
+// A delivery whose predecessor still waits for its own takes it over: it
+// tells that step too (formatted again with it), waits for what it waited
+// for, and sends once to each chat.
+func TestDeliveryTakesOverAWaitingPredecessor(t *testing.T) {
+	e := componentEvent("c1", "operational", t0)
+	e.Predecessor = "incident:i:u2:v"
+	d := newDeliveryEnv(t)
+	var asked []string
+	d.takeOver = func(in activities.SupersedeInput) *activities.Superseded {
+		asked = append(asked, in.WorkflowID)
+		if in.WorkflowID == workflows.DeliveryWorkflowID("incident:i:u2:v") && in.By == e.Key {
+			return &activities.Superseded{Step: event.FoldedStep{Key: "incident:i:u2:v", Status: "investigating"}, Predecessor: "incident:i:u1:v"}
+		}
+		return nil
+	}
+	var waitedFor []string
+	d.OnActivity(d.a.PredecessorProgress, mock.Anything, mock.Anything, true).Return(
+		func(_ context.Context, id string, _ bool) (*activities.PredecessorState, error) {
+			waitedFor = append(waitedFor, id)
+			return &activities.PredecessorState{FirstPassDone: true}, nil
+		})
+	d.pages(activities.RecipientPage{Recipients: recipients("a", "b")})
+	d.ExecuteWorkflow(workflows.DeliveryWorkflow, workflows.DeliveryInput{Event: e})
+	require.NoError(t, d.GetWorkflowError())
+	require.Equal(t, []string{workflows.DeliveryWorkflowID("incident:i:u2:v"), workflows.DeliveryWorkflowID("incident:i:u1:v")}, asked)
+	require.Equal(t, []string{workflows.DeliveryWorkflowID("incident:i:u1:v")}, waitedFor, "waits for what the step taken over waited for")
+	require.Len(t, d.prepared, 1, "formatted once, with the step taken over")
+	require.Equal(t, "incident:i:u2:v", d.prepared[0].Folded[0].Key)
+	require.ElementsMatch(t, []string{"a", "b"}, d.sent)
+}
+
+// A delivery that waits for its predecessor and has sent nothing hands its
+// step over to a newer one and ends without sending; asked again by the
+// same newer step it answers the same (validateSupersede), and its result
+// keeps the answer for a take-over whose answer was lost; another is
+// refused.
+func TestDeliveryWaitingIsTakenOver(t *testing.T) {
+	e := componentEvent("c1", "operational", t0)
+	e.Predecessor = "component:c1:major_outage:earlier"
+	d := newDeliveryEnv(t)
+	d.OnActivity(d.a.PredecessorProgress, mock.Anything, mock.Anything, true).After(time.Hour).
+		Return(&activities.PredecessorState{FirstPassDone: true}, nil)
+	d.pages(activities.RecipientPage{Recipients: recipients("a")})
+	var first *testsuite.TestUpdateCallback
+	var got activities.Superseded
+	var otherErr error
+	mk := func(into *activities.Superseded, rejected *error) *testsuite.TestUpdateCallback {
+		return &testsuite.TestUpdateCallback{OnAccept: func() {}, OnReject: func(err error) {
+			if rejected != nil {
+				*rejected = err
+			}
+		}, OnComplete: func(v any, err error) {
+			if s, ok := v.(activities.Superseded); ok && into != nil {
+				*into = s
+			}
+		}}
+	}
+	first = mk(&got, nil)
+	d.RegisterDelayedCallback(func() { d.UpdateWorkflow(activities.UpdateSupersede, "1", first, "newer") }, 10*time.Minute)
+	start := d.Now()
+	d.ExecuteWorkflow(workflows.DeliveryWorkflow, workflows.DeliveryInput{Event: e})
+	require.NoError(t, d.GetWorkflowError())
+	require.Less(t, d.Now().Sub(start), 11*time.Minute, "ended at once, not after the predecessor")
+	require.Equal(t, e.Key, got.Step.Key)
+	require.Equal(t, e.Predecessor, got.Predecessor)
+	require.Empty(t, d.sent)
+	require.Empty(t, d.recorded)
+	p := d.progress(t)
+	require.Equal(t, workflows.StateSuperseded, p.State)
+	// The result keeps what was handed over: a take-over whose answer was
+	// lost reads it there.
+	require.Equal(t, "newer", p.SupersededBy)
+	require.Equal(t, got, *p.HandedOver)
+
+	// A delivery that is sending is never taken over.
+	busy := newSlowDeliveryEnv(t, time.Hour)
+	busy.pages(activities.RecipientPage{Recipients: recipients("a")})
+	refused := mk(nil, &otherErr)
+	busy.RegisterDelayedCallback(func() { busy.UpdateWorkflow(activities.UpdateSupersede, "1", refused, "newer") }, 10*time.Minute)
+	busy.ExecuteWorkflow(workflows.DeliveryWorkflow, workflows.DeliveryInput{Event: componentEvent("c1", "major_outage", t0)})
+	require.NoError(t, busy.GetWorkflowError())
+	require.Error(t, otherErr, "refused while sending")
+	require.Equal(t, []string{"a"}, busy.sent)
 }

@@ -33,6 +33,12 @@ func (d *delivery) setup(ctx workflow.Context) error {
 	}); err != nil {
 		return err
 	}
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, activities.UpdateSupersede, d.supersede, workflow.UpdateHandlerOptions{
+		Validator:   d.validateSupersede,
+		Description: "Internal: a newer update of the story takes this waiting one over (input: its event key).",
+	}); err != nil {
+		return err
+	}
 	return workflow.SetUpdateHandlerWithOptions(ctx, UpdateGiveUp, d.giveUp, workflow.UpdateHandlerOptions{
 		Validator:   d.validateGiveUp,
 		Description: "Give up the delivery: subscribers not reached yet count as failed.",

@@ -31,6 +31,7 @@ func TestReplayRecordedHistories(t *testing.T) {
 		"delivery_429_then_success_before_prefetch_pages.json", "delivery_403_removed_before_prefetch_pages.json",
 		// A held quiet-hours window: its timer, then the summary (morning-summary).
 		"summary_held_window.json",
+		"delivery_429_then_success_before_fold_later.json", "delivery_403_removed_before_fold_later.json",
 		// Recorded before the poll took its page (pages): no input, the
 		// detection by name without one, no version marker.
 		"poll_idle_before_pages.json", "poll_with_events_before_pages.json"} {

@@ -17,6 +17,9 @@ const (
 	StateBackingOff = "backing_off"
 	StateDone       = "done"
 	StateFailed     = "failed"
+	// StateSuperseded: a newer step of the story took this one over
+	// before it sent anything.
+	StateSuperseded = "superseded"
 )
 
 // Search attributes operators filter deliveries by.

@@ -75,7 +75,21 @@ type Event struct {
 	URL          string `json:"url,omitempty"`
 	Version      string `json:"version,omitempty"`
 	// Edit: the page changed the text of an update handed over before.
-	Edit         bool     `json:"edit,omitempty"`
+	Edit bool `json:"edit,omitempty"`
+	// PrevStatus is the status of the update the page published before
+	// this one ("": none, or an event from before it was kept); PrevImpact
+	// the incident's impact as last handed over ("": unknown). They decide
+	// whether the step is news (notice.News).
+	PrevStatus string `json:"prev_status,omitempty"`
+	PrevImpact string `json:"prev_impact,omitempty"`
+	// Folded are the earlier updates of the story this event tells too,
+	// newest first: the same poll found them (FoldStories). Their own
+	// events are recorded only.
+	Folded []FoldedStep `json:"folded,omitempty"`
+	// FoldedMore counts earlier steps told too beyond Folded's bound.
+	FoldedMore int `json:"folded_more,omitempty"`
+	// FoldedInto is the key of the later event that tells this one.
+	FoldedInto   string   `json:"folded_into,omitempty"`
 	ComponentIDs []string `json:"component_ids,omitempty"`
 	// ComponentNames are the affected components as users read them.
 	ComponentNames []string `json:"component_names,omitempty"`
@@ -144,6 +158,8 @@ type IncidentMark struct {
 	Updates   map[string]string `bson:"updates" json:"updates"`
 	LastEvent string            `bson:"last_event,omitempty" json:"last_event,omitempty"`
 	Seq       int               `bson:"seq,omitempty" json:"seq,omitempty"`
+	// Impact is the incident's impact as last handed over (Event.PrevImpact).
+	Impact string `bson:"impact,omitempty" json:"impact,omitempty"`
 }
 
 // Result is what one poll found.
@@ -347,6 +363,7 @@ func incidentEvents(cp Checkpoint, p *statuspage.Page) []Event {
 		}
 		seen[i.ID] = true
 		mark := cp.Incidents[i.ID]
+		prev := previousStatuses(i.Updates)
 		seenU := map[string]bool{}
 		for _, u := range i.Updates {
 			if seenU[u.ID] {
@@ -363,10 +380,29 @@ func incidentEvents(cp Checkpoint, p *statuspage.Page) []Event {
 			e.At, e.Notify = at, true
 			e.UpdateID, e.UpdateStatus, e.Body, e.Version = u.ID, u.Status, u.Body, v
 			e.Edit = mark.Updates[u.ID] != ""
+			e.PrevStatus, e.PrevImpact = prev[u.ID], mark.Impact
 			evs = append(evs, e)
 		}
 	}
 	return evs
+}
+
+// previousStatuses maps each update to the status of the update published
+// just before it ("" for the first).
+func previousStatuses(us []statuspage.IncidentUpdate) map[string]string {
+	sorted := slices.Clone(us)
+	sort.SliceStable(sorted, func(a, b int) bool { return UpdateAt(sorted[a]).Before(UpdateAt(sorted[b])) })
+	out := map[string]string{}
+	for i, u := range sorted {
+		if _, ok := out[u.ID]; ok || i == 0 {
+			if i == 0 {
+				out[u.ID] = ""
+			}
+			continue
+		}
+		out[u.ID] = sorted[i-1].Status
+	}
+	return out
 }
 
 // componentNames maps the page's component IDs to their names.
@@ -503,6 +539,9 @@ func (cp *Checkpoint) Apply(evs []Event) {
 		}
 		m.Updates[e.UpdateID] = e.Version
 		m.LastEvent, m.Seq = e.Key, e.Seq
+		if e.Impact != "" {
+			m.Impact = e.Impact
+		}
 		cp.Incidents[e.IncidentID] = m
 	}
 }

@@ -124,9 +124,27 @@ func (s *Statuspage) SetMaintenanceWindow(id string, from, until time.Time) {
 	}
 }
 
+// Update is one update of AddIncidentUpdates.
+type Update struct{ ID, Status, Body string }
+
+// AddIncidentUpdates adds several updates to an incident at once (one
+// minute apart on the page's clock), creating it: a poll sees all or none
+// of them, as when a page posted them between two polls.
+func (s *Statuspage) AddIncidentUpdates(incidentID, name, impact string, updates ...Update) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, u := range updates {
+		s.addUpdateLocked(&s.incidents, incidentID, name, u.Status, impact, u.ID, u.Body, false)
+	}
+}
+
 func (s *Statuspage) addUpdate(list *[]map[string]any, id, name, status, impact, updateID, body string, scheduled bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.addUpdateLocked(list, id, name, status, impact, updateID, body, scheduled)
+}
+
+func (s *Statuspage) addUpdateLocked(list *[]map[string]any, id, name, status, impact, updateID, body string, scheduled bool) {
 	now := s.tick()
 	var inc map[string]any
 	for _, i := range *list {

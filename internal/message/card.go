@@ -248,5 +248,9 @@ func CardReply(e event.Event, edited bool) string {
 	if body == "" {
 		body = "<i>" + NoBody + "</i>"
 	}
-	return assemble([]segment{static(header + "\n\n"), {html: body, body: true}})
+	segs := []segment{static(header + "\n\n"), {html: body, body: true}}
+	if earlier := EarlierHTML(e, time.UTC); earlier != "" && !edited {
+		segs = append(segs, static("\n\n"+earlier))
+	}
+	return assemble(segs)
 }

@@ -56,7 +56,7 @@ func NotificationIn(e event.Event, loc *time.Location) string {
 // whether NotificationIn depends on the zone: then each zone needs its own
 // text. Keep it in step with what NotificationIn renders.
 func ShowsTimes(e event.Event) bool {
-	return e.Kind != event.KindComponent && e.WindowStart != nil && !e.WindowStart.IsZero()
+	return e.Kind != event.KindComponent && ((e.WindowStart != nil && !e.WindowStart.IsZero()) || e.Together() > 0)
 }
 
 func componentNotice(e event.Event) string {
@@ -101,6 +101,9 @@ func incidentNotice(e event.Event, header string, loc *time.Location) string {
 		segs = append(segs, static("\nComponents: "), short(Escape(strings.Join(e.ComponentNames, ", ")), maxNameLen))
 	}
 	segs = append(segs, static("\n\n"), segment{html: body, body: true})
+	if earlier := EarlierHTML(e, loc); earlier != "" {
+		segs = append(segs, static("\n\n"+earlier))
+	}
 	if l := Link(e.URL, "View incident"); l != "" {
 		segs = append(segs, static("\n\n"+l))
 	}

@@ -30,6 +30,8 @@ type Verdict struct {
 	// Silent: sent without sound by the chat's severity choice. Quiet
 	// hours are decided when the notice goes out (Quiet).
 	Silent bool
+	// NoNews: silent because the step changes no status or impact (News).
+	NoNews bool
 	Why    Why
 }
 
@@ -67,7 +69,9 @@ func Decide(sub store.Subscriber, e event.Event, told bool) Verdict {
 		return Verdict{Why: WhyKinds}
 	}
 	if told && !e.OpensEpisode() {
-		return Verdict{Send: true, Silent: below(s, e) && !e.EndsEpisode(), Why: WhyStory}
+		// Only news rings (news.go), unless the chat rings on every update.
+		quiet := !News(e) && !s.RingEvery
+		return Verdict{Send: true, Silent: (below(s, e) && !e.EndsEpisode()) || quiet, NoNews: quiet, Why: WhyStory}
 	}
 	if (e.EndsEpisode() && e.Predecessor != "") || e.Edit {
 		// The story had earlier steps, none of which reached the chat (a

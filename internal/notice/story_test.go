@@ -61,7 +61,8 @@ func TestDecide(t *testing.T) {
 		{"other filter joins when its component is added", files, storyInc("identified", "minor", "p", "emb", "files"), false, Verdict{Send: true, Why: WhyJoined}},
 		{"incident naming no component concerns everyone", files, storyInc("investigating", "minor", ""), false, Verdict{Send: true, Why: WhyJoined}},
 		// Corrections reach the chats in the story only.
-		{"correction in the story", all, edited(storyInc("investigating", "minor", "p")), true, Verdict{Send: true, Why: WhyStory}},
+		// A correction adds words: it comes silently (only news rings).
+		{"correction in the story", all, edited(storyInc("investigating", "minor", "p")), true, Verdict{Send: true, Silent: true, NoNews: true, Why: WhyStory}},
 		{"correction of an update never told", all, edited(storyInc("investigating", "minor", "p")), false, Verdict{Why: WhyNeverTold}},
 		// Notice types always apply.
 		{"kind turned off mid-story", noComponents, storyComp("major_outage", "operational", "p"), true, Verdict{Why: WhyKinds}},

@@ -41,6 +41,9 @@ func Fate(f store.Fate, loc *time.Location) string {
 		if f.As == store.AsCardEdit {
 			return "Told on the incident's card " + at + ": an edit, no new message and no sound."
 		}
+		if f.As == store.AsTogether {
+			return "Told " + at + " together with an earlier update of the same story, in one message (the chat's send of that one was being retried when this came)."
+		}
 		if f.As == store.AsFolded {
 			return "Told " + at + " in one message with the component changes just before it (several came at once)."
 		}
@@ -48,10 +51,12 @@ func Fate(f store.Fate, loc *time.Location) string {
 		switch {
 		case f.Quiet:
 			sound = "silently (quiet hours)"
+		case f.NoNews:
+			sound = "silent: no change of status or impact"
 		case f.Silent:
 			sound = "silently (a later step under your severity threshold)"
 		}
-		return "Sent " + at + ", " + sound + ", " + sentAs(f.As) + "."
+		return "Sent " + at + ", " + sound + ", " + sentAs(f.As) + together(f) + "."
 	case store.FateHeld:
 		s := "Held for the morning summary (quiet hours) since " + at
 		if !f.RetryAt.IsZero() {
@@ -70,6 +75,14 @@ func Fate(f store.Fate, loc *time.Location) string {
 		return "Not delivered (" + at + "): " + message.Escape(f.Why) + "."
 	}
 	return message.Escape(f.Outcome)
+}
+
+// together names the earlier steps a notice told too.
+func together(f store.Fate) string {
+	if f.Together == "" {
+		return ""
+	}
+	return "; told together with " + message.Escape(f.Together)
 }
 
 func sentAs(as string) string {

@@ -42,6 +42,9 @@ const (
 	// AsFolded: told in the message of an earlier change in the chat (a
 	// burst of component changes is one message in cards mode).
 	AsFolded = "folded"
+	// AsTogether: told in one message with an earlier step of its story,
+	// whose send to the chat was being retried when this one came.
+	AsTogether = "together"
 )
 
 // Fate is what became of one notice for one chat.
@@ -58,10 +61,14 @@ type Fate struct {
 	As  string `bson:"as,omitempty"`
 	// Silent: sent without sound, by the severity threshold (a later step
 	// under it) or by quiet hours (Quiet).
-	Silent  bool      `bson:"silent,omitempty"`
-	Quiet   bool      `bson:"quiet,omitempty"`
-	RetryAt time.Time `bson:"retry_at,omitempty"`
-	At      time.Time `bson:"at"`
+	Silent bool `bson:"silent,omitempty"`
+	Quiet  bool `bson:"quiet,omitempty"`
+	// NoNews: silent because the step changed no status or impact.
+	NoNews bool `bson:"no_news,omitempty"`
+	// Together names the earlier steps the notice told too.
+	Together string    `bson:"together,omitempty"`
+	RetryAt  time.Time `bson:"retry_at,omitempty"`
+	At       time.Time `bson:"at"`
 }
 
 func fateID(event, sub string) string { return event + "|" + sub }

@@ -206,3 +206,16 @@ func (s *Store) CountRetries(ctx context.Context) (int64, error) {
 	}
 	return n, nil
 }
+
+// LaterBlockedRetries returns the retries of sub that wait for an earlier
+// step of the story orderKey than seq (blocked behind it), in their
+// order: the steps a retried send may tell in its one message.
+func (s *Store) LaterBlockedRetries(ctx context.Context, orderKey string, seq int, sub string, limit int) ([]Retry, error) {
+	if orderKey == "" || seq <= 0 {
+		return nil, nil
+	}
+	filter := bson.D{{Key: "order_key", Value: orderKey}, {Key: "sub", Value: sub}, {Key: "blocked", Value: true},
+		{Key: "seq", Value: bson.D{{Key: "$gt", Value: seq}}}}
+	return findAll[Retry](ctx, s.retries(), "read later retries", filter,
+		options.Find().SetSort(bson.D{{Key: "seq", Value: 1}}).SetLimit(int64(limit)))
+}

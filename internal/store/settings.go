@@ -30,6 +30,10 @@ type Settings struct {
 	// BelowSilent sends what is below MinSeverity silently instead of not
 	// at all.
 	BelowSilent bool `bson:"below_silent,omitempty" json:"below_silent,omitempty"`
+	// RingEvery rings on every update of a story; by default only news
+	// rings (a new story, a status or impact change, the end) and the
+	// other steps come silently (notice.News).
+	RingEvery bool `bson:"ring_every,omitempty" json:"ring_every,omitempty"`
 	// QuietStart and QuietEnd ("22:00", "07:00", in TimeZone) bound the
 	// quiet hours: notices go out with disable_notification. Empty: none.
 	QuietStart string `bson:"quiet_start,omitempty" json:"quiet_start,omitempty"`
@@ -187,6 +191,9 @@ func (c SettingChange) And(o SettingChange) SettingChange {
 	c.lead = c.lead || o.lead
 	return c
 }
+
+// SetRingEvery makes every update of a story ring (true), or only news.
+func SetRingEvery(on bool) SettingChange { return change("ring_every", on) }
 
 // SetQuietResolutions makes resolutions silent in quiet hours, or not.
 func SetQuietResolutions(on bool) SettingChange { return change("quiet_resolutions", on) }

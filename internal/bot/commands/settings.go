@@ -36,6 +36,7 @@ const settingsUsage = "<b>Typed settings</b>\n" +
 	"/settings quiet 22:00-07:00 [silent|hold]|off\n" +
 	"/settings quiet-mode silent|hold — hold: no notices in the window, one morning summary at its end\n" +
 	"/settings quiet-resolutions silent|audible\n" +
+	"/settings ring news|every — news (default): only a new incident, a status or impact change and the end ring; every: each update rings\n" +
 	"/settings tz Europe/Berlin|UTC\n" +
 	"/settings mode cards|messages\n" +
 	"/settings pin on|off\n" +
@@ -59,7 +60,7 @@ var canonicalSetting = map[string]string{
 	"types": "types", "type": "types", "kinds": "types", "severity": "severity", "quiet": "quiet",
 	"quiet-resolutions": "quiet-resolutions", "quiet-mode": "quiet-mode", "resolutions": "quiet-resolutions",
 	"tz": "tz", "timezone": "tz", "zone": "tz", "mode": "mode", "pin": "pin",
-	"reminders": "reminders", "reminder": "reminders",
+	"reminders": "reminders", "reminder": "reminders", "ring": "ring",
 }
 
 func parseSetting(name, value string) SettingsRequest {
@@ -134,6 +135,14 @@ func parseSetting(name, value string) SettingsRequest {
 			return ok(store.SetQuietResolutions(false), nil, "resolutions audible in quiet hours")
 		}
 		return fail("Resolutions in quiet hours are silent or audible.")
+	case "ring":
+		switch lv {
+		case "every", "all", "always":
+			return ok(store.SetRingEvery(true), nil, "every update rings")
+		case "news", "changes":
+			return ok(store.SetRingEvery(false), nil, "only news rings: a new incident, a status or impact change, the end; other updates come silently")
+		}
+		return fail("Ring on news (a new incident, a status or impact change, the end) or on every update: /settings ring news|every.")
 	case "tz", "timezone", "zone":
 		if value == "" {
 			return fail("Say which time zone, like /settings tz Europe/Berlin.")

@@ -1,0 +1,177 @@
+package activities
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	"go.temporal.io/sdk/activity"
+
+	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/internal/message"
+	"github.com/openai-status-bot/statusbot/internal/notice"
+	"github.com/openai-status-bot/statusbot/internal/statuspage"
+	"github.com/openai-status-bot/statusbot/internal/store"
+)
+
+// One pending message per chat and story. A chat whose send of a step is
+// being retried (Telegram failing for it) while later steps of the same
+// story arrive has those steps waiting behind it (retries blocked by this
+// one, predecessors.go). When the retry goes out, it tells them too: one
+// message with the newest state, naming the earlier steps, instead of one
+// message per step in a row. The delivery then writes the ledger of the
+// steps it told (RecordInput.Covered) before it settles its own retry, so
+// their deliveries find the chat told and send nothing; a retry of theirs
+// read in between is dropped by the ledger (Retries).
+
+// Covered is a later step of the story a send told too.
+type Covered struct {
+	Event string `json:"event"`
+	Seq   int    `json:"seq"`
+}
+
+// CoveredBy is what one chat's send told beyond its own step.
+type CoveredBy struct {
+	Sub    string    `json:"sub"`
+	Events []Covered `json:"events"`
+}
+
+// maxCovered bounds the later steps one send tells (and its input).
+const maxCovered = 30
+
+// laterSteps are the later steps of in's story blocked behind it for the
+// chat: those the send tells too. Only incident and maintenance updates
+// fold so (component changes have their bursts, burst.go). Folding is a
+// saving: when anything is unclear the step goes alone.
+func (a *Activities) laterSteps(ctx context.Context, in SendInput, r Recipient) []Covered {
+	if !in.FoldLater || in.Step != nil || !keyIs(in.EventKey, event.KindIncident) {
+		return nil
+	}
+	e, err := a.storedEvent(ctx, in.EventKey)
+	if err != nil || e == nil || e.Seq == 0 || e.Reminder != nil {
+		return nil
+	}
+	later, err := a.Store.LaterBlockedRetries(ctx, e.OrderKey, e.Seq, r.Key, maxCovered)
+	if err != nil {
+		activity.GetLogger(ctx).Info("could not read the chat's later steps; the step goes alone", "subscriber", r.Key, "error", err)
+		return nil
+	}
+	var out []Covered
+	for _, l := range later {
+		if l.Event == in.EventKey {
+			continue
+		}
+		out = append(out, Covered{Event: l.Event, Seq: l.Seq})
+	}
+	return out
+}
+
+// storedEvent is the event of a key as PrepareMessage stored it.
+func (a *Activities) storedEvent(ctx context.Context, key string) (*event.Event, error) {
+	n, err := a.Store.Notice(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	return n.Event, nil
+}
+
+// tellKey is the event whose texts a send shows: the newest step it tells.
+func tellKey(in SendInput) string {
+	if len(in.Covers) > 0 {
+		return in.Covers[len(in.Covers)-1].Event
+	}
+	return in.EventKey
+}
+
+// together is the newest step in tells with every earlier one it tells
+// (its own step, the later ones, and the steps each of them folded), the
+// earlier newest first; nil when in tells only its own step.
+func (a *Activities) together(ctx context.Context, in SendInput) (*event.Event, error) {
+	if len(in.Covers) == 0 {
+		return nil, nil
+	}
+	keys := []string{in.EventKey}
+	for _, c := range in.Covers {
+		keys = append(keys, c.Event)
+	}
+	evs := make([]event.Event, 0, len(keys))
+	for _, k := range keys {
+		e, err := a.storedEvent(ctx, k)
+		if err != nil {
+			return nil, err
+		}
+		if e == nil {
+			e = &event.Event{Key: k}
+		}
+		evs = append(evs, *e)
+	}
+	newest := evs[len(evs)-1]
+	first := evs[0]
+	folded := append([]event.FoldedStep{}, newest.Folded...)
+	more := newest.FoldedMore
+	for i := len(evs) - 2; i >= 0; i-- {
+		e := evs[i]
+		folded = append(folded, e.AsFolded())
+		folded = append(folded, e.Folded...)
+		more += e.FoldedMore
+	}
+	if len(folded) > event.MaxFolded {
+		more += len(folded) - event.MaxFolded
+		folded = folded[:event.MaxFolded]
+	}
+	newest.Folded, newest.FoldedMore = folded, more
+	// Judged by its net change since the step the chat waited for.
+	newest.Predecessor, newest.PrevStatus, newest.PrevImpact = first.Predecessor, first.PrevStatus, first.PrevImpact
+	return &newest, nil
+}
+
+// togetherText is the message of a send that tells later steps too, in
+// the chat's zone and with its page's name.
+func togetherText(e event.Event, zone, page string) string {
+	loc, err := store.LoadZone(zone)
+	if err != nil || zone == "" {
+		loc = nil
+	}
+	return message.OfPage(message.NotificationIn(e, loc), page)
+}
+
+// rings: a send told silently as no news rings when what it tells
+// together is news (a status changed on the way).
+func ringsTogether(r Recipient, quiet bool, e *event.Event) bool {
+	return r.Silent && r.NoNews && !quiet && e != nil && notice.News(*e)
+}
+
+// laterLine names, for /why, the later steps a send told too.
+func laterLine(ctx context.Context, a *Activities, covers []Covered) string {
+	if len(covers) == 0 {
+		return ""
+	}
+	var parts []string
+	for i, c := range covers {
+		if i == 5 {
+			parts = append(parts, "…")
+			break
+		}
+		e, err := a.storedEvent(ctx, c.Event)
+		if err != nil || e == nil {
+			continue
+		}
+		parts = append(parts, statuspage.Label(e.UpdateStatus)+", "+e.At.UTC().Format("Jan 2 15:04 UTC"))
+	}
+	s := strconv.Itoa(len(covers)) + " later update"
+	if len(covers) > 1 {
+		s += "s"
+	}
+	if len(parts) > 0 {
+		s += " (" + strings.Join(parts, "; ") + ")"
+	}
+	return s
+}
+
+// noteTogether records, for /why, that the later steps were told in the
+// message of in's step.
+func (a *Activities) noteTogether(ctx context.Context, covers []Covered, r Recipient) {
+	for _, c := range covers {
+		a.noteFate(ctx, store.Fate{Sub: r.Key, Event: c.Event, Outcome: store.FateSent, As: store.AsTogether, At: a.now()})
+	}
+}
