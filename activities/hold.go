@@ -63,13 +63,16 @@ func (a *Activities) hold(ctx context.Context, in SendInput, r Recipient, now ti
 }
 
 // SendMorningSummary sends a chat the summary of its window's held
-// notices, then forgets them. Nothing held (all sent by a retry before the
-// hold, or the chat left): nothing is sent.
+// notices. It fits Telegram's limits whatever the night was
+// (MorningSummary); when it takes several messages, each is a call with
+// its own turn, and the notices a part told are forgotten as soon as
+// Telegram accepts it, so that a retry (the next part's turn, a failure)
+// goes on with what is left and never tells a part again. Nothing held
+// (all sent by a retry before the hold, or the chat left): nothing is sent.
+//
+// A part accepted by Telegram whose attempt dies before its notices are
+// forgotten is told again: twice rather than never.
 func (a *Activities) SendMorningSummary(ctx context.Context, in SummaryInput) (bool, error) {
-	held, err := a.Store.HeldNotices(ctx, in.Sub, in.Window)
-	if err != nil || len(held) == 0 {
-		return false, err
-	}
 	sub, err := a.Store.Subscription(ctx, in.Sub)
 	if errors.Is(err, store.ErrNotSubscribed) {
 		return false, a.Store.ForgetHeld(ctx, in.Sub, in.Window)
@@ -77,43 +80,66 @@ func (a *Activities) SendMorningSummary(ctx context.Context, in SummaryInput) (b
 	if err != nil {
 		return false, err
 	}
-	text := MorningSummary(held, notice.Zone(sub.Settings))
+	// Parts already sent by earlier attempts (the heartbeat's details): the
+	// next is headed as a continuation and takes the next ticket.
+	var sentParts int
+	if activity.HasHeartbeatDetails(ctx) {
+		_ = activity.GetHeartbeatDetails(ctx, &sentParts)
+	}
+	sent := sentParts > 0
+	for {
+		held, err := a.Store.HeldNotices(ctx, in.Sub, in.Window)
+		if err != nil || len(held) == 0 {
+			return sent, err
+		}
+		part := MorningSummary(held, notice.Zone(sub.Settings), sentParts > 0)[0]
+		if err := a.sendSummaryPart(ctx, in, sub, sentParts, part); err != nil {
+			return sent, err
+		}
+		sent, sentParts = true, sentParts+1
+		activity.RecordHeartbeat(ctx, sentParts)
+		activity.GetLogger(ctx).Info("morning summary sent", "subscriber", in.Sub, "part", sentParts, "told", len(part.Told))
+	}
+}
+
+// sendSummaryPart makes the call of one part (the n-th, from 0) and
+// forgets the notices it told.
+func (a *Activities) sendSummaryPart(ctx context.Context, in SummaryInput, sub *store.Subscriber, n int, part SummaryPart) error {
 	// The summary is a call like any other: it takes its slot of the bot's
 	// budget and its turn in the chat, or comes back when they are free.
-	tctx := telegram.WithTurn(ctx, a.chatTurn(sub.ChatID, summaryTicket(in), telegram.BudgetOf(sub.ChatID), 0))
-	if err := a.Telegram.Send(tctx, sub.ChatID, sub.ThreadID, text); err != nil {
+	tctx := telegram.WithTurn(ctx, a.chatTurn(sub.ChatID, summaryTicket(in, n, part), telegram.BudgetOf(sub.ChatID), 0))
+	if err := a.Telegram.Send(tctx, sub.ChatID, sub.ThreadID, part.Text); err != nil {
 		var se *telegram.SendError
 		if errors.As(err, &se) && se.Outcome == telegram.NotYet {
-			return false, temporal.NewApplicationErrorWithOptions("the chat's turn has not come", ErrTypeNotYet,
+			return temporal.NewApplicationErrorWithOptions("the chat's turn has not come", ErrTypeNotYet,
 				temporal.ApplicationErrorOptions{NextRetryDelay: max(time.Second, se.RetryAt.Sub(a.now()))})
 		}
 		r := Recipient{Key: sub.Key, ChatID: sub.ChatID, ThreadID: sub.ThreadID}
 		_, ferr := a.failed(ctx, err, r, nil)
-		return false, ferr
+		return ferr
 	}
-	activity.GetLogger(ctx).Info("morning summary sent", "subscriber", in.Sub, "held", len(held))
-	fates := make([]store.Fate, 0, len(held))
-	for _, h := range held {
+	ctx = context.WithoutCancel(ctx) // told: what follows records it
+	fates := make([]store.Fate, 0, len(part.Told))
+	for _, h := range part.Told {
 		fates = append(fates, store.Fate{Sub: h.Sub, Event: h.Event, Summary: h.Summary, Outcome: store.FateSent,
 			As: store.AsSummary, At: a.now()})
 	}
 	if err := a.Store.RecordFates(ctx, fates); err != nil {
 		activity.GetLogger(ctx).Warn("could not record the summary's notices (for /why)", "error", err)
 	}
-	// A failed delete is retried with the activity: the send is not
-	// repeated, since the summary workflow has at most one summary
-	// activity and Telegram was called once. Logged, not failed.
-	if err := a.Store.ForgetHeld(ctx, in.Sub, in.Window); err != nil {
-		activity.GetLogger(ctx).Warn("could not forget held notices (pruned later)", "error", err)
-	}
-	return true, nil
+	return a.Store.ForgetTold(ctx, part.Told)
 }
 
-// summaryTicket names a morning summary in its chat's queue of turns, at
-// the end of its window: after the notices of the night, before the
-// morning's.
-func summaryTicket(in SummaryInput) string {
-	return in.Window.UTC().Format("2006-01-02T15:04:05.000Z") + "|summary|" + in.Sub + "|" + callFirst
+// summaryTicket names a message of a morning summary in its chat's queue
+// of turns, at the end of its window: after the notices of the night,
+// before the morning's. A later part (n > 0) is named also by the first
+// notice it tells, which no other part tells: each part its own turn.
+func summaryTicket(in SummaryInput, n int, part SummaryPart) string {
+	t := in.Window.UTC().Format("2006-01-02T15:04:05.000Z") + "|summary|" + in.Sub + "|" + callFirst
+	if n > 0 && len(part.Told) > 0 {
+		t += fmt.Sprintf(".%03d.%s", n, part.Told[0].Event)
+	}
+	return t
 }
 
 // storyTitle names the incident, maintenance or component of e.

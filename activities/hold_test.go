@@ -2,8 +2,11 @@ package activities_test
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/temporal"
@@ -126,4 +129,101 @@ func TestMorningSummaryTakesItsChatsTurn(t *testing.T) {
 	require.NoError(t, v.Get(&sent))
 	require.True(t, sent)
 	require.Len(t, w.tg.MessagesTo(chat, 0), 1, "one summary, once its turn came")
+}
+
+// A bad night reaches the chat whole. 45 components down and back and 2
+// incidents (94 held notices) are one summary Telegram accepts (before:
+// 4,737 characters, refused "message is too long" as permanent, and the
+// night lost); a night too long even condensed goes in parts, each its own
+// turn of the chat: a retry (the next part's turn not yet come) goes on
+// with what is left, told once; nothing held is left behind.
+func TestMorningSummaryOfABadNight(t *testing.T) {
+	for _, tc := range []struct {
+		name                           string
+		components, incidents, updates int
+		parts                          int
+	}{
+		{"45 components and 2 incidents", 45, 2, 2, 1},
+		{"400 components and 30 incidents", 400, 30, 3, 7},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorld(t)
+			w.tg.RealLimits()
+			ctx := context.Background()
+			window := time.Date(2026, 12, 2, 7, 0, 0, 0, time.UTC)
+			now := window
+			w.a.Now = func() time.Time { return now }
+			const chat = 4403
+			_, err := w.st.Subscribe(ctx, chat, 0, window.Add(-12*time.Hour))
+			require.NoError(t, err)
+			key := store.SubscriberKey(chat, 0)
+			night := badNightHeld(key, window, tc.components, tc.incidents, tc.updates)
+			for _, h := range night {
+				require.NoError(t, w.st.HoldNotice(ctx, h))
+			}
+			sentParts := 0
+			for attempt := 1; ; attempt++ {
+				require.Less(t, attempt, 4*tc.parts+4, "the summary ends")
+				if sentParts > 0 {
+					w.env.SetHeartbeatDetails(sentParts) // as the server hands them to a retry
+				}
+				v, err := w.env.ExecuteActivity(w.a.SendMorningSummary, activities.SummaryInput{Sub: key, Window: window})
+				sentParts = len(w.tg.MessagesTo(chat, 0))
+				if err == nil {
+					var sent bool
+					require.NoError(t, v.Get(&sent))
+					require.True(t, sent)
+					break
+				}
+				var ae *temporal.ApplicationError
+				require.ErrorAs(t, err, &ae)
+				require.Equal(t, activities.ErrTypeNotYet, ae.Type(), "only the next part's turn holds it back: %v", err)
+				now = now.Add(1100 * time.Millisecond)
+			}
+			msgs := w.tg.MessagesTo(chat, 0)
+			require.Len(t, msgs, tc.parts)
+			all := ""
+			for i, m := range msgs {
+				require.LessOrEqual(t, utf8.RuneCountInString(m.Text), 4096, "Telegram accepts it")
+				require.Equal(t, i > 0, strings.Contains(m.Text, "Morning summary</b> (continued)"), "part %d: %s", i, m.Text[:80])
+				all += m.Text + "\n"
+			}
+			for i := range tc.components {
+				require.Equal(t, 1, strings.Count(all, fmt.Sprintf("Component %03d", i)), "component %d named once", i)
+			}
+			for i := range tc.incidents {
+				require.Equal(t, 1, strings.Count(all, fmt.Sprintf("Elevated errors %03d<", i)), "incident %d named once", i)
+			}
+			left, err := w.st.HeldNotices(ctx, key, window)
+			require.NoError(t, err)
+			require.Empty(t, left, "every held notice told and forgotten")
+			fates, err := w.st.LastFates(ctx, key, len(night))
+			require.NoError(t, err)
+			require.Len(t, fates, len(night), "/why knows each went in the summary")
+			for _, f := range fates {
+				require.Equal(t, store.AsSummary, f.As)
+			}
+		})
+	}
+}
+
+func badNightHeld(key string, window time.Time, components, incidents, updates int) []store.Held {
+	at := window.Add(-8 * time.Hour)
+	var held []store.Held
+	add := func(story, title, summary string, opens, ends bool) {
+		at = at.Add(10 * time.Second)
+		held = append(held, store.Held{Sub: key, Window: window, Event: fmt.Sprintf("%s:%d", story, len(held)), Story: story,
+			Title: title, Summary: summary, Opens: opens, Ends: ends, EventAt: at, At: at})
+	}
+	for i := range incidents {
+		for u := range updates {
+			add(fmt.Sprintf("incident:%d", i), fmt.Sprintf("Elevated errors %03d", i), fmt.Sprintf("Incident update: Elevated errors, Investigating (%d)", u), u == 0, false)
+		}
+	}
+	for _, ends := range []bool{false, true} {
+		for i := range components {
+			add(fmt.Sprintf("component:c%d", i), fmt.Sprintf("Component %03d", i), "Component change: down or up", !ends, ends)
+		}
+	}
+	return held
 }

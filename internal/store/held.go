@@ -19,8 +19,9 @@ import (
 // reads at most MaxHeldPerWindow of them.
 const colHeld = "held_notices"
 
-// MaxHeldPerWindow bounds what one summary reads (the newest are kept).
-const MaxHeldPerWindow = 200
+// MaxHeldPerWindow bounds what one read of a window returns (the oldest
+// first): a summary tells them and reads again until none is left.
+const MaxHeldPerWindow = 500
 
 // HeldRetention: held notices whose summary never ran (the chat left) go.
 const HeldRetention = 7 * 24 * time.Hour
@@ -59,18 +60,28 @@ func (s *Store) HoldNotice(ctx context.Context, h Held) error {
 }
 
 // HeldNotices returns a chat's notices held in the window ending at
-// window, oldest first (at most MaxHeldPerWindow, the newest).
+// window, oldest first (at most MaxHeldPerWindow: the oldest).
 func (s *Store) HeldNotices(ctx context.Context, sub string, window time.Time) ([]Held, error) {
-	rows, err := findAll[Held](ctx, s.db.Collection(colHeld), "read held notices",
+	return findAll[Held](ctx, s.db.Collection(colHeld), "read held notices",
 		bson.D{{Key: "sub", Value: sub}, {Key: "window", Value: window.UTC()}},
-		options.Find().SetSort(bson.D{{Key: "event_at", Value: -1}}).SetLimit(MaxHeldPerWindow))
-	if err != nil {
-		return nil, err
+		options.Find().SetSort(bson.D{{Key: "event_at", Value: 1}, {Key: "_id", Value: 1}}).SetLimit(MaxHeldPerWindow))
+}
+
+// ForgetTold deletes the held notices a part of a summary told: one
+// delete by _id each, in one round trip (FerretDB v1 matches an $in of
+// many IDs itself, against every document).
+func (s *Store) ForgetTold(ctx context.Context, told []Held) error {
+	if len(told) == 0 {
+		return nil
 	}
-	for i, j := 0, len(rows)-1; i < j; i, j = i+1, j-1 {
-		rows[i], rows[j] = rows[j], rows[i]
+	models := make([]mongo.WriteModel, len(told))
+	for i, h := range told {
+		models[i] = mongo.NewDeleteOneModel().SetFilter(bson.D{{Key: "_id", Value: heldID(h.Window, h.Event, h.Sub)}})
 	}
-	return rows, nil
+	if _, err := s.db.Collection(colHeld).BulkWrite(ctx, models, options.BulkWrite().SetOrdered(false)); err != nil {
+		return fmt.Errorf("mongodb: forget told notices: %w", err)
+	}
+	return nil
 }
 
 // ForgetHeld deletes a window's held notices once its summary went out.
