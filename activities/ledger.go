@@ -44,6 +44,9 @@ type RecordInput struct {
 	// Cards were sent but their record could not be written by the send:
 	// written here, with the ledger, so no card is left behind unknown.
 	Cards []store.IncidentCard `json:"cards,omitempty"`
+	// GaveUp are the chats the delivery stopped trying (its bursts spent):
+	// their /why says so.
+	GaveUp []GaveUp `json:"gave_up,omitempty"`
 }
 
 // StepOf is the story step an event tells (nil for a reminder, which is
@@ -90,8 +93,11 @@ func (a *Activities) RecordDelivered(ctx context.Context, in RecordInput) error 
 			return err
 		}
 	}
-	_, err := a.Store.DeleteRetries(ctx, in.EventKey, in.Settled)
-	return err
+	if _, err := a.Store.DeleteRetries(ctx, in.EventKey, in.Settled); err != nil {
+		return err
+	}
+	a.noteGivenUp(ctx, in.EventKey, in.GaveUp)
+	return nil
 }
 
 func (in RecordInput) seq() int {
