@@ -81,3 +81,28 @@ func TestWhyAfterAGiveUp(t *testing.T) {
 	require.Contains(t, why("give-up"), "given up by an operator")
 	require.NotContains(t, why("give-up"), "Waiting")
 }
+
+// A card's reply whose texts are gone ends the chain without a call (its
+// edit was made); before, the step returned no result and no error, and
+// the send dereferenced the missing result: a panic in every attempt.
+func TestCardReplyWithoutItsTextsEndsTheChain(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	now := time.Now().UTC()
+	const chat = 5201
+	_, err := w.st.Subscribe(ctx, chat, 0, now.Add(-time.Hour))
+	require.NoError(t, err)
+	key := store.SubscriberKey(chat, 0)
+	e := event.Event{Key: "incident:gone:u2", OrderKey: "incident:gone", Kind: event.KindIncident, IncidentID: "gone",
+		IncidentName: "Gone", UpdateID: "u2", UpdateStatus: "identified", At: now}
+	require.NoError(t, w.st.SaveNotice(ctx, e, e.Summary(), now)) // no card texts
+	v, err := w.env.ExecuteActivity(w.a.Send, activities.SendInput{EventKey: e.Key, PerCall: true,
+		Step:      &activities.SendStep{Call: "reply", Card: store.IncidentCard{Incident: "gone", Sub: key, MessageID: 77}},
+		Recipient: activities.Recipient{Key: key, ChatID: chat}})
+	require.NoError(t, err)
+	var res activities.SendResult
+	require.NoError(t, v.Get(&res))
+	require.Nil(t, res.Next, "the chain ends")
+	require.Equal(t, store.AsCardEdit, res.As)
+	require.Empty(t, w.tg.MessagesTo(chat, 0), "no reply without its text")
+}
