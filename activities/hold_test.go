@@ -147,12 +147,12 @@ func TestMorningSummaryOfABadNight(t *testing.T) {
 		{"400 components and 30 incidents", 400, 30, 3, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			// On the real clock, as the fake's limits are: each part waits
+			// for the chat's next second.
 			w := newWorld(t)
 			w.tg.RealLimits()
 			ctx := context.Background()
-			window := time.Date(2026, 12, 2, 7, 0, 0, 0, time.UTC)
-			now := window
-			w.a.Now = func() time.Time { return now }
+			window := time.Now().UTC().Add(-time.Minute).Truncate(time.Second)
 			const chat = 4403
 			_, err := w.st.Subscribe(ctx, chat, 0, window.Add(-12*time.Hour))
 			require.NoError(t, err)
@@ -180,7 +180,7 @@ func TestMorningSummaryOfABadNight(t *testing.T) {
 				var ae *temporal.ApplicationError
 				require.ErrorAs(t, err, &ae)
 				require.Equal(t, activities.ErrTypeNotYet, ae.Type(), "only the next part's turn holds it back: %v", err)
-				now = now.Add(1100 * time.Millisecond)
+				time.Sleep(ae.NextRetryDelay())
 			}
 			msgs := w.tg.MessagesTo(chat, 0)
 			require.Len(t, msgs, parts)
@@ -199,9 +199,9 @@ func TestMorningSummaryOfABadNight(t *testing.T) {
 			left, err := w.st.HeldNotices(ctx, key, window)
 			require.NoError(t, err)
 			require.Empty(t, left, "every held notice told and forgotten")
-			fates, err := w.st.LastFates(ctx, key, len(night))
+			fates, err := w.st.LastFates(ctx, key, 40) // what /why reads is a few
 			require.NoError(t, err)
-			require.Len(t, fates, len(night), "/why knows each went in the summary")
+			require.Len(t, fates, min(40, len(night)), "/why knows they went in the summary")
 			for _, f := range fates {
 				require.Equal(t, store.AsSummary, f.As)
 			}
