@@ -30,12 +30,15 @@ type SummaryInput struct {
 // FateHeldWhy is what /why says of a held notice.
 const FateHeldWhy = "held for the morning summary"
 
-// hold records the notice for the window's summary instead of sending it.
-func (a *Activities) hold(ctx context.Context, in SendInput, r Recipient, now time.Time) (*SendResult, error) {
+// hold records the notice for the window's summary instead of sending it;
+// held is false when the window's summary had begun (a worker's clock
+// behind the server's, an attempt that ran late): the notice was taken
+// back and the caller sends it as usual (store.CloseWindow).
+func (a *Activities) hold(ctx context.Context, in SendInput, r Recipient, now time.Time) (res *SendResult, held bool, err error) {
 	window := r.Quiet.EndAfter(now)
 	n, err := a.Store.Notice(ctx, in.EventKey)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	h := store.Held{Sub: r.Key, Window: window, Event: in.EventKey, At: now}
 	if n.Event != nil {
@@ -48,18 +51,30 @@ func (a *Activities) hold(ctx context.Context, in SendInput, r Recipient, now ti
 		h.Title = r.Page + " · " + h.Title // the morning summary names the page, as the notice would
 	}
 	if err := a.Store.HoldNotice(ctx, h); err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	if a.StartSummary == nil {
-		return nil, errors.New("morning summary: no workflow starter configured")
+	closed, err := a.Store.WindowClosed(ctx, r.Key, window)
+	if err != nil {
+		return nil, false, err
 	}
-	// Started (or found running) after the record: a summary never runs
-	// without what it tells.
-	if err := a.StartSummary(ctx, SummaryInput{Sub: r.Key, Window: window}); err != nil {
-		return nil, fmt.Errorf("morning summary: start the window's timer: %w", err)
+	if closed {
+		back, err := a.Store.Unhold(ctx, h, now)
+		if err != nil || back {
+			return nil, false, err
+		}
+		// Claimed by the summary under way: told there.
+	} else {
+		if a.StartSummary == nil {
+			return nil, false, errors.New("morning summary: no workflow starter configured")
+		}
+		// Started (or found running) after the record: a summary never
+		// runs without what it tells.
+		if err := a.StartSummary(ctx, SummaryInput{Sub: r.Key, Window: window}); err != nil {
+			return nil, false, fmt.Errorf("morning summary: start the window's timer: %w", err)
+		}
 	}
 	a.noteFate(ctx, store.Fate{Sub: r.Key, Event: in.EventKey, Outcome: store.FateHeld, Why: FateHeldWhy, RetryAt: window, At: now})
-	return &SendResult{As: store.AsHeld}, nil
+	return &SendResult{As: store.AsHeld}, true, nil
 }
 
 // SendMorningSummary sends a chat the summary of its window's held
@@ -87,12 +102,29 @@ func (a *Activities) SendMorningSummary(ctx context.Context, in SummaryInput) (b
 		_ = activity.GetHeartbeatDetails(ctx, &sentParts)
 	}
 	sent := sentParts > 0
+	// Closed before the first read: a notice held from now on is taken
+	// back by its own send, or claimed here (store.CloseWindow).
+	if err := a.Store.CloseWindow(ctx, in.Sub, in.Window, a.now()); err != nil {
+		return sent, err
+	}
 	for {
 		held, err := a.Store.HeldNotices(ctx, in.Sub, in.Window)
 		if err != nil || len(held) == 0 {
 			return sent, err
 		}
 		part := MorningSummary(held, notice.Zone(sub.Settings), sentParts > 0)[0]
+		claimed, err := a.Store.ClaimHeld(ctx, part.Told, a.now())
+		if err != nil {
+			return sent, err
+		}
+		if len(claimed) < len(part.Told) {
+			// Some were taken back by their sends meanwhile: this part
+			// tells the rest.
+			if len(claimed) == 0 {
+				continue
+			}
+			part = MorningSummary(claimed, notice.Zone(sub.Settings), sentParts > 0)[0]
+		}
 		if err := a.sendSummaryPart(ctx, in, sub, sentParts, part); err != nil {
 			return sent, err
 		}

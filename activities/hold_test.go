@@ -229,3 +229,68 @@ func badNightHeld(key string, window time.Time, components, incidents, updates i
 	}
 	return held
 }
+
+// A notice held at the very end of its window, by a worker whose clock is
+// behind (the summary has already gone out), is not left behind nor told
+// in a second one-item summary: its send finds the window closed, takes
+// it back and sends it as usual. Before: held after the summary's read,
+// it started a second summary of one notice, or was deleted unsent with
+// the window's notices.
+func TestANoticeHeldAsItsSummaryGoesIsToldOnce(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	window := time.Now().UTC().Truncate(time.Minute).Add(-time.Minute) // a window ends on a minute
+	q := &notice.Quiet{Start: window.Add(-8 * time.Hour).Format("15:04"), End: window.Format("15:04"), Hold: true}
+	var starts int
+	w.a.StartSummary = func(context.Context, activities.SummaryInput) error { starts++; return nil }
+	const chat = 4404
+	_, err := w.st.Subscribe(ctx, chat, 0, window.Add(-12*time.Hour))
+	require.NoError(t, err)
+	key := store.SubscriberKey(chat, 0)
+	r := activities.Recipient{Key: key, ChatID: chat, Quiet: q}
+	mk := func(id string, at time.Time) event.Event {
+		e := event.Event{Key: "component:api:" + id, OrderKey: "component:api", Kind: event.KindComponent, ComponentID: "api",
+			ComponentName: "API", OldStatus: "operational", NewStatus: "major_outage", At: at}
+		require.NoError(t, w.st.SaveNotice(ctx, e, e.Summary(), at))
+		return e
+	}
+	call := func(in activities.SendInput) activities.SendResult {
+		v, err := w.env.ExecuteActivity(w.a.Send, in)
+		require.NoError(t, err)
+		var res activities.SendResult
+		require.NoError(t, v.Get(&res))
+		return res
+	}
+	send := func(e event.Event) activities.SendResult {
+		return call(activities.SendInput{EventKey: e.Key, PerCall: true, Recipient: r})
+	}
+	// Held in the night, by a clock an hour before the window's end.
+	clock := window.Add(-time.Hour)
+	w.a.Now = func() time.Time { return clock }
+	require.Equal(t, store.AsHeld, send(mk("down", clock)).As)
+	require.Equal(t, 1, starts)
+
+	// The summary goes out at the window's end.
+	w.a.Now = nil
+	_, err = w.env.ExecuteActivity(w.a.SendMorningSummary, activities.SummaryInput{Sub: key, Window: window})
+	require.NoError(t, err)
+	require.Len(t, w.tg.MessagesTo(chat, 0), 1)
+
+	// A worker whose clock is 2 s behind the window's end holds the next.
+	clock = window.Add(-2 * time.Second)
+	w.a.Now = func() time.Time { return clock }
+	late := send(mk("late", clock))
+	require.NotEqual(t, store.AsHeld, late.As, "the window's summary has gone: sent as usual")
+	require.Equal(t, 1, starts, "no second summary")
+	for i := 0; late.Next != nil; i++ { // its turn in the chat, a second after the summary's
+		require.Less(t, i, 10)
+		clock = time.Now().Add(time.Second)
+		late = call(*late.Next)
+	}
+	msgs := w.tg.MessagesTo(chat, 0)
+	require.Len(t, msgs, 2)
+	require.NotContains(t, msgs[1].Text, "Morning summary")
+	left, err := w.st.HeldNotices(ctx, key, window)
+	require.NoError(t, err)
+	require.Empty(t, left, "nothing left held")
+}
