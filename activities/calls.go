@@ -263,8 +263,14 @@ func (a *Activities) cardStep(ctx context.Context, in SendInput, r Recipient) (*
 		card.Pinned = false
 	default: // callReply
 		texts, err := a.cardTextsOf(ctx, tellKey(in), r.Zone)
-		if err != nil || texts == nil {
+		if err != nil {
 			return nil, err
+		}
+		if texts == nil {
+			// The card's texts are gone (pruned with the notice): its edit
+			// was made; no reply can be written. The chain ends there.
+			activity.GetLogger(ctx).Warn("incident card's texts missing: its reply is not sent", "subscriber", r.Key, "event", in.EventKey)
+			return &SendResult{As: store.AsCardEdit}, nil
 		}
 		if e, err := a.together(ctx, in); err != nil {
 			return nil, err

@@ -90,6 +90,38 @@ func (a *Activities) noteFailed(ctx context.Context, eventKey string, r Recipien
 	a.noteFate(ctx, f)
 }
 
+// GaveUp is a chat the delivery will not try again, and why: /why says
+// so rather than "retrying" for notices that will never come.
+type GaveUp struct {
+	Key string `json:"key"`
+	Why string `json:"why"`
+}
+
+// noteGivenUp records that the event will not reach these chats.
+func (a *Activities) noteGivenUp(ctx context.Context, eventKey string, gave []GaveUp) {
+	if len(gave) == 0 {
+		return
+	}
+	fates := make([]store.Fate, len(gave))
+	for i, g := range gave {
+		fates[i] = store.Fate{Sub: g.Key, Event: eventKey, Outcome: store.FateFailed, Why: g.Why, At: a.now()}
+	}
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), fateWriteTimeout)
+	defer cancel()
+	if err := a.Store.RecordFates(wctx, fates); err != nil {
+		activity.GetLogger(ctx).Warn("could not record notices given up (for /why)", "count", len(gave), "error", err)
+	}
+}
+
+// givenUp is each of keys given up for one reason.
+func givenUp(keys []string, why string) []GaveUp {
+	out := make([]GaveUp, len(keys))
+	for i, k := range keys {
+		out[i] = GaveUp{Key: k, Why: why}
+	}
+	return out
+}
+
 func (a *Activities) noteFate(ctx context.Context, f store.Fate) {
 	// No summary: /why reads the few notices it shows (a read per send
 	// would cost every delivery).

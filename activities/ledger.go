@@ -48,6 +48,9 @@ type RecordInput struct {
 	// written before this event's retries are settled, so that a
 	// delivery of theirs that sees the chat's retry here gone finds it told.
 	Covered []CoveredBy `json:"covered,omitempty"`
+	// GaveUp are the chats the delivery stopped trying (its bursts spent):
+	// their /why says so.
+	GaveUp []GaveUp `json:"gave_up,omitempty"`
 }
 
 // StepOf is the story step an event tells (nil for a reminder, which is
@@ -99,8 +102,11 @@ func (a *Activities) RecordDelivered(ctx context.Context, in RecordInput) error 
 			return err
 		}
 	}
-	_, err := a.Store.DeleteRetries(ctx, in.EventKey, in.Settled)
-	return err
+	if _, err := a.Store.DeleteRetries(ctx, in.EventKey, in.Settled); err != nil {
+		return err
+	}
+	a.noteGivenUp(ctx, in.EventKey, in.GaveUp)
+	return nil
 }
 
 func (in RecordInput) seq() int {

@@ -40,7 +40,7 @@ func (a *Activities) Retries(ctx context.Context, in RetryPageInput) (*RetryPage
 	if err != nil {
 		return nil, err
 	}
-	live, gone, err := a.liveRetries(ctx, in.Event, due)
+	live, gone, unwanted, err := a.liveRetries(ctx, in.Event, due)
 	if err != nil {
 		return nil, err
 	}
@@ -77,10 +77,13 @@ func (a *Activities) Retries(ctx context.Context, in RetryPageInput) (*RetryPage
 	if err != nil {
 		return nil, err
 	}
-	out.Retries, gone = sends, append(gone, dropped...)
+	dropped = append(unwanted, dropped...)
+	out.Retries, gone = sends, append(gone, retryKeysOf(dropped)...)
 	if _, err := a.Store.DeleteRetries(ctx, in.Event.Key, gone); err != nil {
 		return nil, err
 	}
+	// A chat that left is not asked; one still here may ask /why.
+	a.noteGivenUp(ctx, in.Event.Key, dropped)
 	out.Unsubscribed = len(gone)
 	if err := a.Store.PutOffRetries(ctx, in.Event.Key, held, a.now().Add(in.Recheck)); err != nil {
 		return nil, err
@@ -94,6 +97,19 @@ type liveRetry struct {
 	sub   store.Subscriber
 }
 
+// droppedWhy: a retry dropped by the chat's own choice since its last try.
+func droppedWhy(w notice.Why) string {
+	return "not sent: the chat's settings changed before its retry (" + string(w) + ")"
+}
+
+func retryKeysOf(gave []GaveUp) []string {
+	keys := make([]string, len(gave))
+	for i, g := range gave {
+		keys[i] = g.Key
+	}
+	return keys
+}
+
 func retryKeys(rs []liveRetry) []string {
 	keys := make([]string, len(rs))
 	for i, r := range rs {
@@ -103,16 +119,16 @@ func retryKeys(rs []liveRetry) []string {
 }
 
 // liveRetries pairs each due retry with its subscription (following a
-// group to its supergroup); retries of chats that left, or no longer take
-// the event's kind, are gone.
-func (a *Activities) liveRetries(ctx context.Context, e event.Event, due []store.Retry) (live []liveRetry, gone []string, err error) {
+// group to its supergroup); retries of chats that left are gone, those of
+// chats that no longer take the event's kind unwanted.
+func (a *Activities) liveRetries(ctx context.Context, e event.Event, due []store.Retry) (live []liveRetry, gone []string, unwanted []GaveUp, err error) {
 	keys := make([]string, len(due))
 	for i, r := range due {
 		keys[i] = r.Sub
 	}
 	subs, err := a.Store.Subscriptions(ctx, keys)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	have := map[string]store.Subscriber{}
 	for _, s := range subs {
@@ -123,7 +139,7 @@ func (a *Activities) liveRetries(ctx context.Context, e event.Event, due []store
 		if !ok {
 			moved, err := a.follow(ctx, e, r)
 			if err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 			if moved == nil {
 				gone = append(gone, r.Sub)
@@ -132,18 +148,18 @@ func (a *Activities) liveRetries(ctx context.Context, e event.Event, due []store
 			r, s = moved.retry, moved.sub
 		}
 		if !e.AcceptsKind(s.Kinds) {
-			gone = append(gone, r.Sub)
+			unwanted = append(unwanted, GaveUp{Key: r.Sub, Why: droppedWhy(notice.WhyKinds)})
 			continue
 		}
 		live = append(live, liveRetry{retry: r, sub: s})
 	}
-	return live, gone, nil
+	return live, gone, unwanted, nil
 }
 
 // retrySends decides each ready retry now, not when it was saved (the
 // earlier step it waited for may have brought the chat into the story
 // meanwhile), and returns the sends and the chats that no longer get it.
-func (a *Activities) retrySends(ctx context.Context, e event.Event, ready []liveRetry) (sends []Retry, dropped []string, err error) {
+func (a *Activities) retrySends(ctx context.Context, e event.Event, ready []liveRetry) (sends []Retry, dropped []GaveUp, err error) {
 	subs := make([]store.Subscriber, len(ready))
 	for i, r := range ready {
 		subs[i] = r.sub
@@ -155,7 +171,7 @@ func (a *Activities) retrySends(ctx context.Context, e event.Event, ready []live
 	for _, r := range ready {
 		v := verdicts[r.retry.Sub]
 		if !v.Send {
-			dropped = append(dropped, r.retry.Sub)
+			dropped = append(dropped, GaveUp{Key: r.retry.Sub, Why: droppedWhy(v.Why)})
 			continue
 		}
 		// The send needs the recipient and the burst count: the error text
@@ -232,10 +248,25 @@ func (a *Activities) SummarizePending(ctx context.Context, eventKey string) (*Pe
 
 // DropPending removes every retry of a delivery that gave up, so that later
 // updates do not wait for it; it returns how many there were.
+// Each chat dropped is told by /why that it was given up.
 func (a *Activities) DropPending(ctx context.Context, eventKey string) (int, error) {
+	keys, err := a.Store.RetryKeys(ctx, eventKey)
+	if err != nil {
+		return 0, err
+	}
 	n, err := a.Store.DropRetries(ctx, eventKey)
-	return int(n), err
+	if err != nil {
+		return 0, err
+	}
+	a.noteGivenUp(ctx, eventKey, givenUp(keys, WhyOperatorGaveUp))
+	return int(n), nil
 }
+
+// What /why says of a notice an operator gave up or skipped.
+const (
+	WhyOperatorGaveUp  = "given up by an operator (the delivery's give-up in the Temporal Web UI)"
+	WhyOperatorSkipped = "skipped by an operator (the delivery's skip-subscriber in the Temporal Web UI)"
+)
 
 // SkipInput names the subscriber an operator skips.
 type SkipInput struct {
@@ -283,6 +314,7 @@ func (a *Activities) SkipSubscriber(ctx context.Context, in SkipInput) (*SkipOut
 	case !errors.Is(err, store.ErrNotSubscribed):
 		return nil, err
 	}
+	a.noteGivenUp(ctx, in.EventKey, givenUp([]string{in.Key}, WhyOperatorSkipped))
 	return out, nil
 }
 

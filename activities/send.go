@@ -93,7 +93,9 @@ func (a *Activities) Send(ctx context.Context, in SendInput) (*SendResult, error
 	// Quiet hours by the clock of this attempt, not of the page read.
 	now := a.now()
 	if in.Step == nil && r.Quiet.Holds(now) { // a chain under way ends as it began
-		return a.hold(ctx, in, r, now)
+		if res, held, err := a.hold(ctx, in, r, now); err != nil || held {
+			return res, err
+		}
 	}
 	severitySilent, quiet := r.Silent, r.Quiet.Covers(now)
 	r.Silent = r.Silent || quiet

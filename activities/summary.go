@@ -5,63 +5,201 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
+	"github.com/openai-status-bot/statusbot/internal/event"
 	"github.com/openai-status-bot/statusbot/internal/message"
 	"github.com/openai-status-bot/statusbot/internal/store"
 )
 
-// MorningSummary is the one message a held window ends with: its stories
-// (incidents, maintenances, components) in the order first heard, sorted
-// into what opened and is still open, what was already open and still is,
-// and what resolved meanwhile, each with its last held step.
-func MorningSummary(held []store.Held, loc *time.Location) string {
-	type story struct {
-		title, last   string
-		opened, ended bool
-		first, lastAt time.Time
-		updates       int
+// SummaryPart is one message of a morning summary and the held notices it
+// tells: once Telegram accepts it, those are told and forgotten, whatever
+// happens to the parts after it.
+type SummaryPart struct {
+	Text string
+	Told []store.Held
+}
+
+// summaryLimit keeps a part under Telegram's 4,096 characters, visible and
+// raw, with room to spare.
+const summaryLimit = message.MaxLength - 96
+
+// summaryLineLimit bounds one story's line (a page's long incident name and
+// update on one line), so that any line fits a part with its headings.
+const summaryLineLimit = 1000
+
+// MorningSummary is what a held window ends with: its stories (incidents,
+// maintenances, components) in the order first heard, sorted into what
+// opened and is still open, what was already open and still is, and what
+// resolved meanwhile, each with its last held step and a count of the
+// others. It fits whatever the night was:
+//   - one message with a line per story when that fits;
+//   - else the components of each section on one line of names (an
+//     outage of 45 components is one fact, not 45);
+//   - else as few messages as hold those lines, every story told whole in
+//     one of them.
+//
+// continued: an earlier part of the same summary already went out (the
+// first part of what is left is headed as a continuation).
+func MorningSummary(held []store.Held, loc *time.Location, continued bool) []SummaryPart {
+	stories := storiesOf(held)
+	if len(stories) == 0 {
+		return nil
 	}
-	var order []string
-	stories := map[string]*story{}
+	full := summaryItems(stories, loc, false)
+	if parts := packSummary(full, continued); len(parts) == 1 {
+		return parts
+	}
+	return packSummary(summaryItems(stories, loc, true), continued)
+}
+
+// heldStory is one story of a held window.
+type heldStory struct {
+	title, last   string
+	component     bool
+	opened, ended bool
+	lastAt        time.Time
+	held          []store.Held
+}
+
+// section is where a story goes in the summary, in the summary's order.
+func (s *heldStory) section() int {
+	switch {
+	case s.ended:
+		return sectionResolved
+	case s.opened:
+		return sectionOpened
+	}
+	return sectionOpen
+}
+
+const (
+	sectionOpened = iota
+	sectionOpen
+	sectionResolved
+)
+
+var sectionTitles = [...]string{"Opened, still open", "Still open", "Resolved meanwhile"}
+
+func storiesOf(held []store.Held) []*heldStory {
+	var order []*heldStory
+	byKey := map[string]*heldStory{}
 	for _, h := range held {
-		s, ok := stories[h.Story]
+		s, ok := byKey[h.Story]
 		if !ok {
-			s = &story{title: h.Title, first: h.EventAt}
-			stories[h.Story] = s
-			order = append(order, h.Story)
+			s = &heldStory{title: h.Title, component: keyIs(h.Story, event.KindComponent)}
+			byKey[h.Story] = s
+			order = append(order, s)
 		}
 		s.opened = s.opened || h.Opens
 		// A story that reopened after its end is open again.
 		s.ended = h.Ends
 		s.last, s.lastAt = h.Summary, h.EventAt
-		s.updates++
+		s.held = append(s.held, h)
 	}
-	var opened, open, resolved []string
-	for _, k := range order {
-		s := stories[k]
-		line := "• <b>" + html.EscapeString(s.title) + "</b>: " + html.EscapeString(s.last) +
-			" (" + message.TimeHTML(s.lastAt, loc, "Jan 2 15:04", message.FormatDateTime) + plural(s.updates) + ")"
-		switch {
-		case s.ended:
-			resolved = append(resolved, line)
-		case s.opened:
-			opened = append(opened, line)
-		default:
-			open = append(open, line)
+	return order
+}
+
+// summaryItem is one line of a summary, in its section, and what it tells.
+type summaryItem struct {
+	section int
+	line    string
+	told    []store.Held
+}
+
+// summaryItems renders the stories' lines, section by section; condensed,
+// each section's components share lines of names.
+func summaryItems(stories []*heldStory, loc *time.Location, condensed bool) []summaryItem {
+	var items []summaryItem
+	for sec := range sectionTitles {
+		var components []*heldStory
+		for _, s := range stories {
+			if s.section() != sec {
+				continue
+			}
+			if condensed && s.component {
+				components = append(components, s)
+				continue
+			}
+			line := "• <b>" + html.EscapeString(s.title) + "</b>: " + html.EscapeString(s.last) +
+				" (" + message.TimeHTML(s.lastAt, loc, "Jan 2 15:04", message.FormatDateTime) + plural(len(s.held)) + ")"
+			items = append(items, summaryItem{section: sec, line: message.Truncate(line, summaryLineLimit), told: s.held})
 		}
+		items = append(items, componentLines(sec, components)...)
 	}
+	return items
+}
+
+// componentLines names a section's components on as few lines as fit a
+// part: "• Components (45): API, Files, …", with each component's number
+// of changes where it had more than its trip and recovery.
+func componentLines(sec int, components []*heldStory) []summaryItem {
+	if len(components) == 0 {
+		return nil
+	}
+	label := "• <b>Components (" + strconv.Itoa(len(components)) + ")</b>: "
+	var items []summaryItem
+	cur := summaryItem{section: sec, line: label}
+	for _, s := range components {
+		name := html.EscapeString(s.title)
+		if n := len(s.held); n > 2 {
+			name += " (" + strconv.Itoa(n) + " changes)"
+		}
+		name = message.Truncate(name, summaryLineLimit)
+		sep := ", "
+		if len(cur.told) == 0 {
+			sep = ""
+		}
+		if len(cur.told) > 0 && !fitsSummary(cur.line+sep+name, summaryLineLimit*3) {
+			items = append(items, cur)
+			cur, sep = summaryItem{section: sec, line: "• "}, ""
+		}
+		cur.line += sep + name
+		cur.told = append(cur.told, s.held...)
+	}
+	return append(items, cur)
+}
+
+// packSummary puts the items into as few parts as hold them, each part
+// headed and its sections titled.
+func packSummary(items []summaryItem, continued bool) []SummaryPart {
+	var parts []SummaryPart
 	var b strings.Builder
-	b.WriteString("☀️ <b>Morning summary</b>: what happened during your quiet hours")
-	section := func(title string, lines []string) {
-		if len(lines) == 0 {
-			return
+	var told []store.Held
+	section := -1
+	start := func() {
+		b.Reset()
+		told, section = nil, -1
+		if continued || len(parts) > 0 {
+			b.WriteString("☀️ <b>Morning summary</b> (continued)")
+		} else {
+			b.WriteString("☀️ <b>Morning summary</b>: what happened during your quiet hours")
 		}
-		b.WriteString("\n\n<b>" + title + "</b>\n" + strings.Join(lines, "\n"))
 	}
-	section("Opened, still open", opened)
-	section("Still open", open)
-	section("Resolved meanwhile", resolved)
-	return b.String()
+	start()
+	for _, it := range items {
+		add := it.line
+		if it.section != section {
+			add = "\n\n<b>" + sectionTitles[it.section] + "</b>\n" + add
+		} else {
+			add = "\n" + add
+		}
+		if len(told) > 0 && !fitsSummary(b.String()+add, summaryLimit) {
+			parts = append(parts, SummaryPart{Text: b.String(), Told: told})
+			start()
+			add = "\n\n<b>" + sectionTitles[it.section] + "</b>\n" + it.line
+		}
+		b.WriteString(add)
+		section = it.section
+		told = append(told, it.told...)
+	}
+	return append(parts, SummaryPart{Text: b.String(), Told: told})
+}
+
+// fitsSummary: within limit as Telegram counts (visible UTF-16 units) and
+// as raw characters (tags included).
+func fitsSummary(s string, limit int) bool {
+	return utf8.RuneCountInString(s) <= limit && message.VisibleLength(s) <= limit
 }
 
 func plural(updates int) string {

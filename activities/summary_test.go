@@ -1,14 +1,17 @@
 package activities_test
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/openai-status-bot/statusbot/activities"
+	"github.com/openai-status-bot/statusbot/internal/message"
 	"github.com/openai-status-bot/statusbot/internal/store"
 )
 
@@ -48,9 +51,101 @@ func TestMorningSummarySortsStories(t *testing.T) {
 				"<b>Still open</b>\n• <b>&lt;A&amp;B&gt;</b>: x &lt; y (Dec 2 04:00)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := activities.MorningSummary(tc.held, time.UTC)
+			parts := activities.MorningSummary(tc.held, time.UTC, false)
+			require.Len(t, parts, 1)
+			got := parts[0].Text
 			require.Equal(t, tc.want, tgTime.ReplaceAllString(got, ""))
+			require.Len(t, parts[0].Told, len(tc.held), "every held notice told")
 			require.Equal(t, len(tc.held) > 0, strings.Contains(got, `<tg-time unix="`), "times are date-time entities")
 		})
 	}
+}
+
+// badNight is a broad outage overnight: n components down and back, and
+// incidents each with updates, all held.
+func badNight(components, incidents, updates int) []store.Held {
+	at := time.Date(2026, 12, 2, 1, 0, 0, 0, time.UTC)
+	var held []store.Held
+	add := func(story, title, summary string, opens, ends bool) {
+		at = at.Add(time.Minute)
+		held = append(held, store.Held{Sub: "s", Window: time.Date(2026, 12, 2, 7, 0, 0, 0, time.UTC), Event: fmt.Sprintf("e%d", len(held)),
+			Story: story, Title: title, Summary: summary, Opens: opens, Ends: ends, EventAt: at})
+	}
+	for i := range incidents {
+		for u := range updates {
+			add(fmt.Sprintf("incident:%d", i), fmt.Sprintf("Elevated error rates across the API and ChatGPT, part %d", i),
+				fmt.Sprintf("Incident update: Elevated error rates across the API and ChatGPT, Investigating (update %d)", u), u == 0, false)
+		}
+	}
+	for i := range components {
+		name := fmt.Sprintf("Component number %02d of the page", i)
+		add(fmt.Sprintf("component:c%d", i), name, "Component change: "+name+", Operational → Major Outage", true, false)
+	}
+	for i := range components {
+		name := fmt.Sprintf("Component number %02d of the page", i)
+		add(fmt.Sprintf("component:c%d", i), name, "Component change: "+name+", Major Outage → Operational", false, true)
+	}
+	return held
+}
+
+// A bad night fits: 45 components down and back and 2 incidents (94 held
+// notices; 4,737 characters in one message before) make one summary that
+// Telegram accepts, naming every story, the components on one line; a
+// night too long even so is split into as few parts as hold it, each
+// within the limit, every notice told by exactly one part.
+func TestMorningSummaryOfABadNightFits(t *testing.T) {
+	for _, tc := range []struct {
+		name                           string
+		components, incidents, updates int
+		parts                          int
+	}{
+		{"45 components, 2 incidents", 45, 2, 2, 1},
+		{"one story", 0, 1, 1, 1},
+		{"400 components, 30 incidents", 400, 30, 3, 7},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			held := badNight(tc.components, tc.incidents, tc.updates)
+			parts := activities.MorningSummary(held, time.UTC, false)
+			require.Len(t, parts, tc.parts)
+			told := map[string]int{}
+			for i, p := range parts {
+				require.LessOrEqual(t, message.VisibleLength(p.Text), message.MaxLength, "part %d", i)
+				require.LessOrEqual(t, utf8.RuneCountInString(p.Text), message.MaxLength, "part %d", i)
+				if i == 0 {
+					require.Contains(t, p.Text, "what happened during your quiet hours")
+				} else {
+					require.Contains(t, p.Text, "Morning summary</b> (continued)")
+				}
+				for _, h := range p.Told {
+					told[h.Event]++
+				}
+			}
+			for _, h := range held {
+				require.Equal(t, 1, told[h.Event], "notice %s told once", h.Event)
+			}
+			all := strings.Join(texts(parts), "\n")
+			for i := range tc.incidents {
+				require.Contains(t, all, fmt.Sprintf("part %d</b>", i), "every incident named")
+			}
+			for i := range tc.components {
+				require.Contains(t, all, fmt.Sprintf("Component number %02d of the page", i), "every component named")
+			}
+			if tc.components > 0 && tc.parts == 1 {
+				require.Contains(t, all, fmt.Sprintf("<b>Components (%d)</b>: ", tc.components), "the components on one line")
+			}
+		})
+	}
+	// Continued: what is left after a part went out is headed so.
+	parts := activities.MorningSummary(badNight(1, 0, 0), time.UTC, true)
+	require.Len(t, parts, 1)
+	require.Contains(t, parts[0].Text, "(continued)")
+	require.Nil(t, activities.MorningSummary(nil, time.UTC, false))
+}
+
+func texts(parts []activities.SummaryPart) []string {
+	var out []string
+	for _, p := range parts {
+		out = append(out, p.Text)
+	}
+	return out
 }

@@ -279,6 +279,9 @@ type outcomes struct {
 	cards []store.IncidentCard
 	// covered: later steps the sends told too (their ledger is written first).
 	covered []activities.CoveredBy
+	// gaveUp: chats whose bursts are spent, for /why (they ride with the
+	// batch's settled retries, not counted in size: no flush of their own).
+	gaveUp []activities.GaveUp
 }
 
 func (o *outcomes) size() int { return len(o.delivered) + len(o.retries) + len(o.settled) }
@@ -784,7 +787,7 @@ func (d *delivery) flush(ctx workflow.Context) error {
 	}
 	c := step(d.actx, 30*time.Second, fmt.Sprintf("Record %d delivery(ies) and %d retry(ies)", len(b.delivered), len(b.retries)))
 	in := activities.RecordInput{EventKey: d.e.Key, Keys: b.delivered, OrderKey: d.e.OrderKey, EventAt: d.e.At, Retries: b.retries, Settled: b.settled,
-		Step: activities.StepOf(d.e), Cards: b.cards, Covered: b.covered}
+		Step: activities.StepOf(d.e), Cards: b.cards, Covered: b.covered, GaveUp: b.gaveUp}
 	if err := workflow.ExecuteActivity(c, a.RecordDelivered, in).Get(ctx, nil); err != nil {
 		return err
 	}
@@ -857,7 +860,9 @@ func (d *delivery) settle(ctx workflow.Context, p activities.Retry, retrying boo
 		p.Bursts++
 		if p.Bursts >= d.tune.MaxBursts {
 			drop()
-			d.fail(p.Recipient.Key, fmt.Sprintf("gave up after %d bursts: %s", p.Bursts, msg))
+			why := fmt.Sprintf("gave up after %d bursts: %s", p.Bursts, msg)
+			d.fail(p.Recipient.Key, why)
+			b.gaveUp = append(b.gaveUp, activities.GaveUp{Key: p.Recipient.Key, Why: why})
 			return
 		}
 		p.NextAt = workflow.Now(ctx).Add(backoff(p.Bursts, d.tune.BurstBackoff))

@@ -48,6 +48,8 @@ type deliveryEnv struct {
 	blocked func(key string) bool
 	// maxRetries is the most retries stored at once.
 	maxRetries int
+	// gaveUp: what the ledger was told of chats given up (for /why).
+	gaveUp []activities.GaveUp
 	// chain, when set, answers every Send (under mu): a chain of Sends.
 	chain  func(in activities.SendInput) *activities.SendResult
 	inputs []activities.SendInput // every Send's input, in order
@@ -121,6 +123,7 @@ func newSlowDeliveryEnv(t *testing.T, sendTime time.Duration) *deliveryEnv {
 			for _, k := range in.Settled {
 				delete(d.retries, k)
 			}
+			d.gaveUp = append(d.gaveUp, in.GaveUp...)
 			d.maxRetries = max(d.maxRetries, len(d.retries))
 			return nil
 		})
@@ -340,6 +343,26 @@ func TestDeliveryBacksOffBetweenBursts(t *testing.T) {
 	require.Equal(t, workflows.StateBackingOff, during.State)
 	require.Contains(t, states, workflows.StateBackingOff)
 	require.Equal(t, workflows.StateDone, states[len(states)-1])
+}
+
+// A chat whose bursts are spent is given up, and the ledger's write says
+// so with the reason, for /why (before: nothing was written, and /why said
+// "retrying" for 7 days); one that got through in the end is not.
+func TestDeliveryRecordsAGiveUpForWhy(t *testing.T) {
+	d := newDeliveryEnv(t)
+	d.pages(activities.RecipientPage{Recipients: recipients("a", "b")})
+	boom := temporal.NewApplicationError("error response from telegram for method sendMessage, 502 Bad Gateway", activities.ErrTypeTransient)
+	for range 1000 {
+		d.fail["a"] = append(d.fail["a"], boom)
+	}
+	d.ExecuteWorkflow(workflows.DeliveryWorkflow, workflows.DeliveryInput{Event: componentEvent("c1", "major_outage", t0),
+		Tuning: workflows.Tuning{MaxBursts: 3, SendAttempts: 2}})
+	require.Error(t, d.GetWorkflowError(), "a delivery with a chat given up fails")
+	require.Len(t, d.gaveUp, 1)
+	require.Equal(t, "a", d.gaveUp[0].Key)
+	require.Contains(t, d.gaveUp[0].Why, "gave up after 3 bursts")
+	require.Contains(t, d.gaveUp[0].Why, "502 Bad Gateway")
+	require.Equal(t, []string{"b"}, d.sent)
 }
 
 func TestDeliveryOperatorSkipAndGiveUp(t *testing.T) {

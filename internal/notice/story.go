@@ -116,45 +116,66 @@ func QuietFor(s store.Settings, e event.Event) *Quiet {
 // window may cross midnight (22:00-07:00). The start is inside the window,
 // the end is not. A nil window covers nothing.
 func (q *Quiet) Covers(now time.Time) bool {
-	if q == nil {
-		return false
-	}
-	start, err1 := store.ParseClock(q.Start)
-	end, err2 := store.ParseClock(q.End)
-	if err1 != nil || err2 != nil || start == end {
-		return false
-	}
-	loc, err := store.LoadZone(q.Zone)
-	if err != nil {
-		loc = time.UTC
-	}
-	t := now.In(loc)
-	m := t.Hour()*60 + t.Minute()
-	if start < end {
-		return m >= start && m < end
-	}
-	return m >= start || m < end
+	w, ok := q.clock()
+	return ok && w.covers(now)
 }
 
 // Holds reports whether a notice sent at now is held for the morning
 // summary (the window covers now and holds).
 func (q *Quiet) Holds(now time.Time) bool { return q != nil && q.Hold && q.Covers(now) }
 
-// EndAfter is the end of the window that covers now: the first time after
-// now, in the window's zone, at its end clock. Zero when q covers nothing.
+// EndAfter is the end of the window that covers now: the first minute
+// after now at which the clock on the wall, in the window's zone, reads
+// outside the window. Zero when q covers nothing.
+//
+// Read off the clock rather than built as "today at the end clock": on the
+// nights daylight saving changes, the end clock may never show (New York's
+// 02:30 on the spring night: the window ends at 03:00 EDT, when the clock
+// passes it) or show twice (01:30 on the autumn night: the one after now).
 func (q *Quiet) EndAfter(now time.Time) time.Time {
-	if !q.Covers(now) {
+	w, ok := q.clock()
+	if !ok || !w.covers(now) {
 		return time.Time{}
 	}
-	end, _ := store.ParseClock(q.End)
+	// A window is shorter than a day, and so, but for an hour of daylight
+	// saving, is its remainder: the scan ends within 25 hours of minutes.
+	at := now.Truncate(time.Minute)
+	for range 26 * 60 {
+		at = at.Add(time.Minute)
+		if !w.covers(at) {
+			return at
+		}
+	}
+	return time.Time{}
+}
+
+// window is a Quiet read: its clocks in minutes of the day, its zone.
+type window struct {
+	start, end int
+	loc        *time.Location
+}
+
+func (q *Quiet) clock() (window, bool) {
+	if q == nil {
+		return window{}, false
+	}
+	start, err1 := store.ParseClock(q.Start)
+	end, err2 := store.ParseClock(q.End)
+	if err1 != nil || err2 != nil || start == end {
+		return window{}, false
+	}
 	loc, err := store.LoadZone(q.Zone)
 	if err != nil {
 		loc = time.UTC
 	}
-	t := now.In(loc)
-	at := time.Date(t.Year(), t.Month(), t.Day(), end/60, end%60, 0, 0, loc)
-	if !at.After(t) {
-		at = time.Date(t.Year(), t.Month(), t.Day()+1, end/60, end%60, 0, 0, loc)
+	return window{start: start, end: end, loc: loc}, true
+}
+
+func (w window) covers(now time.Time) bool {
+	t := now.In(w.loc)
+	m := t.Hour()*60 + t.Minute()
+	if w.start < w.end {
+		return m >= w.start && m < w.end
 	}
-	return at
+	return m >= w.start || m < w.end
 }

@@ -112,9 +112,12 @@ func (s *Store) moveKept(ctx context.Context, oldChat, newChat int64) error {
 }
 
 // moveHeld moves the notices held for the morning summary: the summary of
-// the window goes to the supergroup (CurrentKey).
+// the window goes to the supergroup (CurrentKey). The marks of a summary
+// under way (CloseWindow, ClaimHeld, Unhold) stay behind with the old key:
+// the supergroup's summary closes and claims afresh.
 func (s *Store) moveHeld(ctx context.Context, oldKey, newKey string, _ time.Time) error {
-	rows, err := findAll[Held](ctx, s.db.Collection(colHeld), "read held notices of a moving chat", bson.D{{Key: "sub", Value: oldKey}})
+	rows, err := findAll[Held](ctx, s.db.Collection(colHeld), "read held notices of a moving chat",
+		bson.D{{Key: "sub", Value: oldKey}, {Key: "mark", Value: bson.D{{Key: "$exists", Value: false}}}})
 	if err != nil || len(rows) == 0 {
 		return err
 	}

@@ -219,3 +219,27 @@ func (s *Store) LaterBlockedRetries(ctx context.Context, orderKey string, seq in
 	return findAll[Retry](ctx, s.retries(), "read later retries", filter,
 		options.Find().SetSort(bson.D{{Key: "seq", Value: 1}}).SetLimit(int64(limit)))
 }
+
+// RetryKeys returns the subscribers with a retry of the event (a delivery
+// given up says so to each): their keys alone, in pages of 1,000.
+func (s *Store) RetryKeys(ctx context.Context, eventKey string) ([]string, error) {
+	var keys []string
+	for after := ""; ; {
+		filter := bson.D{{Key: "event", Value: eventKey}}
+		if after != "" {
+			filter = append(filter, bson.E{Key: "_id", Value: bson.D{{Key: "$gt", Value: after}}})
+		}
+		rows, err := findAll[Retry](ctx, s.retries(), "read retries' subscribers", filter,
+			options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}).SetLimit(1000).SetProjection(bson.D{{Key: "sub", Value: 1}}))
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rows {
+			keys = append(keys, r.Sub)
+		}
+		if len(rows) < 1000 {
+			return keys, nil
+		}
+		after = rows[len(rows)-1].ID
+	}
+}
