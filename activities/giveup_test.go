@@ -40,7 +40,7 @@ func TestWhyAfterAGiveUp(t *testing.T) {
 			Why: "Telegram failed (502 Bad Gateway); retrying", At: now.Add(-time.Minute)}}))
 	}
 	why := func(name string) string {
-		ans, err := notice.WhyAnswer(ctx, w.st, keys[name], time.UTC)
+		ans, err := notice.WhyAnswer(ctx, w.st, keys[name], time.UTC, notice.OnePage)
 		require.NoError(t, err)
 		return ans
 	}

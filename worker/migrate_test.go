@@ -57,7 +57,7 @@ func TestMovedInTheNightGetsItsSummaryInTheSupergroup(t *testing.T) {
 	time.Sleep(3 * time.Second)
 	require.Len(t, newBox.messages(), 1, "one summary")
 	require.Empty(t, oldBox.messages())
-	why, err := notice.WhyAnswer(context.Background(), s.Store, store.SubscriberKey(super, 0), time.UTC)
+	why, err := notice.WhyAnswer(context.Background(), s.Store, store.SubscriberKey(super, 0), time.UTC, notice.OnePage)
 	require.NoError(t, err)
 	require.Contains(t, why, "told in the morning summary", "/why in the supergroup")
 	sub, err := s.Store.Subscription(context.Background(), store.SubscriberKey(super, 0))

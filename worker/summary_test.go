@@ -49,7 +49,7 @@ func TestHoldQuietHoursSendsOneSummaryAtWindowEnd(t *testing.T) {
 	plainBox.wait(t, 1, "the outage")
 	waitDeliveriesClosed(t, s)
 	require.Empty(t, heldBox.messages(), "a held chat gets nothing during its window")
-	why, err := notice.WhyAnswer(context.Background(), s.Store, store.SubscriberKey(held.id, 0), time.UTC)
+	why, err := notice.WhyAnswer(context.Background(), s.Store, store.SubscriberKey(held.id, 0), time.UTC, notice.OnePage)
 	require.NoError(t, err)
 	require.Contains(t, why, "Held for the morning summary (quiet hours)")
 
@@ -73,7 +73,7 @@ func TestHoldQuietHoursSendsOneSummaryAtWindowEnd(t *testing.T) {
 	require.Contains(t, text, "<b>Resolved meanwhile</b>\n• <b>API</b>")
 	require.Contains(t, text, "2 updates")
 	require.False(t, strings.Contains(text, "Still open"), "nothing is still open")
-	why, err = notice.WhyAnswer(context.Background(), s.Store, store.SubscriberKey(held.id, 0), time.UTC)
+	why, err = notice.WhyAnswer(context.Background(), s.Store, store.SubscriberKey(held.id, 0), time.UTC, notice.OnePage)
 	require.NoError(t, err)
 	require.Contains(t, why, "told in the morning summary")
 

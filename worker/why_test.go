@@ -45,7 +45,7 @@ func TestWhyExplainsFilteredSilencedAndDelivered(t *testing.T) {
 	waitDeliveriesClosed(t, s)
 
 	why := func(c storyChat) string {
-		text, err := notice.WhyAnswer(context.Background(), s.Store, store.SubscriberKey(c.id, 0), time.UTC)
+		text, err := notice.WhyAnswer(context.Background(), s.Store, store.SubscriberKey(c.id, 0), time.UTC, notice.OnePage)
 		require.NoError(t, err)
 		return timeTags.ReplaceAllString(text, "")
 	}

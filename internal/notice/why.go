@@ -123,8 +123,13 @@ type Fates interface {
 	Summaries(ctx context.Context, events []string) (map[string]string, error)
 }
 
-// WhyAnswer reads a chat's last WhyCount fates and explains them in loc.
-func WhyAnswer(ctx context.Context, st Fates, sub string, loc *time.Location) (string, error) {
+// OnePage is the label of a chat of one page: its notices name no page.
+func OnePage(string) string { return "" }
+
+// WhyAnswer reads a chat's last WhyCount fates and explains them in loc;
+// label names an event's page for the chat ("" for a chat of one page), as
+// its notices do.
+func WhyAnswer(ctx context.Context, st Fates, sub string, loc *time.Location, label func(event string) string) (string, error) {
 	fates, err := st.LastFates(ctx, sub, WhyCount)
 	if err != nil {
 		return "", err
@@ -142,6 +147,9 @@ func WhyAnswer(ctx context.Context, st Fates, sub string, loc *time.Location) (s
 	for i := range fates {
 		if fates[i].Summary == "" {
 			fates[i].Summary = sums[fates[i].Event]
+		}
+		if page := label(fates[i].Event); page != "" && fates[i].Summary != "" {
+			fates[i].Summary = page + " · " + fates[i].Summary
 		}
 	}
 	return Explain(fates, loc), nil

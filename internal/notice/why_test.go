@@ -1,10 +1,13 @@
 package notice_test
 
 import (
+	"context"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/openai-status-bot/statusbot/internal/notice"
 	"github.com/openai-status-bot/statusbot/internal/store"
@@ -78,4 +81,40 @@ func TestExplain(t *testing.T) {
 			t.Errorf("missing %q in\n%s", want, got)
 		}
 	}
+}
+
+type fates []store.Fate
+
+func (f fates) LastFates(context.Context, string, int) ([]store.Fate, error) { return append([]store.Fate(nil), f...), nil }
+func (f fates) Summaries(_ context.Context, events []string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, e := range events {
+		out[e] = "Stored summary of " + e
+	}
+	return out, nil
+}
+
+// A chat of several pages reads in /why which page each notice was of, as
+// its notices name it; a chat of one page reads no page (before: /why never
+// named the page).
+func TestWhyNamesThePage(t *testing.T) {
+	at := time.Date(2026, 12, 2, 5, 0, 0, 0, time.UTC)
+	fs := fates{
+		{Event: "github/incident:x:u1", Summary: "Incident update: Degraded Actions, Investigating", Outcome: store.FateSent, At: at},
+		{Event: "incident:y:u1", Outcome: store.FateSent, At: at.Add(-time.Minute)},
+	}
+	label := func(event string) string {
+		if strings.HasPrefix(event, "github/") {
+			return "github"
+		}
+		return "openai"
+	}
+	text, err := notice.WhyAnswer(context.Background(), fs, "1", time.UTC, label)
+	require.NoError(t, err)
+	require.Contains(t, text, "<b>github · Incident update: Degraded Actions, Investigating</b>")
+	require.Contains(t, text, "<b>openai · Stored summary of incident:y:u1</b>")
+	text, err = notice.WhyAnswer(context.Background(), fs, "1", time.UTC, notice.OnePage)
+	require.NoError(t, err)
+	require.Contains(t, text, "<b>Incident update: Degraded Actions, Investigating</b>")
+	require.NotContains(t, text, " · ")
 }

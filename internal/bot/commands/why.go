@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/openai-status-bot/statusbot/internal/notice"
+	"github.com/openai-status-bot/statusbot/internal/pages"
 	"github.com/openai-status-bot/statusbot/internal/store"
 )
 
@@ -14,7 +15,11 @@ func (h *handler) cmdWhy(ctx context.Context, r *request) {
 	if !ok {
 		return
 	}
-	text, err := notice.WhyAnswer(ctx, h.st, sub.Key, notice.Zone(sub.Settings))
+	label := func(event string) string {
+		page, _ := pages.Unscope(event)
+		return h.offer.Label(sub.Pages, page)
+	}
+	text, err := notice.WhyAnswer(ctx, h.st, sub.Key, notice.Zone(sub.Settings), label)
 	if err != nil {
 		h.storeFailed(ctx, r, err)
 		return
