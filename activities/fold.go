@@ -91,12 +91,13 @@ func ComponentStates(p *statuspage.Page, inc statuspage.Incident) []message.Comp
 			status[c.ID] = c
 		}
 	}
+	labels := event.ComponentNames(p)
 	var out []message.ComponentState
 	for _, c := range inc.Components {
 		pc := status[c.ID]
-		name := c.Name
+		name := labels[c.ID]
 		if name == "" {
-			name = pc.Name
+			name = c.Name
 		}
 		if name == "" {
 			continue

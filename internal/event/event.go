@@ -304,13 +304,7 @@ func Baseline(p *statuspage.Page) *Checkpoint {
 }
 
 func componentEvents(cp Checkpoint, p *statuspage.Page) []Event {
-	names, groupNames := map[string]int{}, map[string]int{}
-	for _, c := range p.Components {
-		if !c.Group {
-			names[c.Name]++
-			groupNames[c.Name+"\x00"+c.GroupName]++
-		}
-	}
+	labels := componentNames(p)
 	var evs []Event
 	seen := map[string]bool{}
 	for _, c := range p.Components {
@@ -322,14 +316,7 @@ func componentEvents(cp Checkpoint, p *statuspage.Page) []Event {
 		if known && mark.Status == c.Status {
 			continue
 		}
-		label := c.Name
-		if names[c.Name] > 1 {
-			// "Login" is both an API and a ChatGPT component.
-			label = c.Name + " (ID: " + shortID(c.ID) + ")"
-			if c.GroupName != "" && groupNames[c.Name+"\x00"+c.GroupName] == 1 {
-				label = c.Name + " (" + c.GroupName + ")"
-			}
-		}
+		label := labels[c.ID]
 		evs = append(evs, Event{
 			Key:      "component:" + c.ID + ":" + c.Status + ":" + c.UpdatedAt.UTC().Format(time.RFC3339Nano),
 			OrderKey: "component:" + c.ID,
@@ -405,16 +392,38 @@ func previousStatuses(us []statuspage.IncidentUpdate) map[string]string {
 	return out
 }
 
-// componentNames maps the page's component IDs to their names.
+// componentNames maps the page's component IDs to the names the bot shows
+// them by everywhere (a component change, an incident's list, its card,
+// its timeline): a component's own name, or where two share it ("Login" is
+// both an API and a ChatGPT component) the name with its group's, or
+// failing that with its ID's start.
 func componentNames(p *statuspage.Page) map[string]string {
-	names := map[string]string{}
+	names, groupNames := map[string]int{}, map[string]int{}
 	for _, c := range p.Components {
 		if !c.Group {
-			names[c.ID] = c.Name
+			names[c.Name]++
+			groupNames[c.Name+"\x00"+c.GroupName]++
 		}
 	}
-	return names
+	labels := map[string]string{}
+	for _, c := range p.Components {
+		if c.Group {
+			continue
+		}
+		label := c.Name
+		if names[c.Name] > 1 {
+			label = c.Name + " (ID: " + shortID(c.ID) + ")"
+			if c.GroupName != "" && groupNames[c.Name+"\x00"+c.GroupName] == 1 {
+				label = c.Name + " (" + c.GroupName + ")"
+			}
+		}
+		labels[c.ID] = label
+	}
+	return labels
 }
+
+// ComponentNames is componentNames for the card's list of components.
+func ComponentNames(p *statuspage.Page) map[string]string { return componentNames(p) }
 
 // incidentTemplate is what every event of an incident (or maintenance)
 // says of it, whichever update it is about.
@@ -430,7 +439,9 @@ func incidentTemplate(p *statuspage.Page, i statuspage.Incident, componentName m
 	var comps, compNames []string
 	for _, c := range i.Components {
 		comps = append(comps, c.ID)
-		if n := firstNonEmpty(c.Name, componentName[c.ID]); n != "" {
+		// The page's name for it first: the one its changes and the card's
+		// timeline show.
+		if n := firstNonEmpty(componentName[c.ID], c.Name); n != "" {
 			compNames = append(compNames, n)
 		}
 	}

@@ -126,6 +126,39 @@ func TestDuplicateNamesLabelledByGroup(t *testing.T) {
 	}
 }
 
+// An incident's card lists its components by the names their changes and
+// its timeline show: "Login (ChatGPT)" where the page has two Logins
+// (before: the card's list said "Login" under a timeline line "Login
+// (ChatGPT): Major outage").
+func TestIncidentListsComponentsAsTheirChangesNameThem(t *testing.T) {
+	cp := baseline(t)
+	cp.Components["l1"] = event.ComponentMark{Status: "operational"}
+	cp.Components["l2"] = event.ComponentMark{Status: "operational"}
+	p := basePage()
+	p.Components = append(p.Components,
+		statuspage.Component{ID: "l1", Name: "Login", GroupName: "APIs", Status: "operational", UpdatedAt: ts("2026-03-01T00:00:00Z")},
+		statuspage.Component{ID: "l2", Name: "Login", GroupName: "ChatGPT", Status: "major_outage", UpdatedAt: ts("2026-03-02T00:00:00Z")})
+	p.Incidents = append(p.Incidents, statuspage.Incident{ID: "i9", Name: "Login fails", Status: "investigating",
+		Components: []statuspage.IncidentComp{{ID: "l2", Name: "Login"}},
+		Updates:    []statuspage.IncidentUpdate{upd("i9-u1", "investigating", "Looking.", "2026-03-02T00:00:00Z")}})
+	r := event.Diff(cp, p)
+	var inc, comp *event.Event
+	for i, e := range r.Events {
+		switch e.Kind {
+		case event.KindIncident:
+			inc = &r.Events[i]
+		case event.KindComponent:
+			comp = &r.Events[i]
+		}
+	}
+	if inc == nil || comp == nil {
+		t.Fatalf("events %v", keys(r.Events))
+	}
+	if comp.ComponentLabel != "Login (ChatGPT)" || len(inc.ComponentNames) != 1 || inc.ComponentNames[0] != comp.ComponentLabel {
+		t.Fatalf("the card lists %v, the change says %q", inc.ComponentNames, comp.ComponentLabel)
+	}
+}
+
 func TestIncidentEventsCarryNamesAndWindow(t *testing.T) {
 	cp := baseline(t)
 	p := basePage()
