@@ -85,7 +85,9 @@ func TestExplain(t *testing.T) {
 
 type fates []store.Fate
 
-func (f fates) LastFates(context.Context, string, int) ([]store.Fate, error) { return append([]store.Fate(nil), f...), nil }
+func (f fates) LastFates(context.Context, string, int) ([]store.Fate, error) {
+	return append([]store.Fate(nil), f...), nil
+}
 func (f fates) Summaries(_ context.Context, events []string) (map[string]string, error) {
 	out := map[string]string{}
 	for _, e := range events {
