@@ -49,7 +49,9 @@ var chatRecords = map[string]chatRule{
 	colHistory:       {why: "a page's components, no chat's"},
 	colMessages:      {why: "notices by event key, no chat's"},
 	colBotState:      {why: "the bot's own state (update offsets), no chat's"},
-	colPages:         {why: "the pages on offer, no chat's"},
+	colImported: {why: "the keys an import handled, so that a later import never brings a chat back: " +
+		"the old key stays recorded, and its move is in chat_migrations, which the import reads too"},
+	colPages: {why: "the pages on offer, no chat's"},
 }
 
 // moveChat moves a chat's records in every collection that has some: those
