@@ -215,7 +215,13 @@ func (a *Activities) call(ctx context.Context, in SendInput, text string, r Reci
 			}
 			card := *r.Card
 			card.Event = tellKey(in)
-			return chained(in, r, callReply, card), nil
+			// Recorded at the edit, not at the reply a turn later: a
+			// component change whose turn falls between them re-renders
+			// the card from this update, never rolls it back (fold.go).
+			unsaved, _ := a.saveCard(ctx, &card, nil)
+			res := chained(in, r, callReply, card)
+			res.Card, res.CardRecorded = unsaved, unsaved == nil
+			return res, nil
 		}
 		// The edit was this Send's call: the fresh card is the next (two
 		// calls in one Send livelocked on the chat's turn).

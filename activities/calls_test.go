@@ -292,3 +292,53 @@ func componentNotice(t *testing.T, w *world, chat int64) event.Event {
 	require.NoError(t, err)
 	return e
 }
+
+// A card's record names its new update from the edit on, not from the
+// reply a turn later: a component change whose turn falls between them
+// renders the card from the card's record (fold.go), and before, that was
+// still the update before: the resolved card rolled back to "Status:
+// Investigating" for good, under a reply saying Resolved.
+func TestCardRecordLearnsTheUpdateAtTheEdit(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	const group = int64(-6)
+	key := store.SubscriberKey(group, 0)
+	_, err := w.st.Subscribe(ctx, group, 0, time.Now())
+	require.NoError(t, err)
+	require.NoError(t, w.st.ReplaceSettings(ctx, key, store.Settings{Mode: store.ModeCards}))
+	at := time.Date(2026, 11, 30, 14, 0, 0, 0, time.UTC)
+	ev := func(update, status string) event.Event {
+		return event.Event{Key: "incident:inc2:" + update + ":v1", OrderKey: "incident:inc2", Kind: event.KindIncident, At: at,
+			Notify: true, IncidentID: "inc2", IncidentName: "Elevated errors", Impact: "minor", UpdateID: update, UpdateStatus: status, Body: status}
+	}
+	first, resolved := ev("u1", "investigating"), ev("u2", "resolved")
+	for _, e := range []event.Event{first, resolved} {
+		_, err := w.env.ExecuteActivity(w.a.PrepareMessage, e)
+		require.NoError(t, err)
+	}
+	_, calls := chain(t, w, activities.SendInput{EventKey: first.Key, Recipient: activities.Recipient{Key: key, ChatID: group},
+		Ticket: activities.TicketOf(first.At, first.Key, key)})
+	require.Equal(t, 1, calls, "the card")
+
+	// The resolution's first call: the card's edit, its reply still to come.
+	in := activities.SendInput{EventKey: resolved.Key, PerCall: true,
+		Recipient: activities.Recipient{Key: key, ChatID: group}, Ticket: activities.TicketOf(resolved.At, resolved.Key, key)}
+	for i := 0; ; i++ {
+		require.Less(t, i, 20)
+		v, err := w.env.ExecuteActivity(w.a.Send, in)
+		require.NoError(t, err)
+		var r activities.SendResult
+		require.NoError(t, v.Get(&r))
+		require.NotNil(t, r.Next, "the reply comes after the edit")
+		if r.Next.Step != nil {
+			require.Equal(t, "reply", r.Next.Step.Call)
+			break
+		}
+		time.Sleep(time.Until(r.NotBefore)) // the chat's turn
+		in = *r.Next
+	}
+	require.Equal(t, 1, w.tg.EditCount(w.tg.MessagesTo(group, 0)[0].ID), "edited")
+	cards, err := w.st.Cards(ctx, "inc2", []string{key})
+	require.NoError(t, err)
+	require.Equal(t, resolved.Key, cards[key].Event, "the card's record names the update it shows from the edit on")
+}

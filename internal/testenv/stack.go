@@ -28,7 +28,7 @@ import (
 
 // Namespaces created with the dev server; each Stack takes one, so that
 // tests (and their Schedules) never see each other.
-const namespacePool = 32
+const namespacePool = 96
 
 var (
 	devOnce   sync.Once
