@@ -20,7 +20,7 @@ DEVDB_CACHED := $(TOOLS_CACHE)/devdb-$(FERRETDB_VERSION)-$(DEVDB_HASH)/devdb
 STATICCHECK_CACHED := $(TOOLS_CACHE)/staticcheck-$(STATICCHECK_VERSION)/staticcheck
 WORKFLOWCHECK_VERSION := v0.6.0
 WORKFLOWCHECK_CACHED := $(TOOLS_CACHE)/workflowcheck-$(WORKFLOWCHECK_VERSION)/workflowcheck
-GO_TEST_FLAGS ?= -count=1 -timeout 30m
+GO_TEST_FLAGS ?= -count=1 -timeout 60m
 # The Temporal server compose.yml pins (temporalio/server, admin-tools), built
 # from source for make test-production by its own module (tools/temporalserver).
 TEMPORAL_SERVER_VERSION := v1.32.2

@@ -309,7 +309,11 @@ func TestStepsDuringAPassAreOneMessage(t *testing.T) {
 	msgs = s.Telegram.MessagesTo(messages.id, 0)
 	require.Len(t, msgs, 2, "messages mode: the first, then one for the three")
 	toldOnce(t, "messages", msgs, 0, 4)
+	// The failing chat: the first, then one for the three; or, when its
+	// first send's retries outlast the three polls (a loaded machine), one
+	// message for all four. Every step once either way.
 	msgs = s.Telegram.MessagesTo(slow.id, 0)
-	require.Len(t, msgs, 2, "the failing chat: the first, then one for the three")
+	require.GreaterOrEqual(t, len(msgs), 1)
+	require.LessOrEqual(t, len(msgs), 2, "the failing chat: at most the first, then one for the rest")
 	toldOnce(t, "the failing chat", msgs, 0, 4)
 }
