@@ -240,7 +240,7 @@ func TestPrivateCommands(t *testing.T) {
 	}
 	expect("/info", "<b>Chat ID:</b> <code>42</code>\n<b>Subscribed:</b> yes, since "+fmtTime(h.subscription("42").CreatedAt)+
 		"\n<b>Notice types:</b> incident, component, maintenance\n<b>Components:</b> API, Sora, ChatGPT, Embeddings"+
-		"\n<b>Severity:</b> everything\n<b>Quiet hours:</b> off\n<b>Time zone:</b> UTC\n<b>Delivery:</b> incident cards\n<b>Maintenance reminders:</b> 60 minutes before")
+		"\n<b>Severity:</b> everything\n<b>Quiet hours:</b> off\n<b>Time zone:</b> UTC\n<b>Delivery:</b> incident cards\n"+screens.RingNewsLine+"\n<b>Maintenance reminders:</b> 60 minutes before")
 	expect("/subscribe component remove Sora", "Removed <b>Sora</b> from the component filter.\nNotices now cover: API, ChatGPT, Embeddings.")
 	expect("/subscribe component remove CHAT1", "Removed <b>ChatGPT</b> from the component filter.\nNotices now cover: API, Embeddings.")
 	expect("/subscribe component remove sora", "“sora” is not in the component filter.\nThe filter holds: API, Embeddings.")

@@ -417,3 +417,49 @@ func TestSettingsTapWithoutPageNeedsNoPage(t *testing.T) {
 		t.Fatalf("Done screen: %q", m.Text)
 	}
 }
+
+// The ring choice (issue 28) has its buttons on the delivery screen, and
+// the keyboard's summary and /info say it: news only by default, every
+// update once chosen (by a tap or typed). Before, only the typed
+// /settings ring changed it, and neither screen showed it.
+func TestSettingsKeyboardRing(t *testing.T) {
+	const ringNews, ringEvery = "<b>Sound:</b> news rings", "<b>Sound:</b> every update rings"
+	h := newHarness(t)
+	h.snapshot(testPage(h.sp.URL()))
+	h.start()
+	const chat = 46
+	pt := models.ChatTypePrivate
+	h.ask(chat, 0, private(chat, "/start"))
+	if info := h.ask(chat, 0, private(chat, "/info")); !strings.Contains(info, ringNews) {
+		t.Fatalf("/info lacks %q:\n%s", ringNews, info)
+	}
+	m := h.openSettings(private(chat, "/settings"), chat)
+	if !strings.Contains(m.Text, ringNews) {
+		t.Fatalf("main screen lacks the ring line: %q", m.Text)
+	}
+	_, m = h.tap(m, pt, chat, button(t, m, "Cards").CallbackData)
+	if !strings.HasPrefix(button(t, m, "Ring on news only").Text, "✅") {
+		t.Fatalf("news only is not marked: %s", m.ReplyMarkup)
+	}
+	a, m := h.tap(m, pt, chat, button(t, m, "Ring on every update").CallbackData)
+	if a.Text != commands.AnsSaved || !strings.HasPrefix(button(t, m, "Ring on every update").Text, "✅") {
+		t.Fatalf("every update: %+v %s", a, m.ReplyMarkup)
+	}
+	if !h.subscription("46").Settings.RingEvery {
+		t.Fatal("the tap did not set ring every")
+	}
+	_, m = h.tap(m, pt, chat, button(t, m, "Back").CallbackData)
+	if !strings.Contains(m.Text, ringEvery) {
+		t.Fatalf("main screen after the tap: %q", m.Text)
+	}
+	if info := h.ask(chat, 0, private(chat, "/info")); !strings.Contains(info, ringEvery) {
+		t.Fatalf("/info lacks %q:\n%s", ringEvery, info)
+	}
+	h.ask(chat, 0, private(chat, "/settings ring news"))
+	if h.subscription("46").Settings.RingEvery {
+		t.Fatal("/settings ring news did not clear it")
+	}
+	if info := h.ask(chat, 0, private(chat, "/info")); !strings.Contains(info, ringNews) {
+		t.Fatalf("/info after /settings ring news lacks %q:\n%s", ringNews, info)
+	}
+}

@@ -167,6 +167,10 @@ func Summary(sub *store.Subscriber, names map[string]string) string {
 			mode += ", pinned while open"
 		}
 	}
+	ring := RingNewsLine
+	if s.RingEvery {
+		ring = RingEveryLine
+	}
 	rem := "off"
 	if !s.NoReminders {
 		rem = strconv.Itoa(reminderMinutes(s)) + " minutes before"
@@ -178,9 +182,16 @@ func Summary(sub *store.Subscriber, names map[string]string) string {
 		"<b>Quiet hours:</b> " + message.Escape(quiet),
 		"<b>Time zone:</b> " + message.Escape(ZoneName(s)),
 		"<b>Delivery:</b> " + mode,
+		ring,
 		"<b>Maintenance reminders:</b> " + rem,
 	}, "\n")
 }
+
+// The ring choice as Summary shows it (issue 28's rule: notice.News).
+const (
+	RingNewsLine  = "<b>Sound:</b> news rings (a new incident, a status or impact change, the end); other updates come silently"
+	RingEveryLine = "<b>Sound:</b> every update rings"
+)
 
 // CountOf is "1 chosen component", "2 chosen components".
 func CountOf(n int, noun string) string {

@@ -64,6 +64,7 @@ var ops = map[string]op{
 	"d":             {screen: delivery},
 	"o":             {args: 1, changes: true, screen: delivery},
 	"p":             {args: 1, changes: true, screen: delivery},
+	"R":             {args: 1, changes: true, screen: delivery},
 	"e":             {args: 1, changes: true, screen: delivery},
 	"E":             {args: 1, changes: true, screen: delivery},
 	"pg":            {screen: pagesScreen},

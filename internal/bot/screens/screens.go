@@ -118,7 +118,7 @@ func (k *KB) Main() Screen {
 	rows := [][]models.InlineKeyboardButton{
 		{k.Button("Notice types", "k"), k.Button("Components", "g", "0")},
 		{k.Button("Severity", "s"), k.Button("Quiet hours", "q")},
-		{k.Button("Time zone", "z"), k.Button("Cards & reminders", "d")},
+		{k.Button("Time zone", "z"), k.Button("Cards, sound & reminders", "d")},
 		{k.Button("Done", "x")},
 	}
 	if k.ShowsPages() {
@@ -324,6 +324,7 @@ func (k *KB) Delivery() Screen {
 	rows := [][]models.InlineKeyboardButton{
 		{k.Button(mark(s.Cards(), "Incident cards"), "o", "c"), k.Button(mark(!s.Cards(), "Messages"), "o", "m")},
 		{k.Button(mark(s.PinCards, "Pin open cards"), "p", boolArg(!s.PinCards))},
+		{k.Button(mark(!s.RingEvery, "Ring on news only"), "R", "0"), k.Button(mark(s.RingEvery, "Ring on every update"), "R", "1")},
 		{k.Button(mark(!s.NoReminders, "Maintenance reminders"), "e", boolArg(s.NoReminders))},
 	}
 	var row []models.InlineKeyboardButton
@@ -331,8 +332,9 @@ func (k *KB) Delivery() Screen {
 		row = append(row, k.Button(mark(!s.NoReminders && reminderMinutes(s) == m, strconv.Itoa(m)+" min"), "E", strconv.Itoa(i)))
 	}
 	rows = append(rows, row)
-	return Screen{Text: "<b>Cards and reminders</b>\nCards: one message per incident, edited as it changes, with each update as a reply. " +
-		"Messages: one message per update. Reminders come before a maintenance starts.", Rows: append(rows, k.back())}
+	return Screen{Text: "<b>Cards, sound and reminders</b>\nCards: one message per incident, edited as it changes, with each update as a reply. " +
+		"Messages: one message per update. Sound: news rings (a new incident, a status or impact change, the end) and other updates come silently, " +
+		"or every update rings. Reminders come before a maintenance starts.", Rows: append(rows, k.back())}
 }
 
 func boolArg(b bool) string {

@@ -46,7 +46,7 @@ func SettingFor(cb Callback) (store.SettingChange, error) {
 			return store.SettingChange{}, invalid
 		}
 		return store.SetQuietHours(quietPresets[i][0], quietPresets[i][1])
-	case "r", "p", "e", "H":
+	case "r", "p", "e", "H", "R":
 		v, ok := cb.Arg(0, 2)
 		if !ok {
 			return store.SettingChange{}, invalid
@@ -58,6 +58,8 @@ func SettingFor(cb Callback) (store.SettingChange, error) {
 			return store.SetQuietHold(v == 1), nil
 		case "p":
 			return store.SetPinCards(v == 1), nil
+		case "R":
+			return store.SetRingEvery(v == 1), nil
 		}
 		return store.SetReminders(v == 1, 0)
 	case "Z":
