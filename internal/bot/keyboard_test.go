@@ -81,6 +81,17 @@ func (h *harness) tap(m fakes.Message, chatType models.ChatType, from int64, dat
 	return a, now
 }
 
+// subscribedHarness is a started bot with the test page and a private
+// chat that sent /start.
+func subscribedHarness(t *testing.T, chat int64) (*harness, models.ChatType) {
+	t.Helper()
+	h := newHarness(t)
+	h.snapshot(testPage(h.sp.URL()))
+	h.start()
+	h.ask(chat, 0, private(chat, "/start"))
+	return h, models.ChatTypePrivate
+}
+
 // The keyboard round trip: types off, a component group, a component,
 // back; the store is updated and the one message edited in place.
 func TestSettingsKeyboardRoundTrip(t *testing.T) {
@@ -207,12 +218,8 @@ func TestSettingsKeyboardAdminsOnly(t *testing.T) {
 // Stale keyboards: a setting changed elsewhere, components that changed
 // on the page, a deleted keyboard message, garbage data.
 func TestSettingsKeyboardStale(t *testing.T) {
-	h := newHarness(t)
-	h.snapshot(testPage(h.sp.URL()))
-	h.start()
 	const chat = 43
-	pt := models.ChatTypePrivate
-	h.ask(chat, 0, private(chat, "/start"))
+	h, pt := subscribedHarness(t, chat)
 	m := h.openSettings(private(chat, "/settings"), chat)
 	_, m = h.tap(m, pt, chat, button(t, m, "Severity").CallbackData)
 	everything := button(t, m, "Everything").CallbackData
@@ -424,12 +431,8 @@ func TestSettingsTapWithoutPageNeedsNoPage(t *testing.T) {
 // /settings ring changed it, and neither screen showed it.
 func TestSettingsKeyboardRing(t *testing.T) {
 	const ringNews, ringEvery = "<b>Sound:</b> news rings", "<b>Sound:</b> every update rings"
-	h := newHarness(t)
-	h.snapshot(testPage(h.sp.URL()))
-	h.start()
 	const chat = 46
-	pt := models.ChatTypePrivate
-	h.ask(chat, 0, private(chat, "/start"))
+	h, pt := subscribedHarness(t, chat)
 	if info := h.ask(chat, 0, private(chat, "/info")); !strings.Contains(info, ringNews) {
 		t.Fatalf("/info lacks %q:\n%s", ringNews, info)
 	}
