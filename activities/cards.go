@@ -98,6 +98,19 @@ func (a *Activities) cardTextsOf(ctx context.Context, eventKey, zone string) (*c
 	return t, nil
 }
 
+// cardNotesFor are the changes of the card's components told on the
+// chat's card (fold.go); none for a card that lists no components.
+func (a *Activities) cardNotesFor(ctx context.Context, texts *cardTexts, r Recipient) ([]store.CardNote, error) {
+	if len(texts.Components) == 0 {
+		return nil, nil
+	}
+	all, err := a.Store.CardNotes(ctx, texts.Incident, []string{r.Key})
+	if err != nil {
+		return nil, err
+	}
+	return all[r.Key], nil
+}
+
 // withCards marks the recipients of an incident update with their mode and
 // card: one round trip for the page.
 func (a *Activities) withCards(ctx context.Context, e event.Event, rs []Recipient) error {

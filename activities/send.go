@@ -94,6 +94,10 @@ func (a *Activities) Send(ctx context.Context, in SendInput) (*SendResult, error
 	now := a.now()
 	if in.Step == nil && r.Quiet.Holds(now) { // a chain under way ends as it began
 		if res, held, err := a.hold(ctx, in, r, now); err != nil || held {
+			if err == nil {
+				// Held, but its cards show it (heldcards.go).
+				res.Next, err = a.heldCard(ctx, in, r)
+			}
 			return res, err
 		}
 	}
@@ -102,7 +106,7 @@ func (a *Activities) Send(ctx context.Context, in SendInput) (*SendResult, error
 	if in.PerCall {
 		res, err := a.sendCall(ctx, in, r)
 		switch {
-		case err != nil:
+		case err != nil && (in.Step == nil || !in.Step.Held): // a held notice stays held
 			a.noteFailed(ctx, in.EventKey, r, err)
 		case res.Next == nil && res.As != "":
 			a.noteSentWith(ctx, in.EventKey, r, severitySilent && !res.Rang, quiet, res.As, laterLine(ctx, a, res.Covers))
