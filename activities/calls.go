@@ -65,8 +65,12 @@ func (a *Activities) sendCall(ctx context.Context, in SendInput, r Recipient) (*
 	}
 	budget := telegram.BudgetOf(r.ChatID)
 	ticket := callTicket(in)
-	// The chat's turn is taken right before the call (in the sender).
-	ctx = telegram.WithTurn(ctx, a.chatTurn(r.ChatID, ticket, budget, a.gatherFor(in)))
+	// The chat's turn is taken right before the call (in the sender); a
+	// Send from before versionCallPerSend (sendWhole) makes its calls paced
+	// by the sender alone, as it did.
+	if in.PerCall {
+		ctx = telegram.WithTurn(ctx, a.chatTurn(r.ChatID, ticket, budget, a.gatherFor(in)))
+	}
 	var moved *Recipient
 	if in.Moved {
 		moved = &r
@@ -167,7 +171,7 @@ func (a *Activities) call(ctx context.Context, in SendInput, text string, r Reci
 	// A component change an incident's card covers is an edit of the card
 	// (fold.go): one call, the card of the first incident that covers it.
 	if !fresh {
-		if folded, _, err := a.fold(ctx, in.EventKey, r, true); err != nil || folded {
+		if folded, err := a.fold(ctx, in.EventKey, r); err != nil || folded {
 			if err != nil {
 				return nil, err
 			}

@@ -23,7 +23,7 @@ import (
 // chat's card of its incident, or the fold of a component change; nil
 // when the chat has no card to show it on.
 func (a *Activities) heldCard(ctx context.Context, in SendInput, r Recipient) (*SendInput, error) {
-	if !in.PerCall || (r.CardRead && !r.Cards) {
+	if r.CardRead && !r.Cards {
 		return nil, nil
 	}
 	if f, err := a.foldOf(ctx, in.EventKey); err != nil || f != nil {
@@ -84,7 +84,7 @@ func (a *Activities) heldEdit(ctx context.Context, in SendInput, r Recipient) (*
 // heldFold tells a held component change on the chat's cards that cover
 // it (fold.go), one edit.
 func (a *Activities) heldFold(ctx context.Context, in SendInput, r Recipient) (*SendResult, error) {
-	if _, _, err := a.fold(ctx, in.EventKey, r, true); comeBack(err) {
+	if _, err := a.fold(ctx, in.EventKey, r); comeBack(err) {
 		return nil, err
 	} else if err != nil {
 		activity.GetLogger(ctx).Warn("could not tell a held component change on its card: the morning summary tells it", "subscriber", r.Key, "error", err)
