@@ -162,3 +162,26 @@ func TestMigratedAnswerToAPinMovesTheChat(t *testing.T) {
 	_, err = w.st.Subscription(context.Background(), c.key)
 	require.ErrorIs(t, err, store.ErrNotSubscribed)
 }
+
+// The same for the unpin of a resolved card: the chat moves and the
+// resolution goes to the supergroup (a fresh card there, resolved, not
+// pinned). Before, the unpin's "migrated" was logged as missing rights.
+func TestMigratedAnswerToAnUnpinMovesTheChat(t *testing.T) {
+	w := newWorld(t)
+	const supergroup = int64(-1000035)
+	c := newCardStory(t, w, -35, "inc35")
+	c.tell(t, "u1", "investigating", nil)
+	w.tg.FailChat(c.group, func(attempt int) *fakes.APIError {
+		if attempt <= 2 {
+			return nil // the card's edit and the reply under it
+		}
+		return fakes.Upgraded(supergroup)
+	})
+	c.tell(t, "u2", "resolved", nil)
+	msgs := w.tg.MessagesTo(supergroup, 0)
+	require.Len(t, msgs, 1, "the resolved card in the supergroup")
+	require.Contains(t, msgs[0].Text, "Incident resolved")
+	require.False(t, w.tg.Pinned(msgs[0].ID))
+	_, err := w.st.Subscription(context.Background(), store.SubscriberKey(supergroup, 0))
+	require.NoError(t, err, "the subscription moved")
+}
