@@ -129,7 +129,7 @@ func TestSendOutcomes(t *testing.T) {
 
 	r, err := sendTo(t, w, e.Key, 1)
 	require.NoError(t, err)
-	require.Equal(t, activities.SendResult{}, *r)
+	require.Equal(t, activities.SendResult{As: store.AsMessage}, *r) // as a per-call Send's (sendWhole)
 	require.Contains(t, w.tg.MessagesTo(1, 0)[0].Text, "Major Outage")
 
 	w.tg.FailChat(2, func(int) *fakes.APIError { return fakes.ErrBlocked })
@@ -361,7 +361,7 @@ func TestDuplicateSubscriptionsOfAMigratedGroupGetOneNotification(t *testing.T) 
 		require.Empty(t, w.tg.MessagesTo(-1008, 0), "not from the old subscription")
 		r, err = sendTo(t, w, e.Key, -1008)
 		require.NoError(t, err)
-		require.Equal(t, activities.SendResult{}, *r)
+		require.Equal(t, activities.SendResult{As: store.AsMessage}, *r)
 		require.Len(t, w.tg.MessagesTo(-1008, 0), 1)
 	})
 }

@@ -32,8 +32,15 @@ import (
 
 // SendStep is a call of a card chain after the first.
 type SendStep struct {
-	Call string             `json:"call"` // callReply, callPin or callUnpin
+	Call string             `json:"call"` // callReply, callPin, callUnpin, callEdit or callFold
 	Card store.IncidentCard `json:"card"`
+	// Held: the chain shows on the chat's cards a notice held for the
+	// morning summary (quiet hours, heldcards.go): silent calls only (an
+	// edit, an unpin, a pin), no reply; the notice stays held.
+	Held bool `json:"held,omitempty"`
+	// Repin: the incident was reopened; its card, unpinned at the
+	// resolution, is pinned again (the chat pins its cards).
+	Repin bool `json:"repin,omitempty"`
 }
 
 const (
@@ -42,6 +49,8 @@ const (
 	callFresh = "fresh" // a fresh card for one deleted in the chat
 	callPin   = "pin"
 	callUnpin = "unpin"
+	callEdit  = "edit" // a held notice's card edited to its latest state
+	callFold  = "fold" // a held component change told on the cards that cover it
 )
 
 // sendCall makes the one call of in, or none when the chat's turn has not
@@ -56,8 +65,12 @@ func (a *Activities) sendCall(ctx context.Context, in SendInput, r Recipient) (*
 	}
 	budget := telegram.BudgetOf(r.ChatID)
 	ticket := callTicket(in)
-	// The chat's turn is taken right before the call (in the sender).
-	ctx = telegram.WithTurn(ctx, a.chatTurn(r.ChatID, ticket, budget, a.gatherFor(in)))
+	// The chat's turn is taken right before the call (in the sender); a
+	// Send from before versionCallPerSend (sendWhole) makes its calls paced
+	// by the sender alone, as it did.
+	if in.PerCall {
+		ctx = telegram.WithTurn(ctx, a.chatTurn(r.ChatID, ticket, budget, a.gatherFor(in)))
+	}
 	var moved *Recipient
 	if in.Moved {
 		moved = &r
@@ -158,7 +171,7 @@ func (a *Activities) call(ctx context.Context, in SendInput, text string, r Reci
 	// A component change an incident's card covers is an edit of the card
 	// (fold.go): one call, the card of the first incident that covers it.
 	if !fresh {
-		if folded, _, err := a.fold(ctx, in.EventKey, r, true); err != nil || folded {
+		if folded, err := a.fold(ctx, in.EventKey, r); err != nil || folded {
 			if err != nil {
 				return nil, err
 			}
@@ -192,14 +205,9 @@ func (a *Activities) call(ctx context.Context, in SendInput, text string, r Reci
 	if !r.Cards {
 		return asMessage()
 	}
-	var notes []store.CardNote
-	if len(texts.Components) > 0 {
-		// Changes of its components told on the card (fold.go).
-		all, err := a.Store.CardNotes(ctx, texts.Incident, []string{r.Key})
-		if err != nil {
-			return nil, err
-		}
-		notes = all[r.Key]
+	notes, err := a.cardNotesFor(ctx, texts, r)
+	if err != nil {
+		return nil, err
 	}
 	cardText := a.cardText(ctx, tellKey(in), texts, r.Zone, r.Page, notes, nil)
 	var shown []string
@@ -214,12 +222,14 @@ func (a *Activities) call(ctx context.Context, in SendInput, text string, r Reci
 				return nil, err
 			}
 			card := *r.Card
+			repin := a.reopens(ctx, card, texts, r)
 			card.Event = tellKey(in)
 			// Recorded at the edit, not at the reply a turn later: a
 			// component change whose turn falls between them re-renders
 			// the card from this update, never rolls it back (fold.go).
 			unsaved, _ := a.saveCard(ctx, &card, nil)
 			res := chained(in, r, callReply, card)
+			res.Next.Step.Repin = repin
 			res.Card, res.CardRecorded = unsaved, unsaved == nil
 			return res, nil
 		}
@@ -251,17 +261,21 @@ func (a *Activities) call(ctx context.Context, in SendInput, text string, r Reci
 func (a *Activities) cardStep(ctx context.Context, in SendInput, r Recipient) (*SendResult, error) {
 	card := in.Step.Card
 	switch in.Step.Call {
+	case callEdit:
+		return a.heldEdit(ctx, in, r)
+	case callFold:
+		return a.heldFold(ctx, in, r)
 	case callPin:
-		if err := a.Telegram.Pin(ctx, r.ChatID, card.MessageID); notYet(err) {
+		if err := a.Telegram.Pin(ctx, r.ChatID, card.MessageID); comeBack(err) {
 			return nil, err
 		} else if err != nil {
 			// Missing rights never fail a delivery.
 			activity.GetLogger(ctx).Info("could not pin an incident card", "subscriber", r.Key, "error", err)
-			return &SendResult{As: store.AsCard}, nil // the card is recorded unpinned
+			return &SendResult{As: stepAs(in.Step)}, nil // the card is recorded unpinned
 		}
 		card.Pinned = true
 	case callUnpin:
-		if err := a.Telegram.Unpin(ctx, r.ChatID, card.MessageID); notYet(err) {
+		if err := a.Telegram.Unpin(ctx, r.ChatID, card.MessageID); comeBack(err) {
 			return nil, err
 		} else if err != nil {
 			activity.GetLogger(ctx).Info("could not unpin a resolved incident card", "subscriber", r.Key, "error", err)
@@ -286,21 +300,49 @@ func (a *Activities) cardStep(ctx context.Context, in SendInput, r Recipient) (*
 		if err := a.replyUnder(ctx, r, texts, &card); err != nil {
 			return nil, err
 		}
-		if texts.Final && card.Pinned {
+		if next := pinStep(card, texts.Final, in.Step.Repin && r.PinCards); next != "" {
 			unsaved, _ := a.saveCard(ctx, &card, nil)
-			res := chained(in, r, callUnpin, card)
+			res := chained(in, r, next, card)
+			res.Next.Step.Repin = next == callPin
 			res.Card, res.CardRecorded = unsaved, unsaved == nil
 			return res, nil
 		}
 	}
 	unsaved, _ := a.saveCard(ctx, &card, nil)
-	return &SendResult{Card: unsaved, CardRecorded: unsaved == nil, As: stepAs(in.Step.Call)}, nil
+	return &SendResult{Card: unsaved, CardRecorded: unsaved == nil, As: stepAs(in.Step)}, nil
 }
 
-// stepAs is how a chain that ends with call went out, for /why: a pin
-// ends a fresh card, a reply or an unpin an update under the card.
-func stepAs(call string) string {
-	if call == callPin {
+// pinStep is the call that follows a card's update: the unpin of a
+// resolved incident's pinned card, the pin of a reopened one's (repin:
+// the incident was reopened and the chat pins its cards); "" for none.
+func pinStep(card store.IncidentCard, final, repin bool) string {
+	switch {
+	case final && card.Pinned:
+		return callUnpin
+	case repin && !final && !card.Pinned:
+		return callPin
+	}
+	return ""
+}
+
+// reopens: the card showed the incident resolved, and this update opens
+// it again: a chat that pins its cards gets it pinned again.
+func (a *Activities) reopens(ctx context.Context, card store.IncidentCard, texts *cardTexts, r Recipient) bool {
+	if !r.PinCards || texts.Final || card.Pinned || card.Event == "" {
+		return false
+	}
+	was, err := a.cardTextsOf(ctx, card.Event, "")
+	return err == nil && was != nil && was.Final
+}
+
+// stepAs is how a chain that ends with step went out, for /why: a pin
+// ends a fresh card, a reply, an unpin or a reopened card's pin an update
+// under the card; a held notice's chain says nothing (it stays held).
+func stepAs(step *SendStep) string {
+	switch {
+	case step.Held:
+		return ""
+	case step.Call == callPin && !step.Repin:
 		return store.AsCard
 	}
 	return store.AsReply
@@ -343,10 +385,12 @@ func burstSpent(ctx context.Context, attempts, failures int32) bool {
 	return attempts > 0 && failures >= attempts
 }
 
-// notYet: the call was not made, its chat's turn has not come.
-func notYet(err error) bool {
+// comeBack: the call was not made (the chat's turn has not come), or the
+// group became a supergroup: the chain is to go on (sendCall) rather
+// than end on a pin's failure, which never fails a delivery.
+func comeBack(err error) bool {
 	var se *telegram.SendError
-	return errors.As(err, &se) && se.Outcome == telegram.NotYet
+	return errors.As(err, &se) && (se.Outcome == telegram.NotYet || se.Outcome == telegram.Migrated)
 }
 
 // chained is a result whose chain goes on with call on card.

@@ -98,6 +98,19 @@ func (a *Activities) cardTextsOf(ctx context.Context, eventKey, zone string) (*c
 	return t, nil
 }
 
+// cardNotesFor are the changes of the card's components told on the
+// chat's card (fold.go); none for a card that lists no components.
+func (a *Activities) cardNotesFor(ctx context.Context, texts *cardTexts, r Recipient) ([]store.CardNote, error) {
+	if len(texts.Components) == 0 {
+		return nil, nil
+	}
+	all, err := a.Store.CardNotes(ctx, texts.Incident, []string{r.Key})
+	if err != nil {
+		return nil, err
+	}
+	return all[r.Key], nil
+}
+
 // withCards marks the recipients of an incident update with their mode and
 // card: one round trip for the page.
 func (a *Activities) withCards(ctx context.Context, e event.Event, rs []Recipient) error {
@@ -121,51 +134,6 @@ func (a *Activities) withCards(ctx context.Context, e event.Event, rs []Recipien
 		}
 	}
 	return nil
-}
-
-// deliver sends the event to one recipient: as a message, or in cards mode
-// as a fresh card or an edit of the card with a reply under it. It returns
-// a card it sent but could not record.
-func (a *Activities) deliver(ctx context.Context, eventKey, text string, r Recipient) (as string, unsaved *store.IncidentCard, err error) {
-	if folded, card, err := a.fold(ctx, eventKey, r, false); err != nil || folded {
-		return store.AsCardEdit, card, err
-	}
-	texts, err := a.cardTextsOf(ctx, eventKey, r.Zone)
-	if err != nil {
-		return "", nil, err
-	}
-	if texts == nil || (r.CardRead && !r.Cards) {
-		return store.AsMessage, nil, a.Telegram.SendWith(ctx, r.ChatID, r.ThreadID, text, telegram.SendOptions{Silent: r.Silent})
-	}
-	if err := a.readCard(ctx, texts.Incident, &r); err != nil {
-		return "", nil, err
-	}
-	if !r.Cards {
-		return store.AsMessage, nil, a.Telegram.SendWith(ctx, r.ChatID, r.ThreadID, text, telegram.SendOptions{Silent: r.Silent})
-	}
-	var shown []string
-	var notes []store.CardNote
-	if len(texts.Components) > 0 {
-		// Changes of its components told on the card (fold.go).
-		all, err := a.Store.CardNotes(ctx, texts.Incident, []string{r.Key})
-		if err != nil {
-			return "", nil, err
-		}
-		notes = all[r.Key]
-	}
-	if r.Card != nil {
-		card, err := a.updateCard(ctx, eventKey, texts, r, *r.Card, notes)
-		var se *telegram.SendError
-		if !errors.As(err, &se) || se.Outcome != telegram.Gone {
-			unsaved, err := a.saveCard(ctx, card, err)
-			return store.AsReply, unsaved, err
-		}
-		activity.GetLogger(ctx).Info("incident card gone (deleted in the chat): posting a fresh one", "subscriber", r.Key)
-		shown = r.Card.Updates
-	}
-	card, err := a.freshCard(ctx, eventKey, texts, r, shown, notes)
-	unsaved, err = a.saveCard(ctx, card, err)
-	return store.AsCard, unsaved, err
 }
 
 // readCard reads what the page of recipients did not (a retry saved in
@@ -192,47 +160,6 @@ func (a *Activities) readCard(ctx context.Context, incident string, r *Recipient
 		r.Card = &c
 	}
 	return nil
-}
-
-// updateCard edits the card to the incident's state and replies under it,
-// returning the card to record. Both are safe to repeat: an edit to the
-// same text succeeds.
-func (a *Activities) updateCard(ctx context.Context, eventKey string, texts *cardTexts, r Recipient, card store.IncidentCard, notes []store.CardNote) (*store.IncidentCard, error) {
-	if err := a.Telegram.Edit(ctx, r.ChatID, card.MessageID, a.cardText(ctx, eventKey, texts, r.Zone, r.Page, notes, nil)); err != nil {
-		return nil, err
-	}
-	if err := a.replyUnder(ctx, r, texts, &card); err != nil {
-		return nil, err
-	}
-	card.Event = eventKey
-	if texts.Final && card.Pinned {
-		if err := a.Telegram.Unpin(ctx, r.ChatID, card.MessageID); err != nil {
-			activity.GetLogger(ctx).Info("could not unpin a resolved incident card", "subscriber", r.Key, "error", err)
-		}
-		card.Pinned = false
-	}
-	return &card, nil
-}
-
-// freshCard posts a new card (pinned if the chat wants it and the bot may).
-func (a *Activities) freshCard(ctx context.Context, eventKey string, texts *cardTexts, r Recipient, shown []string, notes []store.CardNote) (*store.IncidentCard, error) {
-	id, err := a.Telegram.SendMessage(ctx, r.ChatID, r.ThreadID, a.cardText(ctx, eventKey, texts, r.Zone, r.Page, notes, nil), telegram.SendOptions{Silent: r.Silent})
-	if err != nil {
-		return nil, err
-	}
-	card := store.IncidentCard{Incident: texts.Incident, Sub: r.Key, MessageID: id, Updates: shown, Event: eventKey}
-	if !card.Shows(texts.UpdateID) {
-		card.Updates = append(card.Updates, texts.UpdateID)
-	}
-	if r.PinCards && !texts.Final {
-		if err := a.Telegram.Pin(ctx, r.ChatID, id); err != nil {
-			// Missing rights never fail a delivery.
-			activity.GetLogger(ctx).Info("could not pin an incident card", "subscriber", r.Key, "error", err)
-		} else {
-			card.Pinned = true
-		}
-	}
-	return &card, nil
 }
 
 // Card writes after a send: a few quick attempts, each bounded, so a

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"time"
 
 	"go.temporal.io/sdk/activity"
@@ -32,6 +33,10 @@ const foldGrace = 2 * time.Hour
 type foldTexts struct {
 	Note    store.CardNote `json:"note"`
 	Targets []FoldTarget   `json:"targets,omitempty"`
+	// Story is the component's trip (the event's order key) and Ends says
+	// the change ends it (toldApart); unset in folds prepared before.
+	Story string `json:"story,omitempty"`
+	Ends  bool   `json:"ends,omitempty"`
 }
 
 // FoldTarget is an incident that lists the component, as the page showed it
@@ -125,7 +130,8 @@ func (a *Activities) prepareFold(ctx context.Context, e event.Event) error {
 	if label == "" {
 		label = e.ComponentName
 	}
-	raw, err := json.Marshal(foldTexts{Note: store.CardNote{At: e.At, Component: label, Status: e.NewStatus, Event: e.Key}, Targets: targets})
+	raw, err := json.Marshal(foldTexts{Note: store.CardNote{At: e.At, Component: label, Status: e.NewStatus, Event: e.Key}, Targets: targets,
+		Story: e.OrderKey, Ends: e.EndsEpisode()})
 	if err != nil {
 		return err
 	}
@@ -147,17 +153,155 @@ func (a *Activities) foldOf(ctx context.Context, eventKey string) (*foldTexts, e
 // fold tells a component change on the chat's cards of the incidents that
 // cover it, and reports whether it did (then no message goes). A chat
 // with no card yet of an open incident it hears of gets the note kept for
-// the card to come (that card shows the component's status anyway).
-// oneCall: edit one card at most (the rest show the note when next edited).
-func (a *Activities) fold(ctx context.Context, eventKey string, r Recipient, oneCall bool) (bool, *store.IncidentCard, error) {
+// the card to come (that card shows the component's status anyway). A
+// recovery whose outage the chat heard in a message of its own gets a
+// message of its own too (toldApart). It edits one card at most, one Bot
+// API call per Send (calls.go): the others show the note when next
+// edited. Reads, decisions, notes and edits are the steps below.
+func (a *Activities) fold(ctx context.Context, eventKey string, r Recipient) (bool, error) {
 	f, err := a.foldOf(ctx, eventKey)
 	if err != nil || f == nil || (r.CardRead && !r.Cards) {
-		return false, nil, err
+		return false, err
 	}
+	sub := a.subscriberOnce(ctx, r.Key)
+	if !r.CardRead {
+		if s, err := sub(); err != nil || !s.Settings.Cards() {
+			return false, notSubscribedIsNil(err)
+		}
+	}
+	if apart, err := a.recoveryApart(ctx, f, r); err != nil || apart {
+		return false, err
+	}
+	cards, err := a.foldCards(ctx, f, r)
+	if err != nil {
+		return false, err
+	}
+	folded := false
+	for _, c := range cards {
+		note := f.Note
+		note.Incident, note.Sub = c.Incident, r.Key
+		var did bool
+		if c.card == nil {
+			did, err = a.keepForCard(ctx, c.FoldTarget, note, r, sub)
+		} else {
+			did, err = a.foldOnCard(ctx, *c.card, c.FoldTarget, note, r, folded)
+		}
+		if err != nil {
+			return false, notSubscribedIsNil(err)
+		}
+		folded = folded || did
+	}
+	if folded {
+		activity.GetLogger(ctx).Debug("component change told on the incident card", "subscriber", r.Key)
+	}
+	return folded, nil
+}
+
+// foldCard is an incident that covers a change, with the chat's card of
+// it (nil: none yet).
+type foldCard struct {
+	FoldTarget
+	card *store.IncidentCard
+}
+
+// foldCards reads the chat's cards of the incidents that cover a change.
+func (a *Activities) foldCards(ctx context.Context, f *foldTexts, r Recipient) ([]foldCard, error) {
+	out := make([]foldCard, 0, len(f.Targets))
+	for _, t := range f.Targets {
+		cards, err := a.Store.Cards(ctx, t.Incident, []string{r.Key})
+		if err != nil {
+			return nil, err
+		}
+		fc := foldCard{FoldTarget: t}
+		if c, ok := cards[r.Key]; ok {
+			fc.card = &c
+		}
+		out = append(out, fc)
+	}
+	return out, nil
+}
+
+// recoveryApart reads how the chat heard the step before a component's
+// recovery, and decides with toldApart.
+func (a *Activities) recoveryApart(ctx context.Context, f *foldTexts, r Recipient) (bool, error) {
+	if !f.Ends || f.Story == "" {
+		return false, nil // not a recovery, or prepared before stories were kept with folds
+	}
+	told, err := a.Store.ToldOf(ctx, f.Story, []string{r.Key})
+	if err != nil {
+		return false, err
+	}
+	last, heard := told[r.Key]
+	if !heard || !last.Open || last.LastEvent == "" {
+		return false, nil
+	}
+	onCard := false
+	for _, t := range f.Targets {
+		notes, err := a.Store.CardNotes(ctx, t.Incident, []string{r.Key})
+		if err != nil {
+			return false, err
+		}
+		onCard = onCard || slices.ContainsFunc(notes[r.Key], func(n store.CardNote) bool { return n.Event == last.LastEvent })
+	}
+	return toldApart(f.Ends, last.LastEvent, onCard), nil
+}
+
+// toldApart: a component's return to operational (ends) goes out as a
+// message of its own when the last step of its trip the chat heard
+// (lastHeard, "" for none) was not told on a card of it (onCard): the
+// chat that got "API is down" in a message hears "API is back" the same
+// way, never only as a silent card edit.
+func toldApart(ends bool, lastHeard string, onCard bool) bool {
+	return ends && lastHeard != "" && !onCard
+}
+
+// keepForCard keeps the note for the card to come of an open incident the
+// chat hears of (its delivery may be on its way); false when there is
+// none to come.
+func (a *Activities) keepForCard(ctx context.Context, t FoldTarget, note store.CardNote, r Recipient, sub func() (*store.Subscriber, error)) (bool, error) {
+	if !t.Open {
+		return false, nil
+	}
+	s, err := sub()
+	if err != nil {
+		return false, err
+	}
+	told, err := a.Store.ToldOf(ctx, t.Now.OrderKey, []string{r.Key})
+	if err != nil {
+		return false, err
+	}
+	if !notice.Decide(*s, t.Now, told[r.Key].Open).Send {
+		return false, nil
+	}
+	return true, a.Store.AddCardNote(ctx, note)
+}
+
+// foldOnCard notes the change on the chat's card and edits the card to
+// show it, unless later (the Send's one call is made: the card shows the
+// note at its next edit); false when the change is to be a message of its
+// own: a card from before cards kept their event, or one deleted in the
+// chat. The card's record is left alone: the incident's own delivery may
+// be writing it (its updates shown).
+func (a *Activities) foldOnCard(ctx context.Context, c store.IncidentCard, t FoldTarget, note store.CardNote, r Recipient, later bool) (bool, error) {
+	texts, err := a.cardTextsOf(ctx, c.Event, r.Zone)
+	if err != nil || texts == nil || texts.Event == nil {
+		return false, err
+	}
+	if err := a.Store.AddCardNote(ctx, note); err != nil {
+		return false, err
+	}
+	if later {
+		return false, nil
+	}
+	return a.editWithNotes(ctx, r, c, texts, t.Components)
+}
+
+// subscriberOnce reads the chat's subscription at the first call, once.
+func (a *Activities) subscriberOnce(ctx context.Context, key string) func() (*store.Subscriber, error) {
 	var sub *store.Subscriber
-	subscriber := func() (*store.Subscriber, error) {
+	return func() (*store.Subscriber, error) {
 		if sub == nil {
-			s, err := a.Store.Subscription(ctx, r.Key)
+			s, err := a.Store.Subscription(ctx, key)
 			if err != nil {
 				return nil, err
 			}
@@ -165,78 +309,14 @@ func (a *Activities) fold(ctx context.Context, eventKey string, r Recipient, one
 		}
 		return sub, nil
 	}
-	if !r.CardRead {
-		s, err := subscriber()
-		if errors.Is(err, store.ErrNotSubscribed) {
-			return false, nil, nil
-		}
-		if err != nil {
-			return false, nil, err
-		}
-		if !s.Settings.Cards() {
-			return false, nil, nil
-		}
+}
+
+// notSubscribedIsNil: a chat that left gets nothing, and no error.
+func notSubscribedIsNil(err error) error {
+	if errors.Is(err, store.ErrNotSubscribed) {
+		return nil
 	}
-	folded := false
-	for _, t := range f.Targets {
-		cards, err := a.Store.Cards(ctx, t.Incident, []string{r.Key})
-		if err != nil {
-			return false, nil, err
-		}
-		note := f.Note
-		note.Incident, note.Sub = t.Incident, r.Key
-		c, ok := cards[r.Key]
-		if !ok {
-			s, err := subscriber()
-			if errors.Is(err, store.ErrNotSubscribed) {
-				return false, nil, nil
-			}
-			if err != nil {
-				return false, nil, err
-			}
-			told, err := a.Store.ToldOf(ctx, t.Now.OrderKey, []string{r.Key})
-			if err != nil {
-				return false, nil, err
-			}
-			if !t.Open || !notice.Decide(*s, t.Now, told[r.Key].Open).Send {
-				continue
-			}
-			if err := a.Store.AddCardNote(ctx, note); err != nil {
-				return false, nil, err
-			}
-			folded = true
-			continue
-		}
-		texts, err := a.cardTextsOf(ctx, c.Event, r.Zone)
-		if err != nil {
-			return false, nil, err
-		}
-		if texts == nil || texts.Event == nil {
-			continue // a card from before cards kept their event: a message
-		}
-		if err := a.Store.AddCardNote(ctx, note); err != nil {
-			return false, nil, err
-		}
-		if oneCall && folded {
-			// One Bot API call per Send (calls.go): a second incident's
-			// card shows the note at its next edit.
-			continue
-		}
-		edited, err := a.editWithNotes(ctx, r, c, texts, t.Components)
-		if err != nil {
-			return false, nil, err
-		}
-		if !edited {
-			continue // deleted in the chat: the change is a message of its own
-		}
-		// The card record is left alone: the incident's own delivery may
-		// be writing it (its updates shown).
-		folded = true
-	}
-	if folded {
-		activity.GetLogger(ctx).Debug("component change told on the incident card", "subscriber", r.Key)
-	}
-	return folded, nil, nil
+	return err
 }
 
 // editWithNotes edits the card to show its notes; a note that another

@@ -87,65 +87,80 @@ type SendResult struct {
 // move carries the new recipient in its details, so that the retry goes to
 // the supergroup. Nothing is written after a successful send: the delivery
 // records it, so no failing write can make a retry send again.
+//
+// A Send makes one call of its chain (PerCall, calls.go); a Send of a
+// delivery from before versionCallPerSend makes the whole chain in its
+// attempt, the same calls one after the other (sendWhole): one way to
+// render and send a card.
 func (a *Activities) Send(ctx context.Context, in SendInput) (*SendResult, error) {
 	defer heartbeatWhile(ctx, sendHeartbeatEvery)()
+	if !in.PerCall {
+		return a.sendWhole(ctx, in)
+	}
+	return a.sendStep(ctx, in)
+}
+
+// sendStep makes the one call of in, or holds its notice (hold.go).
+func (a *Activities) sendStep(ctx context.Context, in SendInput) (*SendResult, error) {
 	r := in.Recipient
 	// Quiet hours by the clock of this attempt, not of the page read.
 	now := a.now()
 	if in.Step == nil && r.Quiet.Holds(now) { // a chain under way ends as it began
 		if res, held, err := a.hold(ctx, in, r, now); err != nil || held {
+			if err == nil {
+				// Held, but its cards show it (heldcards.go).
+				res.Next, err = a.heldCard(ctx, in, r)
+			}
 			return res, err
 		}
 	}
 	severitySilent, quiet := r.Silent, r.Quiet.Covers(now)
 	r.Silent = r.Silent || quiet
-	if in.PerCall {
-		res, err := a.sendCall(ctx, in, r)
-		switch {
-		case err != nil:
-			a.noteFailed(ctx, in.EventKey, r, err)
-		case res.Next == nil && res.As != "":
-			a.noteSentWith(ctx, in.EventKey, r, severitySilent && !res.Rang, quiet, res.As, laterLine(ctx, a, res.Covers))
-			a.noteTogether(ctx, res.Covers, r)
-		}
-		return res, err
-	}
-	text, err := a.noticeIn(ctx, in.EventKey, r.Zone, r.Page)
-	if err != nil {
-		return nil, err
-	}
-	res, err := a.sendAndNote(ctx, in.EventKey, text, r, severitySilent, quiet)
-	if err != nil {
+	res, err := a.sendCall(ctx, in, r)
+	switch {
+	case err != nil && (in.Step == nil || !in.Step.Held): // a held notice stays held
 		a.noteFailed(ctx, in.EventKey, r, err)
+	case err == nil && res.Next == nil && res.As != "":
+		a.noteSentWith(ctx, in.EventKey, r, severitySilent && !res.Rang, quiet, res.As, laterLine(ctx, a, res.Covers))
+		a.noteTogether(ctx, res.Covers, r)
 	}
 	return res, err
 }
 
-// sendAndNote is Send's delivery, its outcome noted for /why (fates.go).
-func (a *Activities) sendAndNote(ctx context.Context, eventKey, text string, r Recipient, severitySilent, quiet bool) (*SendResult, error) {
-	in := SendInput{EventKey: eventKey, Recipient: r}
-	as, unsaved, err := a.deliver(ctx, in.EventKey, text, r)
-	if err == nil {
-		a.noteSent(ctx, in.EventKey, r, severitySilent, quiet, as)
-	}
-	var se *telegram.SendError
-	var moved *Recipient
-	if err != nil && errors.As(err, &se) && se.Outcome == telegram.Migrated {
-		to, merged, err := a.migrate(ctx, r, se.MigrateTo)
-		if err != nil || merged != nil {
-			return merged, err
+// sendWhole runs a chain of calls in one attempt, one after the other,
+// paced by the sender alone as such Sends were, and returns what the chain
+// did as one result (a move to a supergroup is its first Send's, a card
+// left to record its latest one's).
+func (a *Activities) sendWhole(ctx context.Context, in SendInput) (*SendResult, error) {
+	var acc SendResult
+	for range maxCalls {
+		res, err := a.sendStep(ctx, in)
+		if err != nil {
+			return nil, err
 		}
-		r, moved = to, &to
-		if as, unsaved, err = a.deliver(ctx, in.EventKey, text, r); err == nil {
-			a.noteSent(ctx, in.EventKey, r, severitySilent, quiet, as)
-			return &SendResult{MigratedTo: se.MigrateTo, NewKey: r.Key, Card: unsaved}, nil
+		if res.MigratedTo == 0 {
+			res.MigratedTo, res.NewKey = acc.MigratedTo, acc.NewKey
 		}
+		if res.Card == nil && !res.CardRecorded {
+			res.Card = acc.Card
+		}
+		next := res.Next
+		res.Next, res.NotBefore = nil, time.Time{}
+		acc = *res
+		if next == nil {
+			return &acc, nil
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		in = *next
 	}
-	if err == nil {
-		return &SendResult{Card: unsaved}, nil
-	}
-	return a.failed(ctx, err, r, moved)
+	return nil, sendFailure("a chain of calls that does not end", ErrTypeTransient, 0, false, nil)
 }
+
+// maxCalls bounds a chain's calls (the longest: a card's edit, its reply,
+// its unpin, after a move to a supergroup: twice that).
+const maxCalls = 8
 
 // migrate moves the subscription of a group that became the supergroup
 // chatID, and returns the recipient there; merged is the send's result

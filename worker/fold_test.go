@@ -90,3 +90,37 @@ func texts(msgs []fakes.Message) []string {
 	}
 	return out
 }
+
+// A component's outage no incident covered went out as a message of its
+// own; an incident listing it came next; its recovery is then a message of
+// its own too, as its outage was, not only a silent edit of the card (the
+// chat that heard "API is down" hears "API is back"). Before, the
+// recovery folded into the card: no message at all.
+func TestRecoveryOfAnOutageToldApartIsToldApart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration test")
+	}
+	const interval = time.Second
+	s := testenv.NewStack(t, interval)
+	cards := storyChat{id: 904, settings: store.Settings{Mode: store.ModeCards}}
+	subscribeStoryChats(t, s, cards)
+	s.StartWorker(t)
+	s.WaitForBaseline(t)
+	box := newInbox(s, cards.id)
+
+	s.Page.SetComponent("api0000001", "API", "major_outage")
+	outage := box.wait(t, 1, "the outage, no incident covering it")[0]
+	require.Contains(t, outage.Text, "Component status changed")
+	s.Page.AddIncidentUpdate("inc00011", "Errors on the API", "investigating", "major", "upd0001101", "We are investigating.")
+	s.Page.AffectComponent("inc00011", "api0000001", "major_outage")
+	box.wait(t, 2, "the card")
+	waitDeliveriesClosed(t, s)
+
+	s.Page.SetComponent("api0000001", "API", "operational")
+	got := box.wait(t, 3, "the recovery, a message of its own")[2]
+	require.Contains(t, got.Text, "Component status changed")
+	require.Contains(t, got.Text, "API")
+	require.Zero(t, got.ReplyTo)
+	time.Sleep(4 * interval) // nothing more comes
+	require.Len(t, box.messages(), 3, "%s", texts(box.messages()))
+}

@@ -163,7 +163,8 @@ func (t *Telegram) Handle(method string, h Handler) {
 }
 
 // FailChat makes sendMessage to chatID answer f(attempt) (attempt counts
-// from 1); a nil answer lets the message through.
+// from 1), and its edits, pins and unpins too, as Telegram answers every
+// call to a group that moved; a nil answer lets the call through.
 func (t *Telegram) FailChat(chatID int64, f func(attempt int) *APIError) {
 	t.mu.Lock()
 	defer t.mu.Unlock()

@@ -49,6 +49,12 @@ func (t *Telegram) setPinned(p Params, pin bool) (any, *APIError) {
 	chatID, id := p.Int64("chat_id"), int(p.Int64("message_id"))
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if f := t.failures[chatID]; f != nil { // FailChat covers pins too: a moved group answers every call "migrated"
+		t.attempts[chatID]++
+		if e := f(t.attempts[chatID]); e != nil {
+			return nil, e
+		}
+	}
 	c := t.cards()
 	if c.noPinning[chatID] {
 		return nil, ErrNoPinRights
