@@ -1,0 +1,193 @@
+package worker_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-telegram/bot/models"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/api/workflowservice/v1"
+
+	"github.com/openai-status-bot/statusbot/internal/bot"
+	"github.com/openai-status-bot/statusbot/internal/fakes"
+	"github.com/openai-status-bot/statusbot/internal/pages"
+	"github.com/openai-status-bot/statusbot/internal/store"
+	"github.com/openai-status-bot/statusbot/internal/testenv"
+)
+
+// messagesWith counts the messages to a chat that contain want.
+func messagesWith(s *testenv.Stack, chat int64, want string) int {
+	n := 0
+	for _, m := range s.Telegram.MessagesTo(chat, 0) {
+		if strings.Contains(m.Text, want) {
+			n++
+		}
+	}
+	return n
+}
+
+// startBot runs the command bot on the stack (its Telegram fake, its
+// store) and returns a function that asks it a command in a private chat
+// and waits for the reply that contains want.
+func startBot(t *testing.T, s *testenv.Stack) func(chat int64, text, want string) string {
+	t.Helper()
+	updates := fakes.NewUpdates(s.Telegram, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- bot.Run(ctx, s.Config, s.Store, nil, slog.New(slog.NewTextHandler(io.Discard, nil))) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			t.Error("the bot did not stop")
+		}
+	})
+	return func(chat int64, text, want string) string {
+		t.Helper()
+		before := len(s.Telegram.MessagesTo(chat, 0))
+		updates.Push(models.Update{Message: &models.Message{ID: 1, Date: int(time.Now().Unix()), Text: text,
+			Chat: models.Chat{ID: chat, Type: models.ChatTypePrivate}, From: &models.User{ID: chat, FirstName: "User"}}})
+		var reply string
+		testenv.WaitFor(t, 30*time.Second, "the reply to "+text, func() bool {
+			for _, m := range s.Telegram.MessagesTo(chat, 0)[before:] {
+				if strings.Contains(m.Text, want) {
+					reply = m.Text
+					return true
+				}
+			}
+			return false
+		})
+		return reply
+	}
+}
+
+// Issue 30, item 5 and its "Done when", end to end: github is removed
+// while chat A follows it alone and chat B follows it and openai. Each is
+// told once, in its chat, that the bot no longer watches github and what
+// it still follows (A: how to choose a page); a second worker start tells
+// no one again; B no longer follows github; A's /status says it follows no
+// page and that the page shown is not followed. On the old code neither
+// chat heard anything, and A's /status showed openai as if it were
+// followed.
+func TestRemovedPageTellsItsChatsOnce(t *testing.T) {
+	s, ps := twoPageStack(t)
+	ctx := context.Background()
+	io, gh := ps.IncidentIO("openai"), ps.Statuspage("github")
+	const onlyGitHub, both = int64(811), int64(822)
+	followOnly(t, s, onlyGitHub, "github")
+	followOnly(t, s, both, "")
+	_, _, err := s.Store.FollowPage(ctx, store.SubscriberKey(both, 0), "github")
+	require.NoError(t, err)
+	stop := s.StartWorker(t)
+	waitForPageBaseline(t, s, "")
+	waitForPageBaseline(t, s, "github")
+	stop()
+
+	setPages(t, s, pages.Page{Name: "openai", URL: io.URL(), Provider: "auto"})
+	stop = s.StartWorker(t)
+	const told = "no longer watches"
+	testenv.WaitFor(t, 60*time.Second, "both chats told", func() bool {
+		return messagesWith(s, onlyGitHub, told) == 1 && messagesWith(s, both, told) == 1
+	})
+	require.Contains(t, textsTo(s, both), "Still followed: openai")
+	require.Contains(t, textsTo(s, onlyGitHub), "follows no page")
+	require.Contains(t, textsTo(s, onlyGitHub), "/subscribe page openai")
+	testenv.WaitFor(t, 30*time.Second, "the notice told to every follower", func() bool {
+		pending, err := s.Store.PendingPageNotices(ctx)
+		return err == nil && len(pending) == 0
+	})
+	sub, err := s.Store.Subscription(ctx, store.SubscriberKey(both, 0))
+	require.NoError(t, err)
+	require.Equal(t, []string{""}, sub.Pages, "the chat of both pages left github")
+	exportPageNotice(t, s)
+	stop()
+
+	// Another start (a second worker, a restart) tells no one again.
+	s.StartWorker(t)
+	ask := startBot(t, s)
+	reply := ask(onlyGitHub, "/status", "follows no page")
+	require.Contains(t, reply, "does not follow")
+	info := ask(onlyGitHub, "/info", "Pages: none")
+	require.Contains(t, info, "/subscribe page openai")
+	require.Equal(t, 1, messagesWith(s, onlyGitHub, told), "told once")
+	require.Equal(t, 1, messagesWith(s, both, told), "told once")
+	ask(onlyGitHub, "/subscribe page openai", "now follows")
+	sub, err = s.Store.Subscription(ctx, store.SubscriberKey(onlyGitHub, 0))
+	require.NoError(t, err)
+	require.Equal(t, []string{""}, sub.Pages, "following openai drops the removed page")
+	_ = gh
+}
+
+// Issue 30, item 2: the followers of a name pointed at another URL are
+// told once that their page changed, from which host to which; nothing of
+// the new page's history. On the old code they were told nothing.
+func TestRepointedNameTellsItsFollowersOnce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration test")
+	}
+	ps := fakes.NewPages(
+		fakes.PageSpec{Name: "openai", Kind: fakes.KindIncidentIO},
+		fakes.PageSpec{Name: "github", Kind: fakes.KindStatuspage, Components: fakes.GitHubComponents, Title: "GitHub"},
+		fakes.PageSpec{Name: "gitlab", Kind: fakes.KindStatuspage, Components: fakes.GitHubComponents, Title: "GitLab"},
+	)
+	t.Cleanup(ps.Close)
+	s := testenv.NewStackWith(t, pagesInterval, testenv.StackOptions{Pages: ps})
+	io, gh, gl := ps.IncidentIO("openai"), ps.Statuspage("github"), ps.Statuspage("gitlab")
+	setPages(t, s, pages.Page{Name: "openai", URL: io.URL(), Provider: "auto"}, pages.Page{Name: "github", URL: gh.URL(), Provider: "auto"})
+	const ghChat, aiChat = int64(911), int64(922)
+	followOnly(t, s, ghChat, "github")
+	followOnly(t, s, aiChat, "")
+	stop := s.StartWorker(t)
+	waitForPageBaseline(t, s, "github")
+	stop()
+
+	gl.AddIncidentUpdate("glold", "Old outage", "resolved", "major", "gloldu1", "Fixed.")
+	setPages(t, s, pages.Page{Name: "openai", URL: io.URL(), Provider: "auto"}, pages.Page{Name: "github", URL: gl.URL(), Provider: "auto"})
+	stop = s.StartWorker(t)
+	const changed = "has changed"
+	testenv.WaitFor(t, 60*time.Second, "the follower told", func() bool { return messagesWith(s, ghChat, changed) == 1 })
+	text := textsTo(s, ghChat)
+	require.Contains(t, text, hostOfURL(gl.URL()))
+	require.Contains(t, text, hostOfURL(gh.URL()))
+	stop()
+	s.StartWorker(t)
+	time.Sleep(3 * pagesInterval)
+	require.Equal(t, 1, messagesWith(s, ghChat, changed), "told once")
+	require.Empty(t, s.Telegram.MessagesTo(aiChat, 0), "openai's chat is not told of github")
+	require.NotContains(t, textsTo(s, ghChat), "Old outage", "none of the new page's history")
+}
+
+func hostOfURL(raw string) string {
+	_, rest, _ := strings.Cut(raw, "://")
+	host, _, _ := strings.Cut(rest, "/")
+	return host
+}
+
+// exportPageNotice writes the page notice's history for the replay test
+// (make histories).
+func exportPageNotice(t *testing.T, s *testenv.Stack) {
+	if os.Getenv("UPDATE_REPLAY_HISTORIES") == "" {
+		return
+	}
+	var ids []string
+	testenv.WaitFor(t, 30*time.Second, "a page notice's workflow closed", func() bool {
+		resp, err := s.Temporal.ListWorkflow(context.Background(), &workflowservice.ListWorkflowExecutionsRequest{
+			Query: "WorkflowType = 'PageNoticeWorkflow' AND ExecutionStatus = 'Completed'"})
+		require.NoError(t, err)
+		ids = ids[:0]
+		for _, ex := range resp.GetExecutions() {
+			ids = append(ids, ex.GetExecution().GetWorkflowId())
+		}
+		return len(ids) > 0
+	})
+	slices.Sort(ids)
+	export(t, s, ids[0], filepath.Join(testenv.RepoRoot(), "workflows", "testdata", "page_notice_removed.json"))
+}
