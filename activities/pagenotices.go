@@ -70,11 +70,11 @@ func (a *Activities) TellPageNotice(ctx context.Context, in PageNoticeInput) (*P
 func (a *Activities) tellPageFollower(ctx context.Context, n store.PageNotice, sub store.Subscriber) (time.Time, error) {
 	log := activity.GetLogger(ctx)
 	ok, err := a.Store.ClaimPageNotice(ctx, n.ID, sub.Key, a.now())
-	if err != nil || !ok {
-		if err == nil {
-			err = a.settleRemoved(ctx, n, sub)
-		}
+	if err != nil {
 		return time.Time{}, err
+	}
+	if !ok {
+		return a.settleRemoved(ctx, n, sub)
 	}
 	text := PageNoticeText(n, a.Pages, sub.Pages)
 	turnCtx := telegram.WithTurn(ctx, a.chatTurn(sub.ChatID, TicketOf(n.At, n.ID, sub.Key), telegram.BudgetOf(sub.ChatID), 0))
@@ -107,20 +107,55 @@ func (a *Activities) tellPageFollower(ctx context.Context, n store.PageNotice, s
 	if err := a.Store.SettlePageNotice(ctx, n.ID, sub.Key, true); err != nil {
 		return time.Time{}, err
 	}
-	return time.Time{}, a.settleRemoved(ctx, n, sub)
+	return a.settleRemoved(ctx, n, sub)
 }
 
-// settleRemoved leaves a removed page for a chat told of it, when the chat
-// follows another page the bot watches.
-func (a *Activities) settleRemoved(ctx context.Context, n store.PageNotice, sub store.Subscriber) error {
-	if n.Kind != store.PageRemoved || len(a.Pages.Live(sub.Pages)) == 0 {
-		return nil
+// settleRemoved settles a removed page for a chat told of it: its pinned
+// cards of the page's open incidents are unpinned (no update will resolve
+// them), then the page is left when the chat follows another page the bot
+// watches. Each step is done again harmlessly by a retry.
+func (a *Activities) settleRemoved(ctx context.Context, n store.PageNotice, sub store.Subscriber) (time.Time, error) {
+	if n.Kind != store.PageRemoved {
+		return time.Time{}, nil
+	}
+	for _, inc := range n.Cards {
+		cards, err := a.Store.Cards(ctx, inc, []string{sub.Key})
+		if err != nil {
+			return time.Time{}, err
+		}
+		card, ok := cards[sub.Key]
+		if !ok || !card.Pinned {
+			continue
+		}
+		turnCtx := telegram.WithTurn(ctx, a.chatTurn(sub.ChatID, TicketOf(n.At, n.ID+"/unpin/"+inc, sub.Key), telegram.BudgetOf(sub.ChatID), 0))
+		err = a.Telegram.Unpin(turnCtx, sub.ChatID, card.MessageID)
+		var se *telegram.SendError
+		switch {
+		case err == nil:
+		case errors.As(err, &se) && (se.Outcome == telegram.NotYet || se.Outcome == telegram.RateLimited):
+			if se.RetryAt.IsZero() {
+				return a.now().Add(se.RetryAfter), nil
+			}
+			return se.RetryAt, nil
+		case errors.As(err, &se) && se.Outcome == telegram.Transient:
+			return time.Time{}, err
+		default:
+			// Gone, not allowed, moved: nothing left to unpin here.
+			activity.GetLogger(ctx).Info("a removed page's card not unpinned", "subscriber", sub.Key, "error", err)
+		}
+		card.Pinned = false
+		if err := a.Store.SaveCard(ctx, card); err != nil {
+			return time.Time{}, err
+		}
+	}
+	if len(a.Pages.Live(sub.Pages)) == 0 {
+		return time.Time{}, nil
 	}
 	_, _, err := a.Store.UnfollowPage(ctx, sub.Key, n.Page)
 	if errors.Is(err, pages.ErrLastPage) || errors.Is(err, store.ErrNotSubscribed) {
-		return nil
+		return time.Time{}, nil
 	}
-	return err
+	return time.Time{}, err
 }
 
 // PageNoticeText is what a follower of the page is told (HTML): the page

@@ -72,10 +72,11 @@ func startBot(t *testing.T, s *testenv.Stack) func(chat int64, text, want string
 // Issue 30, item 5 and its "Done when", end to end: github is removed
 // while chat A follows it alone and chat B follows it and openai. Each is
 // told once, in its chat, that the bot no longer watches github and what
-// it still follows (A: how to choose a page); a second worker start tells
+// it still follows (A: how to choose a page), B's pinned card of github's
+// open incident is unpinned; a second worker start tells
 // no one again; B no longer follows github; A's /status says it follows no
 // page and that the page shown is not followed. On the old code neither
-// chat heard anything, and A's /status showed openai as if it were
+// chat heard anything, the card stayed pinned, and A's /status showed openai as if it were
 // followed.
 func TestRemovedPageTellsItsChatsOnce(t *testing.T) {
 	s, ps := twoPageStack(t)
@@ -86,9 +87,24 @@ func TestRemovedPageTellsItsChatsOnce(t *testing.T) {
 	followOnly(t, s, both, "")
 	_, _, err := s.Store.FollowPage(ctx, store.SubscriberKey(both, 0), "github")
 	require.NoError(t, err)
+	_, err = s.Store.ChangeSettings(ctx, store.SubscriberKey(both, 0), store.SetPinCards(true))
+	require.NoError(t, err)
 	stop := s.StartWorker(t)
 	waitForPageBaseline(t, s, "")
 	waitForPageBaseline(t, s, "github")
+	// An open incident of github: the chat of both pages has its card pinned.
+	gh.AddIncidentUpdate("ghgone1", "Actions delayed before the removal", "investigating", "major", "ghgoneu1", "Runs are delayed.")
+	var card int
+	testenv.WaitFor(t, 60*time.Second, "the card pinned", func() bool {
+		for _, m := range s.Telegram.MessagesTo(both, 0) {
+			if strings.Contains(m.Text, "Actions delayed before the removal") && s.Telegram.Pinned(m.ID) {
+				card = m.ID
+				return true
+			}
+		}
+		return false
+	})
+	waitDeliveriesClosed(t, s)
 	stop()
 
 	setPages(t, s, pages.Page{Name: "openai", URL: io.URL(), Provider: "auto"})
@@ -107,6 +123,7 @@ func TestRemovedPageTellsItsChatsOnce(t *testing.T) {
 	sub, err := s.Store.Subscription(ctx, store.SubscriberKey(both, 0))
 	require.NoError(t, err)
 	require.Equal(t, []string{""}, sub.Pages, "the chat of both pages left github")
+	require.False(t, s.Telegram.Pinned(card), "the removed page's card unpinned")
 	exportPageNotice(t, s)
 	stop()
 
@@ -123,7 +140,6 @@ func TestRemovedPageTellsItsChatsOnce(t *testing.T) {
 	sub, err = s.Store.Subscription(ctx, store.SubscriberKey(onlyGitHub, 0))
 	require.NoError(t, err)
 	require.Equal(t, []string{""}, sub.Pages, "following openai drops the removed page")
-	_ = gh
 }
 
 // Issue 30, item 2: the followers of a name pointed at another URL are

@@ -316,7 +316,11 @@ func EnsureSchedules(ctx context.Context, c client.Client, st *store.Store, cfg 
 		}
 		// Its followers are told (once, by the notice's workflow) before
 		// its record goes: a start-up cut short here records it again.
-		if err := st.AddPageNotice(ctx, changes.RemovedNotice(gone, time.Now())); err != nil {
+		n := changes.RemovedNotice(gone, time.Now())
+		if n.Cards, err = st.OpenIncidents(ctx, gone.Key); err != nil {
+			return err
+		}
+		if err := st.AddPageNotice(ctx, n); err != nil {
 			return err
 		}
 		if err := st.ForgetPage(ctx, gone); err != nil {

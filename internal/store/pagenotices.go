@@ -10,6 +10,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/openai-status-bot/statusbot/internal/pages"
 )
 
 // A change of the page list that chats are told of (docs/pages.md, "What
@@ -44,6 +46,10 @@ type PageNotice struct {
 	FromHost string    `bson:"from_host,omitempty"`
 	Host     string    `bson:"host,omitempty"`
 	At       time.Time `bson:"at"`
+	// Cards are a removed page's incidents open when it was removed
+	// (scoped, as cards name them): a follower's pinned card of one is
+	// unpinned when the follower is told. At most maxNoticeCards.
+	Cards []string `bson:"cards,omitempty"`
 	// Done: every follower was told; After is the followers' cursor
 	// (ListFollowers) of the chats told so far.
 	Done  bool   `bson:"done"`
@@ -183,4 +189,25 @@ func (s *Store) movePageClaims(ctx context.Context, oldKey, newKey string, _ tim
 		}
 	}
 	return nil
+}
+
+// maxNoticeCards bounds a notice's open incidents (a page lists its
+// recent incidents, open ones are few).
+const maxNoticeCards = 50
+
+// OpenIncidents are the page's incidents its last snapshot shows open,
+// as cards name them (pages.Scope by the key): read before a removed
+// page's snapshot goes, for the notice.
+func (s *Store) OpenIncidents(ctx context.Context, key string) ([]string, error) {
+	snap, err := s.PageDocs(key).LatestSnapshot(ctx)
+	if err != nil || snap == nil {
+		return nil, err
+	}
+	var out []string
+	for _, inc := range snap.Page.Incidents {
+		if inc.ResolvedAt == nil && len(out) < maxNoticeCards {
+			out = append(out, pages.Scope(key, inc.ID))
+		}
+	}
+	return out, nil
 }
