@@ -68,6 +68,16 @@ func TestPageNoticeClaimsTellEachChatOnce(t *testing.T) {
 	pending, err = st.PendingPageNotices(ctx)
 	require.NoError(t, err)
 	require.Empty(t, pending)
+
+	// The notice and its claims age out with the ledger.
+	_, _, err = st.PruneBatch(ctx, now.Add(store.LedgerRetention+2*time.Hour), 1000)
+	require.NoError(t, err)
+	gone, err := st.PageNoticeByID(ctx, id)
+	require.NoError(t, err)
+	require.Nil(t, gone)
+	told, err = st.PageNoticeTold(ctx, id, "42")
+	require.NoError(t, err)
+	require.False(t, told, "the claim aged out")
 }
 
 // A chat told, then moved to a supergroup, is not told again there.

@@ -192,6 +192,7 @@ func (s *Store) ensureIndexes(ctx context.Context) error {
 		}, bucketIndexes("order_key")...),
 		colPageNotices: {
 			{Keys: bson.D{{Key: "sub", Value: 1}}},
+			{Keys: bson.D{{Key: "at", Value: 1}}},
 		},
 	}
 	for _, name := range []string{colDeliveries, colHistory, colSubscriptions, colRetries, colMigrations, colCards, colCardNotes, colFates, colHeld, colTold, colCleanup, colChannelAdmins, colChatCalls, colCallSlots, colPageNotices} {
