@@ -142,45 +142,6 @@ func TestRemovedPageTellsItsChatsOnce(t *testing.T) {
 	require.Equal(t, []string{""}, sub.Pages, "following openai drops the removed page")
 }
 
-// Issue 30, item 2: the followers of a name pointed at another URL are
-// told once that their page changed, from which host to which; nothing of
-// the new page's history. On the old code they were told nothing.
-func TestRepointedNameTellsItsFollowersOnce(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration test")
-	}
-	ps := fakes.NewPages(
-		fakes.PageSpec{Name: "openai", Kind: fakes.KindIncidentIO},
-		fakes.PageSpec{Name: "github", Kind: fakes.KindStatuspage, Components: fakes.GitHubComponents, Title: "GitHub"},
-		fakes.PageSpec{Name: "gitlab", Kind: fakes.KindStatuspage, Components: fakes.GitHubComponents, Title: "GitLab"},
-	)
-	t.Cleanup(ps.Close)
-	s := testenv.NewStackWith(t, pagesInterval, testenv.StackOptions{Pages: ps})
-	io, gh, gl := ps.IncidentIO("openai"), ps.Statuspage("github"), ps.Statuspage("gitlab")
-	setPages(t, s, pages.Page{Name: "openai", URL: io.URL(), Provider: "auto"}, pages.Page{Name: "github", URL: gh.URL(), Provider: "auto"})
-	const ghChat, aiChat = int64(911), int64(922)
-	followOnly(t, s, ghChat, "github")
-	followOnly(t, s, aiChat, "")
-	stop := s.StartWorker(t)
-	waitForPageBaseline(t, s, "github")
-	stop()
-
-	gl.AddIncidentUpdate("glold", "Old outage", "resolved", "major", "gloldu1", "Fixed.")
-	setPages(t, s, pages.Page{Name: "openai", URL: io.URL(), Provider: "auto"}, pages.Page{Name: "github", URL: gl.URL(), Provider: "auto"})
-	stop = s.StartWorker(t)
-	const changed = "has changed"
-	testenv.WaitFor(t, 60*time.Second, "the follower told", func() bool { return messagesWith(s, ghChat, changed) == 1 })
-	text := textsTo(s, ghChat)
-	require.Contains(t, text, hostOfURL(gl.URL()))
-	require.Contains(t, text, hostOfURL(gh.URL()))
-	stop()
-	s.StartWorker(t)
-	time.Sleep(3 * pagesInterval)
-	require.Equal(t, 1, messagesWith(s, ghChat, changed), "told once")
-	require.Empty(t, s.Telegram.MessagesTo(aiChat, 0), "openai's chat is not told of github")
-	require.NotContains(t, textsTo(s, ghChat), "Old outage", "none of the new page's history")
-}
-
 func hostOfURL(raw string) string {
 	_, rest, _ := strings.Cut(raw, "://")
 	host, _, _ := strings.Cut(rest, "/")

@@ -83,7 +83,7 @@ func FollowReply(o pages.Offer, name string, list []string, on, changed bool, wh
 	default:
 		s = capitalize(where) + " does not follow " + b + "."
 	}
-	followed := o.Names(pages.Followed(list))
+	followed := o.LiveNames(list)
 	s += "\nPages followed: " + message.Escape(strings.Join(followed, ", ")) + "."
 	if len(followed) > 1 {
 		s += " Each notice names its page."
