@@ -68,6 +68,12 @@ func (a *Activities) TellPageNotice(ctx context.Context, in PageNoticeInput) (*P
 
 // tellPageFollower tells one chat, or says when its turn comes.
 func (a *Activities) tellPageFollower(ctx context.Context, n store.PageNotice, sub store.Subscriber) (time.Time, error) {
+	return a.tellPageFollowerOnce(ctx, n, sub, false)
+}
+
+// tellPageFollowerOnce is tellPageFollower; moved: sub is the supergroup a
+// group moved to (moved once at most).
+func (a *Activities) tellPageFollowerOnce(ctx context.Context, n store.PageNotice, sub store.Subscriber, moved bool) (time.Time, error) {
 	log := activity.GetLogger(ctx)
 	ok, err := a.Store.ClaimPageNotice(ctx, n.ID, sub.Key, a.now())
 	if err != nil {
@@ -92,10 +98,21 @@ func (a *Activities) tellPageFollower(ctx context.Context, n store.PageNotice, s
 			at = a.now().Add(se.RetryAfter)
 		}
 		return at, nil
+	case errors.As(err, &se) && se.Outcome == telegram.Migrated && se.MigrateTo != 0 && !moved:
+		// The group became a supergroup: its records move there (the
+		// walk may have passed its new key) and it is told there.
+		if err := a.Store.SettlePageNotice(ctx, n.ID, sub.Key, false); err != nil {
+			return time.Time{}, err
+		}
+		if _, err := a.Store.MigrateChatAt(ctx, sub.ChatID, se.MigrateTo, a.now()); err != nil {
+			return time.Time{}, err
+		}
+		to := sub
+		to.ChatID, to.Key = se.MigrateTo, store.SubscriberKey(se.MigrateTo, sub.ThreadID)
+		return a.tellPageFollowerOnce(ctx, n, to, true)
 	case errors.As(err, &se) && (se.Outcome == telegram.Terminal || se.Outcome == telegram.Permanent ||
 		se.Outcome == telegram.Migrated || se.Outcome == telegram.Told):
-		// Never to be told here (the chat is gone or moved; its move's
-		// claim follows it): the walk goes on.
+		// Never to be told here (the chat is gone): the walk goes on.
 		log.Info("page notice not sent to a chat", "subscriber", sub.Key, "outcome", string(se.Outcome))
 	default:
 		// Perhaps not sent: released, the activity is retried.

@@ -73,7 +73,8 @@ func startBot(t *testing.T, s *testenv.Stack) func(chat int64, text, want string
 // while chat A follows it alone and chat B follows it and openai. Each is
 // told once, in its chat, that the bot no longer watches github and what
 // it still follows (A: how to choose a page), B's pinned card of github's
-// open incident is unpinned; a second worker start tells
+// open incident is unpinned, a group that became a supergroup is told
+// there; a second worker start tells
 // no one again; B no longer follows github; A's /status says it follows no
 // page and that the page shown is not followed. On the old code neither
 // chat heard anything, the card stayed pinned, and A's /status showed openai as if it were
@@ -82,9 +83,10 @@ func TestRemovedPageTellsItsChatsOnce(t *testing.T) {
 	s, ps := twoPageStack(t)
 	ctx := context.Background()
 	io, gh := ps.IncidentIO("openai"), ps.Statuspage("github")
-	const onlyGitHub, both = int64(811), int64(822)
+	const onlyGitHub, both, group, supergroup = int64(811), int64(822), int64(-833), int64(-100833)
 	followOnly(t, s, onlyGitHub, "github")
 	followOnly(t, s, both, "")
+	followOnly(t, s, group, "github")
 	_, _, err := s.Store.FollowPage(ctx, store.SubscriberKey(both, 0), "github")
 	require.NoError(t, err)
 	_, err = s.Store.ChangeSettings(ctx, store.SubscriberKey(both, 0), store.SetPinCards(true))
@@ -107,12 +109,17 @@ func TestRemovedPageTellsItsChatsOnce(t *testing.T) {
 	waitDeliveriesClosed(t, s)
 	stop()
 
+	// The group became a supergroup meanwhile: Telegram answers "migrated".
+	s.Telegram.FailChat(group, func(int) *fakes.APIError { return fakes.Upgraded(supergroup) })
 	setPages(t, s, pages.Page{Name: "openai", URL: io.URL(), Provider: "auto"})
 	stop = s.StartWorker(t)
 	const told = "no longer watches"
 	testenv.WaitFor(t, 60*time.Second, "both chats told", func() bool {
 		return messagesWith(s, onlyGitHub, told) == 1 && messagesWith(s, both, told) == 1
 	})
+	testenv.WaitFor(t, 30*time.Second, "the supergroup told", func() bool { return messagesWith(s, supergroup, told) == 1 })
+	_, err = s.Store.Subscription(ctx, store.SubscriberKey(supergroup, 0))
+	require.NoError(t, err, "the group's subscription moved to its supergroup")
 	require.Contains(t, textsTo(s, both), "Still followed: openai")
 	require.Contains(t, textsTo(s, onlyGitHub), "follows no page")
 	require.Contains(t, textsTo(s, onlyGitHub), "/subscribe page openai")
@@ -136,6 +143,7 @@ func TestRemovedPageTellsItsChatsOnce(t *testing.T) {
 	require.Contains(t, info, "/subscribe page openai")
 	require.Equal(t, 1, messagesWith(s, onlyGitHub, told), "told once")
 	require.Equal(t, 1, messagesWith(s, both, told), "told once")
+	require.Equal(t, 1, messagesWith(s, supergroup, told), "told once")
 	ask(onlyGitHub, "/subscribe page openai", "now follows")
 	sub, err = s.Store.Subscription(ctx, store.SubscriberKey(onlyGitHub, 0))
 	require.NoError(t, err)
