@@ -88,7 +88,8 @@ func TestRenamedPagesKeepTheirChats(t *testing.T) {
 
 // Issue 30, item 2, end to end: the name github is pointed at another
 // page with a month of incidents. That page is new: baselined silently,
-// none of its history announced; its next incident reaches github's
+// none of its history announced, its followers told once (across a
+// restart) that it changed; its next incident reaches github's
 // followers. On the old code its checkpoint was the old page's: every
 // update of every incident in its feed went to github's followers.
 func TestRepointedNameAnnouncesNoHistory(t *testing.T) {
@@ -104,8 +105,9 @@ func TestRepointedNameAnnouncesNoHistory(t *testing.T) {
 	s := testenv.NewStackWith(t, pagesInterval, testenv.StackOptions{Pages: ps})
 	io, gh, gl := ps.IncidentIO("openai"), ps.Statuspage("github"), ps.Statuspage("gitlab")
 	setPages(t, s, pages.Page{Name: "openai", URL: io.URL(), Provider: "auto"}, pages.Page{Name: "github", URL: gh.URL(), Provider: "auto"})
-	const ghChat = int64(711)
+	const ghChat, aiChat = int64(711), int64(722)
 	followOnly(t, s, ghChat, "github")
+	followOnly(t, s, aiChat, "")
 	stop := s.StartWorker(t)
 	waitForPageBaseline(t, s, "github")
 	stop()
@@ -118,20 +120,28 @@ func TestRepointedNameAnnouncesNoHistory(t *testing.T) {
 	}
 	gl.AddIncidentUpdate("glopen", "Open before the switch", "investigating", "minor", "glopenu1", "Looking.")
 	setPages(t, s, pages.Page{Name: "openai", URL: io.URL(), Provider: "auto"}, pages.Page{Name: "github", URL: gl.URL(), Provider: "auto"})
-	s.StartWorker(t)
+	stop = s.StartWorker(t)
 	testenv.WaitFor(t, 60*time.Second, "the new page's baseline", func() bool {
 		snap, err := s.Store.PageDocs("github").LatestSnapshot(context.Background())
 		return err == nil && snap != nil && snap.Page.Name == "GitLab"
 	})
+	// Its followers are told once that the page changed, from which host
+	// to which (on the old code: nothing), and nothing else.
+	testenv.WaitFor(t, 60*time.Second, "the change told", func() bool { return messagesWith(s, ghChat, "has changed") == 1 })
+	require.Contains(t, textsTo(s, ghChat), hostOfURL(gl.URL()))
+	require.Contains(t, textsTo(s, ghChat), hostOfURL(gh.URL()))
+	stop()
+	s.StartWorker(t) // a restart (another worker) tells no one again
 	time.Sleep(3 * pagesInterval)
-	require.Empty(t, s.Telegram.MessagesTo(ghChat, 0), "none of the new page's history")
+	require.Len(t, s.Telegram.MessagesTo(ghChat, 0), 1, "told once, and none of the new page's history")
+	require.Empty(t, s.Telegram.MessagesTo(aiChat, 0), "openai's chat is not told of github")
 
 	gl.AddIncidentUpdate("glnew", "New after the switch", "investigating", "major", "glnewu1", "Looking.")
 	testenv.WaitFor(t, 60*time.Second, "the new page's next incident", func() bool {
 		return strings.Contains(textsTo(s, ghChat), "New after the switch")
 	})
 	waitDeliveriesClosed(t, s)
-	require.Len(t, s.Telegram.MessagesTo(ghChat, 0), 1)
+	require.Len(t, s.Telegram.MessagesTo(ghChat, 0), 2, "the change, then the new incident")
 }
 
 // hostRewriter serves target under another URL: the page behind it gives

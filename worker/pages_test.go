@@ -213,6 +213,13 @@ func TestUpgradeToTwoPagesRenotifiesNothing(t *testing.T) {
 		cp, err := s.Store.PageDocs("github").LoadCheckpoint(ctx)
 		return err == nil && !cp.Baseline
 	})
+	// Then its snapshot, and its followers are told (the worker stopped
+	// mid-way would fail the test).
+	testenv.WaitFor(t, 30*time.Second, "github's removal settled", func() bool {
+		snap, err := s.Store.PageDocs("github").LatestSnapshot(ctx)
+		pending, perr := s.Store.PendingPageNotices(ctx)
+		return err == nil && perr == nil && snap == nil && len(pending) == 0 && messagesWith(s, 111, "no longer watches") == 1
+	})
 	_, err = s.Temporal.ScheduleClient().GetHandle(ctx, workflows.ScheduleID).Describe(ctx)
 	require.NoError(t, err, "the legacy page's Schedule stays")
 }

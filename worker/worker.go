@@ -132,6 +132,7 @@ func Run(ctx context.Context, cfg *config.Config, c client.Client, st *store.Sto
 	pipeline.RegisterWorkflow(workflows.MaintenanceWorkflow)
 	pipeline.RegisterWorkflow(workflows.ReminderWorkflow)
 	pipeline.RegisterWorkflow(workflows.SummaryWorkflow)
+	pipeline.RegisterWorkflow(workflows.PageNoticeWorkflow)
 	pipeline.RegisterActivity(acts)
 	// The server enforces TaskQueueActivitiesPerSecond across every worker
 	// polling this queue (of one partition: watchPartitions): one Bot API
@@ -162,6 +163,9 @@ func Run(ctx context.Context, cfg *config.Config, c client.Client, st *store.Sto
 		return err
 	}
 	if err := EnsureMaintenanceSchedule(ctx, c, cfg); err != nil {
+		return err
+	}
+	if err := StartPageNotices(ctx, c, st, cfg.TemporalTaskQueue); err != nil {
 		return err
 	}
 	go watchPartitions(ctx, c, cfg.TemporalNamespace, workflows.SendTaskQueue(cfg.TemporalTaskQueue), cfg.TelegramRateLimit, log)
@@ -310,8 +314,39 @@ func EnsureSchedules(ctx context.Context, c client.Client, st *store.Store, cfg 
 		if err != nil && !errors.As(err, &nf) {
 			return fmt.Errorf("temporal: delete schedule %s of a page no longer listed: %w", id, err)
 		}
+		// Its followers are told (once, by the notice's workflow) before
+		// its record goes: a start-up cut short here records it again.
+		n := changes.RemovedNotice(gone, time.Now())
+		if n.Cards, err = st.OpenIncidents(ctx, gone.Key); err != nil {
+			return err
+		}
+		if err := st.AddPageNotice(ctx, n); err != nil {
+			return err
+		}
 		if err := st.ForgetPage(ctx, gone); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// StartPageNotices starts the workflow of every page notice not yet told
+// to all its followers (a page repointed or removed: store.PageNotice), or
+// finds it running: each worker does at start-up, so a notice recorded by
+// a worker that stopped, or by the bot, is told all the same.
+func StartPageNotices(ctx context.Context, c client.Client, st *store.Store, taskQueue string) error {
+	notices, err := st.PendingPageNotices(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range notices {
+		_, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+			ID: workflows.PageNoticeWorkflowID(n.ID), TaskQueue: taskQueue,
+			WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
+			StaticSummary:            "Tell the followers of " + n.Name + " that it was " + n.Kind,
+		}, workflows.PageNoticeWorkflow, activities.PageNoticeInput{Notice: n.ID})
+		if err != nil {
+			return fmt.Errorf("temporal: start the page notice of %s: %w", n.Name, err)
 		}
 	}
 	return nil

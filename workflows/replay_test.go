@@ -34,7 +34,9 @@ func TestReplayRecordedHistories(t *testing.T) {
 		"delivery_429_then_success_before_fold_later.json", "delivery_403_removed_before_fold_later.json",
 		// Recorded before the poll took its page (pages): no input, the
 		// detection by name without one, no version marker.
-		"poll_idle_before_pages.json", "poll_with_events_before_pages.json"} {
+		"poll_idle_before_pages.json", "poll_with_events_before_pages.json",
+		// A removed page's followers told (page notices).
+		"page_notice_removed.json"} {
 		require.Contains(t, files, filepath.Join("testdata", want))
 	}
 	for _, f := range files {
@@ -45,6 +47,7 @@ func TestReplayRecordedHistories(t *testing.T) {
 			r.RegisterWorkflow(workflows.MaintenanceWorkflow)
 			r.RegisterWorkflow(workflows.ReminderWorkflow)
 			r.RegisterWorkflow(workflows.SummaryWorkflow)
+			r.RegisterWorkflow(workflows.PageNoticeWorkflow)
 			require.NoError(t, r.ReplayWorkflowHistoryFromJSONFile(nil, f))
 		})
 	}

@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -165,5 +166,109 @@ func TestOnePageOfferedShowsNoPages(t *testing.T) {
 	m := h.openSettings(private(chat, "/settings"), chat)
 	if strings.Contains(m.Text, "Pages:") || strings.Contains(m.ReplyMarkup, `"Pages"`) {
 		t.Fatalf("one page: no Pages screen: %q %s", m.Text, m.ReplyMarkup)
+	}
+}
+
+// followsOnly makes a subscribed chat follow the event pages given.
+func (h *harness) followsOnly(key string, eventPages ...string) {
+	h.t.Helper()
+	ctx := context.Background()
+	for _, ep := range eventPages {
+		if _, _, err := h.st.FollowPage(ctx, key, ep); err != nil {
+			h.t.Fatal(err)
+		}
+	}
+	if !slices.Contains(eventPages, "") {
+		if _, _, err := h.st.UnfollowPage(ctx, key, ""); err != nil {
+			h.t.Fatal(err)
+		}
+	}
+}
+
+// Issue 30, item 5: a chat whose page was removed from the list (github,
+// no longer offered) is told the truth. /status says the page it shows is
+// not followed, /info and /settings say the chat follows no page and how
+// to choose one (with one page left on offer); a /start restore of kept
+// settings cannot bring the removed page back; and /unsubscribe page
+// openai is refused when the only other page followed is no longer
+// offered. On the old code /status and /info showed openai as if
+// followed (no word of it), /settings had no Pages line, the restore
+// followed github again, and the /unsubscribe was accepted, leaving the
+// chat with no page the bot watches.
+func TestRemovedPageIsNotShownAsFollowed(t *testing.T) {
+	h := newHarness(t)
+	h.snapshot(testPage(h.sp.URL()))
+	h.start()
+	const chat = 47
+	h.ask(chat, 0, private(chat, "/start"))
+	h.followsOnly("47", "github")
+
+	status := h.ask(chat, 0, private(chat, "/status"))
+	for _, w := range []string{"follows no page the bot watches", "does not follow", "/subscribe page page"} {
+		if !strings.Contains(status, w) {
+			t.Errorf("/status %q lacks %q", status, w)
+		}
+	}
+	info := h.ask(chat, 0, private(chat, "/info"))
+	if !strings.Contains(info, "Pages: none") || !strings.Contains(info, "/subscribe page page") {
+		t.Errorf("/info: %q", info)
+	}
+	m := h.openSettings(private(chat, "/settings"), chat)
+	if !strings.Contains(m.Text, "Pages: none") {
+		t.Errorf("/settings: %q", m.Text)
+	}
+
+	// /stop keeps the settings; /start brings them back without github.
+	h.ask(chat, 0, private(chat, "/stop"))
+	h.ask(chat, 0, private(chat, "/start"))
+	if p := h.subscription("47").Pages; !slices.Equal(p, []string{""}) {
+		t.Errorf("restored pages %v, want the default page alone", p)
+	}
+
+	// Following the one page on offer and github: leaving the page on
+	// offer would leave github alone, which nothing polls.
+	h.followsOnly("47", "", "github")
+	got := h.ask(chat, 0, private(chat, "/unsubscribe page page"))
+	if !strings.Contains(got, "is the only page") {
+		t.Errorf("/unsubscribe of the last page on offer: %q", got)
+	}
+	if p := h.subscription("47").Pages; !slices.Equal(p, []string{"", "github"}) {
+		t.Errorf("pages %v after a refused /unsubscribe", p)
+	}
+}
+
+// Issue 30, item 5: Pages buttons name their page by its key, so a
+// keyboard drawn before the list was reordered follows the page its label
+// says; a button drawn by the list's place ("P:<index>", before keys) is
+// refused as out of date, nothing changed, and the screen drawn afresh.
+func TestPagesButtonsNameThePage(t *testing.T) {
+	h, _ := twoPageHarness(t)
+	h.start()
+	const chat = 48
+	h.ask(chat, 0, private(chat, "/start"))
+	m := h.openSettings(private(chat, "/settings"), chat)
+	pt := models.ChatTypePrivate
+	_, m = h.tap(m, pt, chat, button(t, m, "Pages").CallbackData)
+	gh := button(t, m, "github").CallbackData
+	if !strings.HasPrefix(gh, "F:github:1:") {
+		t.Fatalf("github's button: %q", gh)
+	}
+	tok := gh[strings.LastIndex(gh, ":")+1:]
+	a, m := h.tap(m, pt, chat, "P:1:1:"+tok)
+	if a.Text != commands.AnsOldPages {
+		t.Fatalf("an old button: %+v", a)
+	}
+	if p := h.subscription("48").Pages; !slices.Equal(p, []string{""}) {
+		t.Fatalf("an old button changed the pages: %v", p)
+	}
+	if !strings.HasPrefix(button(t, m, "github").CallbackData, "F:github:") {
+		t.Fatalf("not drawn afresh: %s", m.ReplyMarkup)
+	}
+	a, _ = h.tap(m, pt, chat, button(t, m, "github").CallbackData)
+	if a.Text != commands.AnsSaved {
+		t.Fatalf("follow github: %+v", a)
+	}
+	if p := h.subscription("48").Pages; !slices.Equal(p, []string{"", "github"}) {
+		t.Fatalf("pages %v", p)
 	}
 }

@@ -150,3 +150,80 @@ func ConfigOffer(list []Page) Offer {
 	}
 	return Offer{List: list, Legacy: list[0].Name}
 }
+
+// Live is the followed pages (a stored list) the offer still lists, in the
+// stored order: a page removed from STATUS_PAGES is followed no more,
+// whatever the subscription still names.
+func (o Offer) Live(stored []string) []string {
+	var out []string
+	for _, ep := range Followed(stored) {
+		if o.Lists(ep) {
+			out = append(out, ep)
+		}
+	}
+	return out
+}
+
+// LiveNames are the names of the live pages of a stored list, in the
+// offer's order (none: the chat follows no page the bot watches).
+func (o Offer) LiveNames(stored []string) []string {
+	var out []string
+	for _, p := range o.List {
+		if slices.Contains(Followed(stored), o.EventPage(p.Name)) {
+			out = append(out, p.Name)
+		}
+	}
+	return out
+}
+
+// Gone is the followed pages (a stored list) the offer no longer lists.
+func (o Offer) Gone(stored []string) []string {
+	var out []string
+	for _, ep := range Followed(stored) {
+		if !o.Lists(ep) {
+			out = append(out, ep)
+		}
+	}
+	return out
+}
+
+// UnfollowLive is Unfollow for a chat whose list may name pages removed
+// from the offer: leaving the last page the bot still watches is
+// ErrLastPage too (what remains would be followed in name only), and the
+// removed pages go with any change.
+func (o Offer) UnfollowLive(stored []string, eventPage string) ([]string, bool, error) {
+	have := Followed(stored)
+	if !slices.Contains(have, eventPage) {
+		return have, false, nil
+	}
+	if live := o.Live(stored); len(live) == 1 && live[0] == eventPage {
+		return have, false, ErrLastPage
+	}
+	out := []string{}
+	for _, ep := range have {
+		if ep != eventPage && o.Lists(ep) {
+			out = append(out, ep)
+		}
+	}
+	if len(out) == 0 {
+		return have, false, ErrLastPage
+	}
+	return out, true, nil
+}
+
+// Restorable is what a restored list (kept settings brought back by
+// /start) follows: the pages still on offer (listed reports it), or, when
+// none is, def (the default page); dropped are the pages it no longer can.
+func Restorable(stored []string, listed func(string) bool, def string) (kept, dropped []string) {
+	for _, ep := range Followed(stored) {
+		if listed(ep) {
+			kept = append(kept, ep)
+		} else {
+			dropped = append(dropped, ep)
+		}
+	}
+	if len(kept) == 0 {
+		kept = []string{def}
+	}
+	return kept, dropped
+}

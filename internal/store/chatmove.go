@@ -51,7 +51,8 @@ var chatRecords = map[string]chatRule{
 	colBotState:      {why: "the bot's own state (update offsets), no chat's"},
 	colImported: {why: "the keys an import handled, so that a later import never brings a chat back: " +
 		"the old key stays recorded, and its move is in chat_migrations, which the import reads too"},
-	colPages: {why: "the pages on offer, no chat's"},
+	colPages:       {why: "the pages on offer, no chat's"},
+	colPageNotices: {byKey: (*Store).movePageClaims},
 }
 
 // moveChat moves a chat's records in every collection that has some: those

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -32,6 +33,24 @@ const fieldPages = "pages"
 func (s *Store) SetDefaultPage(eventPage string) { s.defaultPage = eventPage }
 
 func (s *Store) newChatPage() string { return s.defaultPage }
+
+// SetOffered sets the pages on offer, as events name them: a restore of
+// kept settings (Restart) follows only those. Unset: every page kept.
+// Set once, before the store is used.
+func (s *Store) SetOffered(eventPages []string) { s.offered = eventPages }
+
+// restorable is what a restored subscription follows, and its filter
+// without the entries of the pages it can no longer follow.
+func (s *Store) restorable(stored, filter []string) ([]string, []string) {
+	if s.offered == nil {
+		return pages.Followed(stored), filter
+	}
+	kept, dropped := pages.Restorable(stored, func(ep string) bool { return slices.Contains(s.offered, ep) }, s.defaultPage)
+	for _, ep := range dropped {
+		filter = pages.WithoutPage(filter, ep)
+	}
+	return kept, filter
+}
 
 // followerIndexes serve a page's fan-out at each bucket level and its
 // reminders (reminders.go).
@@ -121,4 +140,39 @@ func (s *Store) fillFollows(ctx context.Context) error {
 			return nil
 		}
 	}
+}
+
+// ChangeFollow follows (on) or leaves the event page as the pages on offer
+// now are (the bot's commands and Pages screen): pages removed from the
+// offer leave the list with any change, and leaving the last page the bot
+// still watches is pages.ErrLastPage. It returns the list and whether the
+// page's follow changed.
+func (s *Store) ChangeFollow(ctx context.Context, key, eventPage string, on bool, o pages.Offer) ([]string, bool, error) {
+	sub, err := s.Subscription(ctx, key)
+	if err != nil {
+		return nil, false, err
+	}
+	var list []string
+	var changed bool
+	if on {
+		if list, changed = pages.Follow(sub.Pages, eventPage); changed {
+			list = o.Live(list)
+		}
+	} else if list, changed, err = o.UnfollowLive(sub.Pages, eventPage); err != nil {
+		return list, false, err
+	}
+	if !changed {
+		return list, false, nil
+	}
+	filter := sub.Components
+	for _, ep := range pages.Followed(sub.Pages) {
+		if !slices.Contains(list, ep) {
+			filter = pages.WithoutPage(filter, ep)
+		}
+	}
+	set := bson.D{{Key: fieldPages, Value: list}}
+	if len(filter) != len(sub.Components) {
+		set = append(set, bson.E{Key: "components", Value: filter})
+	}
+	return list, true, s.updateSub(ctx, key, bson.D{{Key: "$set", Value: set}})
 }

@@ -9,8 +9,6 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
-
-	"github.com/openai-status-bot/statusbot/internal/pages"
 )
 
 // Settings kept after /stop: a chat that unsubscribes (or removes the
@@ -106,7 +104,8 @@ func (s *Store) Restart(ctx context.Context, chatID int64, threadID int, now tim
 	sub := k.Subscriber
 	sub.CreatedAt, sub.MigratedFrom, sub.MigratedAt = now, "", time.Time{}
 	sub.LeadMinutes = ReminderLeadOf(sub.Kinds, sub.Settings) // the reminder queries read it
-	sub.Pages = pages.Followed(sub.Pages)                     // the fan-outs read it
+	// The fan-outs read the list; a page removed meanwhile is not brought back.
+	sub.Pages, sub.Components = s.restorable(sub.Pages, sub.Components)
 	if _, err := s.subs().InsertOne(ctx, sub); err != nil {
 		if mongo.IsDuplicateKeyError(err) {
 			return false, nil, nil // subscribed meanwhile: keep that one

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -302,6 +303,14 @@ func (s *Store) legacyRecord(ctx context.Context) (*legacyRecord, error) {
 // checkpoint and snapshot: the page listed now baselines silently.
 func (s *Store) recordPages(ctx context.Context, list []pages.Page, ch PageChanges, now time.Time) error {
 	for _, c := range ch.Repointed {
+		// Recorded before the change, by whoever sees it first (the same
+		// notice for every process with this list): its followers are told
+		// once that the page they follow changed, even when this process
+		// stops right after the change.
+		if err := s.AddPageNotice(ctx, PageNotice{ID: PageNoticeID(PageRepointed, ch.KeyOf(c.ID), listVersion(ch.List)),
+			Kind: PageRepointed, Page: ch.KeyOf(c.ID), Name: c.Name, FromHost: hostOf(c.FromURL), Host: hostOf(c.URL), At: now}); err != nil {
+			return err
+		}
 		res, err := s.db.Collection(colPages).UpdateOne(ctx, bson.D{{Key: "_id", Value: c.ID}, {Key: "url", Value: c.FromURL}},
 			bson.D{{Key: "$set", Value: bson.D{{Key: "url", Value: c.URL}, {Key: "name", Value: c.Name}}}})
 		if err != nil {
@@ -340,6 +349,18 @@ func (s *Store) recordPages(ctx context.Context, list []pages.Page, ch PageChang
 type RemovedPage struct {
 	// ID is its record's; Key its event.Event.Page ("" for the legacy page).
 	ID, Key, Name string
+	// URL is the one it was last configured with.
+	URL string
+}
+
+// listVersion names the list that made a change in a notice's ID.
+func listVersion(l ListState) string { return strconv.FormatInt(l.Version, 10) }
+
+// RemovedNotice is the notice that tells a removed page's followers
+// (recorded by ForgetPage before the page's documents go).
+func (c PageChanges) RemovedNotice(p RemovedPage, now time.Time) PageNotice {
+	return PageNotice{ID: PageNoticeID(PageRemoved, p.Key, listVersion(c.List)), Kind: PageRemoved, Page: p.Key,
+		Name: p.Name, Host: hostOf(p.URL), At: now}
 }
 
 // RemovedPages names the pages recorded before that the list no longer
@@ -356,7 +377,7 @@ func (s *Store) RemovedPages(ctx context.Context, list []pages.Page) ([]RemovedP
 func (c PageChanges) RemovedPages() []RemovedPage {
 	out := make([]RemovedPage, 0, len(c.Removed))
 	for _, r := range c.Removed {
-		out = append(out, RemovedPage{ID: r.ID, Key: c.KeyOf(r.ID), Name: r.Name})
+		out = append(out, RemovedPage{ID: r.ID, Key: c.KeyOf(r.ID), Name: r.Name, URL: r.URL})
 	}
 	slices.SortFunc(out, func(a, b RemovedPage) int { return strings.Compare(a.ID, b.ID) })
 	return out

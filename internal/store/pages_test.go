@@ -311,7 +311,7 @@ func TestRemovedPages(t *testing.T) {
 	require.NoError(t, st.PageDocs("gitlab").SaveSnapshot(ctx, &statuspage.Page{Name: "GitLab"}, time.Now()))
 	removed, err := st.RemovedPages(ctx, []pages.Page{openai, github})
 	require.NoError(t, err)
-	require.Equal(t, []store.RemovedPage{{ID: "gitlab", Key: "gitlab", Name: "gitlab"}}, removed)
+	require.Equal(t, []store.RemovedPage{{ID: "gitlab", Key: "gitlab", Name: "gitlab", URL: gitlab.URL}}, removed)
 	require.NoError(t, st.ForgetPage(ctx, removed[0]))
 	cp, err := st.PageDocs("gitlab").LoadCheckpoint(ctx)
 	require.NoError(t, err)

@@ -23,7 +23,8 @@ var expiring = []struct {
 	{colFates, FateRetention},
 	{colHeld, HeldRetention}, // of chats whose summary never ran
 	{colHistory, HistoryRetention},
-	{colTold, ToldRetention}, // from the story's last step
+	{colTold, ToldRetention},          // from the story's last step
+	{colPageNotices, LedgerRetention}, // a page change's notice and its chats' claims
 	// chat_calls: a chat's versions go together (pruneChats).
 }
 

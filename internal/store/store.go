@@ -56,6 +56,8 @@ type Store struct {
 	slots      atomic.Int64     // the newest call slot seen taken (callslots.go)
 	// defaultPage is the page new chats follow (follows.go).
 	defaultPage string
+	// offered is the pages on offer (follows.go; nil: not set).
+	offered []string
 }
 
 // Open connects, checks the server answers and creates collections and
@@ -188,8 +190,12 @@ func (s *Store) ensureIndexes(ctx context.Context) error {
 			{Keys: bson.D{{Key: "sub", Value: 1}}},
 			{Keys: bson.D{{Key: "at", Value: 1}}},
 		}, bucketIndexes("order_key")...),
+		colPageNotices: {
+			{Keys: bson.D{{Key: "sub", Value: 1}}},
+			{Keys: bson.D{{Key: "at", Value: 1}}},
+		},
 	}
-	for _, name := range []string{colDeliveries, colHistory, colSubscriptions, colRetries, colMigrations, colCards, colCardNotes, colFates, colHeld, colTold, colCleanup, colChannelAdmins, colChatCalls, colCallSlots} {
+	for _, name := range []string{colDeliveries, colHistory, colSubscriptions, colRetries, colMigrations, colCards, colCardNotes, colFates, colHeld, colTold, colCleanup, colChannelAdmins, colChatCalls, colCallSlots, colPageNotices} {
 		iv := s.db.Collection(name).Indexes()
 		specs, err := iv.ListSpecifications(ctx)
 		if err != nil {

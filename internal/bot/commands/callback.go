@@ -44,6 +44,7 @@ const (
 	AnsPageDown      = "The status page cannot be read right now; its components are not shown. Try again in a minute."
 	AnsKeepOneKind   = "Keep at least one notice type; /stop unsubscribes."
 	AnsKeepOnePage   = "Keep at least one page; /stop unsubscribes."
+	AnsOldPages      = "This keyboard was out of date (the list of pages changed); here is the current one. Nothing was changed."
 	AnsFilterFull    = "At most 50 components can be chosen."
 	AnsNotSubscribed = "This chat is not subscribed any more. Use /start first."
 	AnsTooManyTaps   = "Too many taps at once. Wait a moment, then tap again."
@@ -279,16 +280,14 @@ func (h *handler) applyChange(ctx context.Context, key string, cb screens.Callba
 	case "C":
 		return h.reread(ctx, key, h.st.SetComponents(ctx, key, nil))
 	case "P":
+		// By its place in the list, which may be another page's now.
+		return nil, errRefused{AnsOldPages}
+	case "F":
 		page, on, ok := screens.PageChoice(cb, h.offer)
 		if !ok {
-			return nil, bad
+			return nil, errRefused{AnsOldPages}
 		}
-		var err error
-		if on {
-			_, _, err = h.st.FollowPage(ctx, key, h.offer.EventPage(page.Name))
-		} else {
-			_, _, err = h.st.UnfollowPage(ctx, key, h.offer.EventPage(page.Name))
-		}
+		_, _, err := h.st.ChangeFollow(ctx, key, h.offer.EventPage(page.Name), on, h.offer)
 		if errors.Is(err, pages.ErrLastPage) {
 			return nil, errRefused{AnsKeepOnePage}
 		}

@@ -52,9 +52,9 @@ func (h *handler) changePages(ctx context.Context, r *request, typed string, on 
 	var list []string
 	var changed bool
 	if on {
-		list, changed, err = h.st.FollowPage(ctx, r.key(), ep)
+		list, changed, err = h.st.ChangeFollow(ctx, r.key(), ep, true, h.offer)
 	} else {
-		list, changed, err = h.st.UnfollowPage(ctx, r.key(), ep)
+		list, changed, err = h.st.ChangeFollow(ctx, r.key(), ep, false, h.offer)
 	}
 	switch {
 	case errors.Is(err, store.ErrNotSubscribed):
@@ -83,7 +83,7 @@ func FollowReply(o pages.Offer, name string, list []string, on, changed bool, wh
 	default:
 		s = capitalize(where) + " does not follow " + b + "."
 	}
-	followed := o.Names(pages.Followed(list))
+	followed := o.LiveNames(list)
 	s += "\nPages followed: " + message.Escape(strings.Join(followed, ", ")) + "."
 	if len(followed) > 1 {
 		s += " Each notice names its page."

@@ -72,6 +72,9 @@ type request struct {
 		sub  *store.Subscriber
 		err  error
 	}
+	// noPage: the chat follows no page still on offer, and the reply
+	// shows the default page instead (cover), saying so (withStale).
+	noPage bool
 }
 
 func (r *request) key() string {

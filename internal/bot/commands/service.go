@@ -79,6 +79,12 @@ func New(d Deps) (*Handler, error) {
 	}
 	// New chats follow the default page.
 	d.Store.SetDefaultPage(offer.EventPage(offer.Default().Name))
+	// A /start restore follows only the pages still on offer.
+	offered := make([]string, len(offer.List))
+	for i, p := range offer.List {
+		offered[i] = offer.EventPage(p.Name)
+	}
+	d.Store.SetOffered(offered)
 	set, err := pageset.New(d.Store, offer, cfg, d.Now, d.Log)
 	if err != nil {
 		return nil, err

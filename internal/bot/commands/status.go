@@ -9,6 +9,7 @@ import (
 	"github.com/openai-status-bot/statusbot/internal/bot/screens"
 	"github.com/openai-status-bot/statusbot/internal/message"
 	"github.com/openai-status-bot/statusbot/internal/notice"
+	"github.com/openai-status-bot/statusbot/internal/pages"
 	"github.com/openai-status-bot/statusbot/internal/statuspage"
 	"github.com/openai-status-bot/statusbot/internal/store"
 )
@@ -156,12 +157,16 @@ func (h *handler) cover(ctx context.Context, r *request, typed string) []string 
 	if err != nil {
 		sub = nil // the default page, rather than no answer
 	}
+	r.noPage = sub != nil && len(h.offer.Live(sub.Pages)) == 0
 	return Covered(h.offer, sub, "")
 }
 
 // withStale adds, when the page is an old snapshot, when it was read,
 // in the chat's zone, and which of the covered pages could not be read.
 func (h *handler) withStale(ctx context.Context, r *request, text string, pv pageset.View) string {
+	if r.noPage {
+		text = NotFollowedNote(h.offer) + "\n\n" + text
+	}
 	if len(pv.Missing) > 0 {
 		text += "\n\n<i>Not reachable right now: " + message.Escape(strings.Join(pv.Missing, ", ")) + ".</i>"
 	}
@@ -215,4 +220,12 @@ func (h *handler) pagesLine(sub *store.Subscriber) string {
 		return "\n" + l
 	}
 	return ""
+}
+
+// NotFollowedNote heads a reply about the default page to a chat that
+// follows no page the bot still watches: the page shown is not followed.
+func NotFollowedNote(o pages.Offer) string {
+	d := message.Escape(o.Default().Name)
+	return "<i>This chat follows no page the bot watches now (its page was removed from the list), so it gets no notices. " +
+		"Shown: " + d + ", which it does not follow; /subscribe page " + d + " follows it.</i>"
 }

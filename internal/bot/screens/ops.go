@@ -1,6 +1,9 @@
 package screens
 
-import "github.com/openai-status-bot/statusbot/internal/event"
+import (
+	"github.com/openai-status-bot/statusbot/internal/event"
+	offered "github.com/openai-status-bot/statusbot/internal/pages"
+)
 
 // The keyboards' operations, one row each: the letter a button's
 // callback_data starts with, how many arguments it carries, whether a tap
@@ -68,7 +71,8 @@ var ops = map[string]op{
 	"e":             {args: 1, changes: true, screen: delivery},
 	"E":             {args: 1, changes: true, screen: delivery},
 	"pg":            {screen: pagesScreen},
-	"P":             {args: 2, changes: true, valid: validPage, screen: pagesScreen},
+	"F":             {args: 2, changes: true, valid: validPageKey, screen: pagesScreen},
+	"P":             {args: 2, changes: true, valid: validPage, screen: pagesScreen}, // drawn before "F": refused, redrawn
 	OpViewComponent: {args: 1, reads: LivePage},
 	OpAddComponent:  {args: 1, reads: LivePage},
 }
@@ -92,6 +96,12 @@ func validKind(cb Callback) bool {
 	_, ok1 := cb.Arg(0, len(event.Kinds))
 	_, ok2 := cb.Arg(1, 2)
 	return ok1 && ok2
+}
+
+func validPageKey(cb Callback) bool {
+	_, ok := cb.Arg(1, 2)
+	k := cb.Args[0]
+	return ok && (k == legacyKeyArg || offered.NameError(k) == "")
 }
 
 func validPage(cb Callback) bool {

@@ -1,7 +1,6 @@
 package screens
 
 import (
-	"strconv"
 	"strings"
 
 	"github.com/go-telegram/bot/models"
@@ -11,8 +10,12 @@ import (
 )
 
 // The Pages screen: the pages on offer, each followed or not, one tap to
-// follow or leave it ("P:<index>:<on>"). Drawn only when more than one page
-// is offered; the last page followed cannot be left here (/stop does that).
+// follow or leave it ("F:<key>:<on>": the page by its key, which a rename
+// or a reordered list leaves as it is; the legacy page's key "" is written
+// "-", which no key is). Drawn only when more than one page is offered; the
+// last page followed cannot be left here (/stop does that). Keyboards drawn
+// before named pages by their place in the list ("P:<index>:<on>"): a tap
+// is refused as out of date and the screen drawn afresh (OldPagesButton).
 
 // Offering gives the screens the pages on offer (none: no Pages screen).
 func (k *KB) Offering(o offered.Offer) *KB {
@@ -27,33 +30,73 @@ func (k *KB) ShowsPages() bool { return len(k.offer.List) > 1 }
 func (k *KB) Pages() Screen {
 	var rows [][]models.InlineKeyboardButton
 	followed := offered.Followed(k.sub.Pages)
-	for i, p := range k.offer.List {
+	for _, p := range k.offer.List {
 		on := offered.Follows(followed, k.offer.EventPage(p.Name))
-		rows = append(rows, []models.InlineKeyboardButton{k.Button(mark(on, p.Name), "P", strconv.Itoa(i), boolArg(!on))})
+		rows = append(rows, []models.InlineKeyboardButton{k.Button(mark(on, p.Name), "F", keyArg(k.offer.EventPage(p.Name)), boolArg(!on))})
 	}
 	return Screen{Text: "<b>Pages</b>\nTap a page to follow it or stop. Notices name their page when this chat follows more than one. " +
 		"Typed: /subscribe page &lt;name&gt;, /unsubscribe page &lt;name&gt;.", Rows: append(rows, k.back())}
 }
 
-// PageChoice is what a "P" button asks: the offered page, and whether to
-// follow it (false: stop following it).
-func PageChoice(cb Callback, o offered.Offer) (offered.Page, bool, bool) {
-	if cb.Op != "P" {
-		return offered.Page{}, false, false
+// legacyKeyArg is the legacy page's key ("") in a button.
+const legacyKeyArg = "-"
+
+func keyArg(key string) string {
+	if key == "" {
+		return legacyKeyArg
 	}
-	i, ok1 := cb.Arg(0, len(o.List))
-	on, ok2 := cb.Arg(1, 2)
-	if !ok1 || !ok2 {
-		return offered.Page{}, false, false
-	}
-	return o.List[i], on == 1, true
+	return key
 }
 
-// PagesLine is the Summary line of the pages a chat follows ("" when only
-// one page is on offer).
+// PageChoice is what an "F" button asks: the offered page, and whether to
+// follow it (false: stop following it); ok is false for a page no longer
+// offered.
+func PageChoice(cb Callback, o offered.Offer) (offered.Page, bool, bool) {
+	if cb.Op != "F" || len(cb.Args) != 2 {
+		return offered.Page{}, false, false
+	}
+	key := cb.Args[0]
+	if key == legacyKeyArg {
+		key = ""
+	}
+	on, ok := cb.Arg(1, 2)
+	if !ok {
+		return offered.Page{}, false, false
+	}
+	for _, p := range o.List {
+		if o.EventPage(p.Name) == key {
+			return p, on == 1, true
+		}
+	}
+	return offered.Page{}, false, false
+}
+
+// OldPagesButton reports a Pages button drawn before buttons named their
+// page by its key ("P:<index>"): its index may be another page's now.
+func OldPagesButton(cb Callback) bool { return cb.Op == "P" }
+
+// PagesLine is the Summary line of the pages a chat follows: "" when one
+// page is on offer and the chat follows it, as before pages. Only pages
+// still on offer count as followed; a chat whose pages were all removed is
+// told so and how to choose one (FollowsNoPage).
 func PagesLine(sub []string, o offered.Offer) string {
+	live := o.LiveNames(sub)
+	if len(live) == 0 && len(o.List) > 0 {
+		return FollowsNoPage(o)
+	}
 	if len(o.List) < 2 {
 		return ""
 	}
-	return "Pages: " + message.Escape(strings.Join(o.Names(offered.Followed(sub)), ", "))
+	return "Pages: " + message.Escape(strings.Join(live, ", "))
+}
+
+// FollowsNoPage says that a chat follows no page the bot still watches
+// (its pages were removed from the list), and how to follow one.
+func FollowsNoPage(o offered.Offer) string {
+	if len(o.List) == 1 {
+		n := message.Escape(o.List[0].Name)
+		return "Pages: none. The page this chat followed is no longer watched; /subscribe page " + n + " follows " + n + "."
+	}
+	return "Pages: none. The pages this chat followed are no longer watched; choose one with /subscribe page &lt;name&gt; (" +
+		message.Escape(o.OnOffer()) + ")."
 }

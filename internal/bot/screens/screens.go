@@ -121,8 +121,10 @@ func (k *KB) Main() Screen {
 		{k.Button("Time zone", "z"), k.Button("Cards, sound & reminders", "d")},
 		{k.Button("Done", "x")},
 	}
+	if l := PagesLine(k.sub.Pages, k.offer); l != "" {
+		summary = l + "\n" + summary
+	}
 	if k.ShowsPages() {
-		summary = PagesLine(k.sub.Pages, k.offer) + "\n" + summary
 		rows = append([][]models.InlineKeyboardButton{{k.Button("Pages", "pg")}}, rows...)
 	}
 	return Screen{
