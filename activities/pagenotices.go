@@ -9,6 +9,7 @@ import (
 	"go.temporal.io/sdk/activity"
 
 	"github.com/openai-status-bot/statusbot/internal/message"
+	"github.com/openai-status-bot/statusbot/internal/notice"
 	"github.com/openai-status-bot/statusbot/internal/pages"
 	"github.com/openai-status-bot/statusbot/internal/store"
 	"github.com/openai-status-bot/statusbot/internal/telegram"
@@ -84,7 +85,7 @@ func (a *Activities) tellPageFollowerOnce(ctx context.Context, n store.PageNotic
 	}
 	text := PageNoticeText(n, a.Pages, sub.Pages)
 	turnCtx := telegram.WithTurn(ctx, a.chatTurn(sub.ChatID, TicketOf(n.At, n.ID, sub.Key), telegram.BudgetOf(sub.ChatID), 0))
-	err = a.Telegram.SendWith(turnCtx, sub.ChatID, sub.ThreadID, text, telegram.SendOptions{})
+	err = a.Telegram.SendWith(turnCtx, sub.ChatID, sub.ThreadID, text, telegram.SendOptions{Silent: PageNoticeSilent(sub.Settings, a.now())})
 	var se *telegram.SendError
 	switch {
 	case err == nil:
@@ -125,6 +126,19 @@ func (a *Activities) tellPageFollowerOnce(ctx context.Context, n store.PageNotic
 		return time.Time{}, err
 	}
 	return a.settleRemoved(ctx, n, sub)
+}
+
+// PageNoticeSilent says whether a page notice goes without sound: in the
+// chat's quiet hours, muted or held alike. It is news about the bot, not
+// about a page: it rings nobody awake, and it is not kept for the morning
+// summary either (the summary tells the page's stories; this says why they
+// stop).
+func PageNoticeSilent(s store.Settings, now time.Time) bool {
+	if s.QuietStart == "" || s.QuietEnd == "" {
+		return false
+	}
+	q := notice.Quiet{Start: s.QuietStart, End: s.QuietEnd, Zone: s.TimeZone}
+	return q.Covers(now)
 }
 
 // settleRemoved settles a removed page for a chat told of it: its pinned
