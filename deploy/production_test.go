@@ -327,7 +327,7 @@ func newProduction(t *testing.T) *production {
 	for _, r := range []*release{&p.pinned, &p.previous} {
 		r.version = sqlToolRelease(t, r.sqlTool)
 	}
-	// TEMPHACK require.NotEqual(t, p.pinned.version, p.previous.version)
+	require.NotEqual(t, p.pinned.version, p.previous.version, "the previous release is the pin")
 	cli, ok := testenv.Binary("temporal", "TEMPORAL_BIN")
 	require.True(t, ok, "the temporal CLI: run `make tools`")
 	abs, err := filepath.Abs(cli)
