@@ -132,12 +132,8 @@ func TestSchemaJobRefusesUnsupportedUpgrades(t *testing.T) {
 // version before it (its latest patch is the first step of an upgrade).
 func TestSchemaJobKnowsThePinnedRelease(t *testing.T) {
 	release := composeTemporalRelease(t)
-	raw, err := os.ReadFile(filepath.Join(root, "deploy/temporal/setup-schema.sh"))
-	require.NoError(t, err)
-	m := regexp.MustCompile(`(?m)^RELEASES="([^"]+)"`).FindSubmatch(raw)
-	require.NotNil(t, m, "RELEASES in setup-schema.sh")
 	table := map[string]string{} // minor -> entry
-	for _, e := range strings.Fields(string(m[1])) {
+	for _, e := range schemaJobReleases(t) {
 		v := strings.SplitN(e, ":", 2)[0]
 		table[v[:strings.LastIndex(v, ".")]] = e
 	}
@@ -149,6 +145,17 @@ func TestSchemaJobKnowsThePinnedRelease(t *testing.T) {
 	require.NoError(t, err)
 	previous := parts[0] + "." + strconv.Itoa(n-1)
 	require.NotEmpty(t, table[previous], "setup-schema.sh RELEASES must list %s, the minor before compose.yml's pin", previous)
+}
+
+// schemaJobReleases are the entries of setup-schema.sh's RELEASES table
+// ("1.31.5:1.19:1.14": a minor's latest patch and its schema versions).
+func schemaJobReleases(t *testing.T) []string {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(root, "deploy/temporal/setup-schema.sh"))
+	require.NoError(t, err)
+	m := regexp.MustCompile(`(?m)^RELEASES="([^"]+)"`).FindSubmatch(raw)
+	require.NotNil(t, m, "RELEASES in setup-schema.sh")
+	return strings.Fields(string(m[1]))
 }
 
 // composeTemporalRelease is the release compose.yml pins for
@@ -178,15 +185,11 @@ func composeTemporalRelease(t *testing.T) string {
 // its PostgreSQL server is the release compose.yml runs.
 func TestProductionToolsBuildThePins(t *testing.T) {
 	release := composeTemporalRelease(t)
-	raw, err := os.ReadFile(filepath.Join(root, "deploy/temporal/setup-schema.sh"))
-	require.NoError(t, err)
-	m := regexp.MustCompile(`(?m)^RELEASES="([^"]+)"`).FindSubmatch(raw)
-	require.NotNil(t, m, "RELEASES in setup-schema.sh")
 	parts := strings.Split(release, ".")
 	n, err := strconv.Atoi(parts[1])
 	require.NoError(t, err)
 	previous := ""
-	for _, e := range strings.Fields(string(m[1])) {
+	for _, e := range schemaJobReleases(t) {
 		if v := strings.SplitN(e, ":", 2)[0]; strings.HasPrefix(v, parts[0]+"."+strconv.Itoa(n-1)+".") {
 			previous = v
 		}
