@@ -82,7 +82,7 @@ production-tools: $(TEMPORAL_SERVER_CACHED)/temporal-server $(TEMPORAL_PREVIOUS_
 # of the first (the dependencies at the same versions).
 $(TOOLS_CACHE)/temporal-server-%/temporal-server:
 	@echo "Building the Temporal server and temporal-sql-tool $(word 1,$(subst -, ,$*)) from the Go module proxy ($(MODULE_DIR))."
-	@echo "The first build takes 15-50 minutes on 2 cores; it is cached in $(TOOLS_CACHE)."
+	@echo "The first build takes 20-40 minutes on 2 cores (the second release 6 more); it is cached in $(TOOLS_CACHE)."
 	@mkdir -p $(dir $@)
 	cd $(MODULE_DIR) && nice -n 19 go build -buildvcs=false -o $(dir $@)temporal-sql-tool go.temporal.io/server/cmd/tools/sql
 	cd $(MODULE_DIR) && nice -n 19 go build -buildvcs=false -o $@ go.temporal.io/server/cmd/server
