@@ -132,12 +132,8 @@ func TestSchemaJobRefusesUnsupportedUpgrades(t *testing.T) {
 // version before it (its latest patch is the first step of an upgrade).
 func TestSchemaJobKnowsThePinnedRelease(t *testing.T) {
 	release := composeTemporalRelease(t)
-	raw, err := os.ReadFile(filepath.Join(root, "deploy/temporal/setup-schema.sh"))
-	require.NoError(t, err)
-	m := regexp.MustCompile(`(?m)^RELEASES="([^"]+)"`).FindSubmatch(raw)
-	require.NotNil(t, m, "RELEASES in setup-schema.sh")
 	table := map[string]string{} // minor -> entry
-	for _, e := range strings.Fields(string(m[1])) {
+	for _, e := range schemaJobReleases(t) {
 		v := strings.SplitN(e, ":", 2)[0]
 		table[v[:strings.LastIndex(v, ".")]] = e
 	}
@@ -149,6 +145,17 @@ func TestSchemaJobKnowsThePinnedRelease(t *testing.T) {
 	require.NoError(t, err)
 	previous := parts[0] + "." + strconv.Itoa(n-1)
 	require.NotEmpty(t, table[previous], "setup-schema.sh RELEASES must list %s, the minor before compose.yml's pin", previous)
+}
+
+// schemaJobReleases are the entries of setup-schema.sh's RELEASES table
+// ("1.31.5:1.19:1.14": a minor's latest patch and its schema versions).
+func schemaJobReleases(t *testing.T) []string {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(root, "deploy/temporal/setup-schema.sh"))
+	require.NoError(t, err)
+	m := regexp.MustCompile(`(?m)^RELEASES="([^"]+)"`).FindSubmatch(raw)
+	require.NotNil(t, m, "RELEASES in setup-schema.sh")
+	return strings.Fields(string(m[1]))
 }
 
 // composeTemporalRelease is the release compose.yml pins for
@@ -169,4 +176,48 @@ func composeTemporalRelease(t *testing.T) string {
 	}
 	require.NotEmpty(t, release)
 	return release
+}
+
+// make test-production builds what compose.yml runs: the pinned Temporal
+// release (tools/temporalserver), the previous minor's latest patch that
+// it upgrades from (tools/temporalserver-previous, the job's table entry)
+// and the pinned Web UI (tools/uiserver), and the Makefile names the same;
+// its PostgreSQL server is the release compose.yml runs.
+func TestProductionToolsBuildThePins(t *testing.T) {
+	release := composeTemporalRelease(t)
+	parts := strings.Split(release, ".")
+	n, err := strconv.Atoi(parts[1])
+	require.NoError(t, err)
+	previous := ""
+	for _, e := range schemaJobReleases(t) {
+		if v := strings.SplitN(e, ":", 2)[0]; strings.HasPrefix(v, parts[0]+"."+strconv.Itoa(n-1)+".") {
+			previous = v
+		}
+	}
+	require.NotEmpty(t, previous)
+	ui, postgres := "", ""
+	for _, s := range loadCompose(t).Services {
+		if tag, ok := strings.CutPrefix(s.Image, "temporalio/ui:"); ok {
+			ui, _, _ = strings.Cut(tag, "@")
+		}
+		if tag, ok := strings.CutPrefix(s.Image, "postgres:"); ok {
+			postgres, _, _ = strings.Cut(tag, "@")
+		}
+	}
+	require.NotEmpty(t, ui, "compose.yml runs temporalio/ui")
+	makefile, err := os.ReadFile(filepath.Join(root, "Makefile"))
+	require.NoError(t, err)
+	require.Regexp(t, `(?m)^PG_SERVER_VERSION := `+regexp.QuoteMeta(postgres)+`$`, string(makefile),
+		"make test-production must run compose.yml's PostgreSQL, postgres:%s", postgres)
+	for _, c := range []struct{ module, path, version, variable string }{
+		{"tools/temporalserver", "go.temporal.io/server", release, "TEMPORAL_SERVER_VERSION"},
+		{"tools/temporalserver-previous", "go.temporal.io/server", previous, "TEMPORAL_PREVIOUS_VERSION"},
+		{"tools/uiserver", "github.com/temporalio/ui-server/v2", ui, "UI_SERVER_VERSION"},
+	} {
+		mod, err := os.ReadFile(filepath.Join(root, c.module, "go.mod"))
+		require.NoError(t, err)
+		require.Regexp(t, `(?m)^\s*(require\s+)?`+regexp.QuoteMeta(c.path)+` v`+regexp.QuoteMeta(c.version)+`\s*$`, string(mod),
+			"%s/go.mod must require %s v%s", c.module, c.path, c.version)
+		require.Regexp(t, `(?m)^`+c.variable+` := v`+regexp.QuoteMeta(c.version)+`$`, string(makefile), "Makefile %s", c.variable)
+	}
 }
