@@ -96,7 +96,7 @@ func Run(ctx context.Context, cfg *config.Config, c client.Client, st *store.Sto
 	// the sender's own pacing is for the Sends of deliveries started
 	// before that (a card update in one Send).
 	sender, err := telegram.NewSender(cfg.TelegramAPIURL, cfg.TelegramBotToken, cfg.HTTPTimeout,
-		telegram.CallsPerSecond(cfg.TelegramRateLimit))
+		telegram.CallsPerSecond(cfg.TelegramRateLimit), telegram.PaidBroadcast(cfg.TelegramPaidBroadcast))
 	if err != nil {
 		return err
 	}

@@ -25,8 +25,8 @@ func refusedForEntities(err error) bool {
 // its entities, it is made once more with the text as the plain text it
 // shows (tags dropped, a date-time as its text in the chat's zone) and no
 // parse mode, so that a notice is never lost to its formatting.
-func (s *Sender) htmlOrPlain(ctx context.Context, chatID int64, text string, call func(text string, mode models.ParseMode) error) (wait *SendError, err error) {
-	wait, err = s.paced(ctx, chatID, func() error { return call(text, models.ParseModeHTML) })
+func (s *Sender) htmlOrPlain(ctx context.Context, chatID int64, text string, paid bool, call func(text string, mode models.ParseMode) error) (wait *SendError, err error) {
+	wait, err = s.pacedAs(ctx, chatID, paid, func() error { return call(text, models.ParseModeHTML) })
 	if wait != nil || !refusedForEntities(err) {
 		return wait, err
 	}
@@ -37,7 +37,7 @@ func (s *Sender) htmlOrPlain(ctx context.Context, chatID int64, text string, cal
 		// the chain would start over with the refused text).
 		return nil, call(message.Plain(text), "")
 	}
-	return s.paced(ctx, chatID, func() error { return call(message.Plain(text), "") })
+	return s.pacedAs(ctx, chatID, paid, func() error { return call(message.Plain(text), "") })
 }
 
 // RefusedForEntities is refusedForEntities for the command bot's replies,
