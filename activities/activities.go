@@ -56,10 +56,10 @@ type Activities struct {
 	// StartSummary starts (or finds running) the morning summary workflow
 	// of a chat's held quiet-hours window (hold.go, worker.go).
 	StartSummary func(ctx context.Context, in SummaryInput) error
-	// CallInterval spaces the bot's calls of every worker (a second over
-	// TELEGRAM_RATE_LIMIT; store.TakeCallSlot); 0: the send queue's rate
-	// limit alone.
-	CallInterval time.Duration
+	// Budget is this process's part of the bot's budget of calls for the
+	// whole cluster (TELEGRAM_RATE_LIMIT; store.SendBudget, on the real
+	// clock); nil: the send queue's rate limit alone.
+	Budget *store.SendBudget
 
 	msgMu    sync.Mutex
 	messages map[string]string

@@ -34,7 +34,13 @@ func (s *Sender) htmlOrPlain(ctx context.Context, chatID int64, text string, pai
 	if _, ok := ctx.Value(turnKey{}).(Turn); ok {
 		// The refused call posted nothing: the plain one takes its turn
 		// (a second turn would come only after the chat's interval, and
-		// the chain would start over with the refused text).
+		// the chain would start over with the refused text), but a slot
+		// of the bot's budget of its own: Telegram counts every call.
+		if slot, ok := ctx.Value(slotKey{}).(Slot); ok {
+			if err := slot(ctx); err != nil {
+				return &SendError{Outcome: Transient, Description: "waiting for a Telegram send slot: " + err.Error()}, nil
+			}
+		}
 		return nil, call(message.Plain(text), "")
 	}
 	return s.pacedAs(ctx, chatID, paid, func() error { return call(message.Plain(text), "") })
