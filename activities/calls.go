@@ -347,25 +347,51 @@ func (a *Activities) waitSlot(ctx context.Context, slot store.Slot) error {
 	if a.Budget == nil {
 		return nil
 	}
+	giveUp := time.Now().Add(lateRetakeFor)
 	for {
-		if d := time.Until(slot.At); d > 0 {
-			select {
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-time.After(d):
-			}
+		if err := sleepUntil(ctx, slot.At); err != nil {
+			return err
 		}
 		if !a.Budget.Late(slot) {
 			return nil
 		}
-		next, ok, _, err := a.Budget.Take(ctx)
-		if err != nil {
-			return err
+		// The chat's turn is this call's already: wait for a free slot
+		// (the chat's spacing is confirmed from the actual start).
+		for {
+			next, ok, retryAt, err := a.Budget.Take(ctx)
+			if err != nil {
+				return err
+			}
+			if ok {
+				slot = next
+				break
+			}
+			if retryAt.After(giveUp) {
+				return errors.New("no slot of the bot's budget free soon after a late start")
+			}
+			if err := sleepUntil(ctx, retryAt); err != nil {
+				return err
+			}
 		}
-		if !ok {
-			return errors.New("no slot of the bot's budget free soon after a late start")
-		}
-		slot = next
+	}
+}
+
+// lateRetakeFor bounds how long a call that woke too late for its slot
+// waits inside its attempt for another.
+const lateRetakeFor = 5 * time.Second
+
+func sleepUntil(ctx context.Context, at time.Time) error {
+	d := time.Until(at)
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
 	}
 }
 
