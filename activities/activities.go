@@ -5,6 +5,7 @@ package activities
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.temporal.io/sdk/client"
@@ -60,6 +61,8 @@ type Activities struct {
 	// whole cluster (TELEGRAM_RATE_LIMIT; store.SendBudget, on the real
 	// clock); nil: the send queue's rate limit alone.
 	Budget *store.SendBudget
+	// claimTook is how long a chat's claim took of late (calls.go).
+	claimTook atomic.Int64
 
 	msgMu    sync.Mutex
 	messages map[string]string

@@ -122,7 +122,9 @@ func (a *Activities) sendText(ctx context.Context, in SendInput, r *Recipient) (
 // spent: a send whose turn has not come gives its slot back.
 func (a *Activities) chatTurn(chatID int64, ticket string, budget store.ChatBudget, gather time.Duration) telegram.Turn {
 	return func(ctx context.Context) (func(time.Time), time.Time, error) {
-		slot, retryAt, err := a.takeSlot(ctx)
+		// A slot after the chat's claim will have answered (twice the
+		// claims' recent time), so the call is not late for it.
+		slot, retryAt, err := a.takeSlot(ctx, 2*time.Duration(a.claimTook.Load()))
 		if err != nil || !retryAt.IsZero() {
 			return nil, retryAt, err
 		}
@@ -130,7 +132,9 @@ func (a *Activities) chatTurn(chatID int64, ticket string, budget store.ChatBudg
 		// chat's turns are in this process's clock (a.now, a test's too).
 		lead := max(time.Until(slot.At), 0)
 		claimed, claimedWall := a.now().Add(lead), time.Now().Add(lead)
+		asked := time.Now()
 		c, err := a.Store.ClaimCallGathering(ctx, chatID, ticket, budget, claimed, gather)
+		a.noteClaim(time.Since(asked))
 		if err != nil || c.Folded || !c.OK {
 			a.giveSlot(slot)
 		}
@@ -320,11 +324,11 @@ func stepAs(call string) string {
 // takeSlot takes the call's slot of the bot's budget for the whole
 // cluster (store.SendBudget); retryAt is when to come back when none is
 // free within a moment.
-func (a *Activities) takeSlot(ctx context.Context) (store.Slot, time.Time, error) {
+func (a *Activities) takeSlot(ctx context.Context, lead time.Duration) (store.Slot, time.Time, error) {
 	if a.Budget == nil {
 		return store.Slot{At: time.Now()}, time.Time{}, nil
 	}
-	slot, ok, retryAt, err := a.Budget.Take(ctx)
+	slot, ok, retryAt, err := a.Budget.TakeAhead(ctx, lead)
 	if err != nil {
 		return store.Slot{}, time.Now().Add(time.Second), err
 	}
@@ -332,6 +336,13 @@ func (a *Activities) takeSlot(ctx context.Context) (store.Slot, time.Time, error
 		return store.Slot{}, a.now().Add(time.Until(retryAt)), nil
 	}
 	return slot, time.Time{}, nil
+}
+
+// noteClaim keeps a moving average of how long a chat's claim takes
+// (claimTook, nanoseconds).
+func (a *Activities) noteClaim(took time.Duration) {
+	old := a.claimTook.Load()
+	a.claimTook.Store(old + (int64(took)-old)/8)
 }
 
 func (a *Activities) giveSlot(slot store.Slot) {
@@ -398,7 +409,7 @@ func sleepUntil(ctx context.Context, at time.Time) error {
 // fallbackSlot is the slot of a further call within a turn (the plain
 // text after HTML refused for its entities): every Bot API call takes one.
 func (a *Activities) fallbackSlot(ctx context.Context) error {
-	slot, retryAt, err := a.takeSlot(ctx)
+	slot, retryAt, err := a.takeSlot(ctx, 0)
 	if err != nil {
 		return err
 	}

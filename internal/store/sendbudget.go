@@ -58,6 +58,10 @@ type takenLease struct {
 	at time.Time // by this process's clock
 }
 
+// maxLeaseLead bounds how far ahead of now a lease starts for the
+// insert's own time.
+const maxLeaseLead = 250 * time.Millisecond
+
 // MaxLate is how late after its slot a call may start; a later one takes
 // another slot. It is the grid's margin: the slots are (1+MaxLate)/rate
 // apart, so a rate of 25 leases 24.04 calls a second.
@@ -99,22 +103,32 @@ type Slot struct {
 // has none; ok is false when no slot is free within budgetWithin (retryAt:
 // when to come back).
 func (b *SendBudget) Take(ctx context.Context) (slot Slot, ok bool, retryAt time.Time, err error) {
+	return b.TakeAhead(ctx, 0)
+}
+
+// TakeAhead is Take for a call that has work to do before it starts (the
+// chat's turn to claim): its slot starts lead from now at the earliest,
+// so that the call is not late for it; the slots sooner go to others.
+func (b *SendBudget) TakeAhead(ctx context.Context, lead time.Duration) (slot Slot, ok bool, retryAt time.Time, err error) {
+	lead = min(max(lead, 0), maxLeaseLead)
 	if b.interval <= 0 {
 		return Slot{At: b.clock()}, true, time.Time{}, nil
 	}
-	for range 4 {
-		if slot, ok := b.pop(); ok {
+	// Slots leased by one send may go to others of the process first: it
+	// leases again, until the next lease lies beyond budgetWithin.
+	for range 64 {
+		if slot, ok := b.pop(lead); ok {
 			return slot, true, time.Time{}, nil
 		}
 		b.fetch.Lock()
-		slot, ok := b.pop() // another send of this process leased meanwhile
+		slot, ok := b.pop(lead) // another send of this process leased meanwhile
 		if !ok {
 			var far time.Time
 			if far, err = b.leaseMore(ctx); err != nil || !far.IsZero() {
 				b.fetch.Unlock()
 				return Slot{}, false, far, err
 			}
-			slot, ok = b.pop()
+			slot, ok = b.pop(lead)
 		}
 		b.fetch.Unlock()
 		if ok {
@@ -143,18 +157,27 @@ func (b *SendBudget) Late(slot Slot) bool {
 	return b.interval > 0 && b.clock().Sub(slot.At) > MaxLate
 }
 
-// pop takes the first free slot not yet past (by more than MaxLate).
-func (b *SendBudget) pop() (Slot, bool) {
+// pop takes the first free slot that starts lead from now or later (a
+// little sooner: room for the wait's own lateness); those too soon for it
+// stay for others while they are not past.
+func (b *SendBudget) pop(lead time.Duration) (Slot, bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	now := b.clock()
-	for len(b.free) > 0 {
-		n := b.free[0]
-		b.free = b.free[1:]
-		at := b.slotTime(n)
-		if now.Sub(at) <= MaxLate/2 { // half: room for the wait's own lateness
-			return Slot{At: at, n: n}, true
+	from := now.Add(lead - MaxLate/2)
+	for i := 0; i < len(b.free); {
+		at := b.slotTime(b.free[i])
+		if now.Sub(at) > MaxLate/2 { // past
+			b.free = slices.Delete(b.free, i, i+1)
+			continue
 		}
+		if at.Before(from) {
+			i++
+			continue
+		}
+		n := b.free[i]
+		b.free = slices.Delete(b.free, i, i+1)
+		return Slot{At: at, n: n}, true
 	}
 	return Slot{}, false
 }
@@ -175,7 +198,10 @@ func (b *SendBudget) leaseMore(ctx context.Context) (far time.Time, err error) {
 	for lost := 0; lost < 8; lost++ {
 		b.mu.Lock()
 		now := b.clock()
-		server := now.Add(b.offset).Add(max(b.rtt, 5*time.Millisecond))
+		// Leased from the insert's answer on; a slow answer of late (a
+		// store's hiccup) counts at most maxLeaseLead, or no lease would
+		// ever start within budgetWithin again.
+		server := now.Add(b.offset).Add(min(max(b.rtt, 5*time.Millisecond), maxLeaseLead))
 		first := (server.UnixNano() + int64(b.interval) - 1) / int64(b.interval)
 		// The lease under way (its slots from first on), unless known
 		// taken; after a lease lost to another process, a few at once:

@@ -121,3 +121,24 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 		return nil
 	}
 }
+
+// A lease insert that answered slowly (a store's hiccup) must not push
+// every later lease beyond the horizon: the budget hands out slots again
+// at once. On the first build of the lease it never did again (a fan-out
+// stopped for good after FerretDB timed out once: no lease started within
+// 2 s of an answer 10 s slow, and no insert was made to learn better).
+func TestSendBudgetRecoversFromASlowLeaseInsert(t *testing.T) {
+	st := testenv.Store(t)
+	ctx := context.Background()
+	b := st.NewSendBudget(25, time.Now)
+	_, ok, _, err := b.Take(ctx)
+	require.NoError(t, err)
+	require.True(t, ok)
+	store.SetLeaseRTTForTest(b, 10*time.Second)
+	for i := range 40 { // past the first lease's slots
+		slot, ok, retryAt, err := b.Take(ctx)
+		require.NoError(t, err)
+		require.True(t, ok, "take %d: no slot, come back in %v", i, time.Until(retryAt))
+		require.Less(t, time.Until(slot.At), 3*time.Second)
+	}
+}
