@@ -5,6 +5,7 @@ package activities
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.temporal.io/sdk/client"
@@ -56,10 +57,12 @@ type Activities struct {
 	// StartSummary starts (or finds running) the morning summary workflow
 	// of a chat's held quiet-hours window (hold.go, worker.go).
 	StartSummary func(ctx context.Context, in SummaryInput) error
-	// CallInterval spaces the bot's calls of every worker (a second over
-	// TELEGRAM_RATE_LIMIT; store.TakeCallSlot); 0: the send queue's rate
-	// limit alone.
-	CallInterval time.Duration
+	// Budget is this process's part of the bot's budget of calls for the
+	// whole cluster (TELEGRAM_RATE_LIMIT; store.SendBudget, on the real
+	// clock); nil: the send queue's rate limit alone.
+	Budget *store.SendBudget
+	// claimTook is how long a chat's claim took of late (calls.go).
+	claimTook atomic.Int64
 
 	msgMu    sync.Mutex
 	messages map[string]string

@@ -67,10 +67,12 @@ func (a *Activities) sendCall(ctx context.Context, in SendInput, r Recipient) (*
 	ticket := callTicket(in)
 	// The chat's turn is taken right before the call (in the sender); a
 	// Send from before versionCallPerSend (sendWhole) makes its calls paced
-	// by the sender alone, as it did.
+	// by the sender alone, as it did. The HTML-to-plain fallback takes a
+	// slot of its own.
 	if in.PerCall {
 		ctx = telegram.WithTurn(ctx, a.chatTurn(r.ChatID, ticket, budget, a.gatherFor(in)))
 	}
+	ctx = telegram.WithSlot(ctx, a.fallbackSlot)
 	var moved *Recipient
 	if in.Moved {
 		moved = &r
@@ -128,22 +130,36 @@ func (a *Activities) sendText(ctx context.Context, in SendInput, r *Recipient) (
 }
 
 // chatTurn takes, right before a call, a slot of the bot's budget for the
-// whole cluster and then the chat's turn for ticket (store.ClaimCall): a
-// call of every kind, a notice or a morning summary, counts against both.
+// whole cluster and the chat's turn for ticket at the slot's time
+// (store.ClaimCall): a call of every kind, a notice or a morning summary,
+// counts against both. The chat's turn is checked before the slot is
+// spent: a send whose turn has not come gives its slot back.
 func (a *Activities) chatTurn(chatID int64, ticket string, budget store.ChatBudget, gather time.Duration) telegram.Turn {
 	return func(ctx context.Context) (func(time.Time), time.Time, error) {
-		if retryAt, err := a.callSlot(ctx); err != nil || !retryAt.IsZero() {
+		// A slot after the chat's claim will have answered (twice the
+		// claims' recent time), so the call is not late for it.
+		slot, retryAt, err := a.takeSlot(ctx, 2*time.Duration(a.claimTook.Load()))
+		if err != nil || !retryAt.IsZero() {
 			return nil, retryAt, err
 		}
 		// The sender says when the call started by the wall clock; the
 		// chat's turns are in this process's clock (a.now, a test's too).
-		claimed, claimedWall := a.now(), time.Now()
+		lead := max(time.Until(slot.At), 0)
+		claimed, claimedWall := a.now().Add(lead), time.Now().Add(lead)
+		asked := time.Now()
 		c, err := a.Store.ClaimCallGathering(ctx, chatID, ticket, budget, claimed, gather)
+		a.noteClaim(time.Since(asked))
+		if err != nil || c.Folded || !c.OK {
+			a.giveSlot(slot)
+		}
 		if err == nil && c.Folded {
 			return nil, time.Time{}, telegram.ErrTold
 		}
 		if err != nil || !c.OK {
 			return nil, c.RetryAt, err
+		}
+		if err := a.waitSlot(ctx, slot); err != nil {
+			return nil, time.Time{}, err
 		}
 		return func(started time.Time) {
 			late := started.Sub(claimedWall)
@@ -348,32 +364,102 @@ func stepAs(step *SendStep) string {
 	return store.AsReply
 }
 
-// callSlotWithin is how far ahead a call takes a slot of the bot's
-// budget and waits for it inside the attempt: a moment, far below the
-// attempt's time-out and heartbeat (a second's burst of the send queue's
-// rate limiter is spread over about a second).
-const callSlotWithin = 2 * time.Second
+// takeSlot takes the call's slot of the bot's budget for the whole
+// cluster (store.SendBudget); retryAt is when to come back when none is
+// free within a moment.
+func (a *Activities) takeSlot(ctx context.Context, lead time.Duration) (store.Slot, time.Time, error) {
+	if a.Budget == nil {
+		return store.Slot{At: time.Now()}, time.Time{}, nil
+	}
+	slot, ok, retryAt, err := a.Budget.TakeAhead(ctx, lead)
+	if err != nil {
+		return store.Slot{}, time.Now().Add(time.Second), err
+	}
+	if !ok {
+		return store.Slot{}, a.now().Add(time.Until(retryAt)), nil
+	}
+	return slot, time.Time{}, nil
+}
 
-// callSlot takes the call's slot of the bot's budget for the whole
-// cluster and waits until it starts; retryAt is when to come back when
-// none is free that soon.
-func (a *Activities) callSlot(ctx context.Context) (retryAt time.Time, err error) {
-	if a.CallInterval <= 0 {
-		return time.Time{}, nil
+// noteClaim keeps a moving average of how long a chat's claim takes
+// (claimTook, nanoseconds).
+func (a *Activities) noteClaim(took time.Duration) {
+	old := a.claimTook.Load()
+	a.claimTook.Store(old + (int64(took)-old)/8)
+}
+
+func (a *Activities) giveSlot(slot store.Slot) {
+	if a.Budget != nil {
+		a.Budget.Give(slot)
 	}
-	now := a.now()
-	at, ok, err := a.Store.TakeCallSlot(ctx, a.CallInterval, callSlotWithin, now)
-	if err != nil || !ok {
-		return now.Add(time.Second), err
+}
+
+// waitSlot waits until the call's slot starts; a wait that ends too late
+// for it (a GC pause, a slow store) takes the next slot instead, so calls
+// never bunch (store.MaxLate).
+func (a *Activities) waitSlot(ctx context.Context, slot store.Slot) error {
+	if a.Budget == nil {
+		return nil
 	}
-	if d := at.Sub(a.now()); d > 0 {
-		select {
-		case <-ctx.Done():
-			return time.Time{}, ctx.Err()
-		case <-time.After(d):
+	giveUp := time.Now().Add(lateRetakeFor)
+	for {
+		if err := sleepUntil(ctx, slot.At); err != nil {
+			return err
+		}
+		if !a.Budget.Late(slot) {
+			return nil
+		}
+		// The chat's turn is this call's already: wait for a free slot
+		// (the chat's spacing is confirmed from the actual start).
+		for {
+			next, ok, retryAt, err := a.Budget.Take(ctx)
+			if err != nil {
+				return err
+			}
+			if ok {
+				slot = next
+				break
+			}
+			if retryAt.After(giveUp) {
+				return errors.New("no slot of the bot's budget free soon after a late start")
+			}
+			if err := sleepUntil(ctx, retryAt); err != nil {
+				return err
+			}
 		}
 	}
-	return time.Time{}, nil
+}
+
+// lateRetakeFor bounds how long a call that woke too late for its slot
+// waits inside its attempt for another.
+const lateRetakeFor = 5 * time.Second
+
+func sleepUntil(ctx context.Context, at time.Time) error {
+	d := time.Until(at)
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// fallbackSlot is the slot of a further call within a turn (the plain
+// text after HTML refused for its entities): every Bot API call takes one.
+func (a *Activities) fallbackSlot(ctx context.Context) error {
+	slot, retryAt, err := a.takeSlot(ctx, 0)
+	if err != nil {
+		return err
+	}
+	if !retryAt.IsZero() {
+		return errors.New("no slot of the bot's budget free soon for the plain-text retry")
+	}
+	return a.waitSlot(ctx, slot)
 }
 
 // burstSpent: failures attempts of a call, counted over its chain, are all

@@ -96,7 +96,7 @@ func Run(ctx context.Context, cfg *config.Config, c client.Client, st *store.Sto
 	// the sender's own pacing is for the Sends of deliveries started
 	// before that (a card update in one Send).
 	sender, err := telegram.NewSender(cfg.TelegramAPIURL, cfg.TelegramBotToken, cfg.HTTPTimeout,
-		telegram.CallsPerSecond(cfg.TelegramRateLimit))
+		telegram.CallsPerSecond(cfg.TelegramRateLimit), telegram.PaidBroadcast(cfg.TelegramPaidBroadcast))
 	if err != nil {
 		return err
 	}
@@ -112,7 +112,7 @@ func Run(ctx context.Context, cfg *config.Config, c client.Client, st *store.Sto
 	pace := newCadences(c, cfg, offer)
 	acts := &activities.Activities{
 		Store: st, Page: fetchers[offer.Legacy], Fetchers: fetchers, Pages: offer, Telegram: sender, Temporal: c,
-		BlindAfter: 3 * cfg.PollInterval, Cadence: pace.Set, CallInterval: callInterval(cfg.TelegramRateLimit),
+		BlindAfter: 3 * cfg.PollInterval, Cadence: pace.Set, Budget: st.NewSendBudget(cfg.TelegramRateLimit, time.Now),
 		Reminders: newReminderSync(c, cfg.TemporalTaskQueue).Sync,
 		StartSummary: func(ctx context.Context, in activities.SummaryInput) error {
 			return StartSummary(ctx, c, cfg.TemporalTaskQueue, in)
@@ -389,15 +389,6 @@ func EnsureSchedule(ctx context.Context, c client.Client, cfg *config.Config, p 
 		return fmt.Errorf("temporal: update schedule %s: %w", id, err)
 	}
 	return nil
-}
-
-// callInterval spaces the bot's calls of all workers together
-// (activities.Activities.CallInterval): a second over the rate.
-func callInterval(rate float64) time.Duration {
-	if rate <= 0 {
-		return 0
-	}
-	return time.Duration(float64(time.Second) / rate)
 }
 
 // MaintenanceInterval is how often expired data is pruned.

@@ -166,7 +166,7 @@ func (s *service) start(ctx context.Context) (started bool, err error) {
 	s.poll.tracker = newTracker(last)
 	s.saver = &persister{st: s.st, tr: s.poll.tracker, log: s.log, saved: last, now: s.tn.now, sig: make(chan struct{}, 1)}
 	s.wire()
-	if sum := s.cfg.TelegramRateLimit + s.cfg.BotReplyRate; sum > tokenBudget {
+	if sum := s.cfg.TelegramRateLimit + s.cfg.BotReplyRate; sum > tokenBudget && !s.cfg.TelegramPaidBroadcast {
 		s.log.Warn("TELEGRAM_RATE_LIMIT + BOT_REPLY_RATE exceed what one token can send without 429s (about 30 messages a second, less the worker's rate limiter overshoot)",
 			"sum", sum, "recommended_max", tokenBudget)
 	}

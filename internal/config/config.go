@@ -48,6 +48,11 @@ type Config struct {
 	PollIntervalActive OptionalDuration `envconfig:"POLL_INTERVAL_ACTIVE"`
 	HTTPTimeout        time.Duration    `envconfig:"HTTP_TIMEOUT" default:"10s"`
 	TelegramRateLimit  float64          `envconfig:"TELEGRAM_RATE_LIMIT" default:"20"`
+	// TelegramPaidBroadcast sends notices with allow_paid_broadcast (for
+	// bots with at least 100,000 monthly users and a Stars balance; each
+	// message above the free 30 a second costs Stars), which lets
+	// TELEGRAM_RATE_LIMIT go up to 1000. Command replies are never paid.
+	TelegramPaidBroadcast bool `envconfig:"TELEGRAM_PAID_BROADCAST" default:"false"`
 	// BotReplyRate spaces the command bot's replies; with TELEGRAM_RATE_LIMIT
 	// it shares the token's ~30 msg/s.
 	BotReplyRate float64 `envconfig:"BOT_REPLY_RATE" default:"4"`
@@ -56,6 +61,10 @@ type Config struct {
 	MetricsAddr string `envconfig:"METRICS_ADDR" default:"127.0.0.1:9090"`
 	LogLevel    string `envconfig:"LOG_LEVEL" default:"info"`
 }
+
+// FreeRateLimit is the most TELEGRAM_RATE_LIMIT may be without paid
+// broadcasts: Telegram allows a bot about 30 messages a second.
+const FreeRateLimit = 30
 
 // secretFiles maps each secret to the variable naming a file that holds it.
 var secretFiles = []struct{ name, fileVar, hint string }{
@@ -168,6 +177,10 @@ func (c *Config) Validate() error {
 	// Written so that NaN fails too (every comparison with NaN is false).
 	if !(c.TelegramRateLimit >= 1 && c.TelegramRateLimit <= 1000) {
 		errs = append(errs, fmt.Sprintf("TELEGRAM_RATE_LIMIT must be between 1 and 1000 messages per second, got %g", c.TelegramRateLimit))
+	} else if c.TelegramRateLimit > FreeRateLimit && !c.TelegramPaidBroadcast {
+		errs = append(errs, fmt.Sprintf("TELEGRAM_RATE_LIMIT above %d messages per second needs TELEGRAM_PAID_BROADCAST=true "+
+			"(Telegram refuses more than about 30 a second otherwise; paid broadcasts are for bots with at least "+
+			"100,000 monthly users and a Stars balance, and cost Stars per message), got %g", FreeRateLimit, c.TelegramRateLimit))
 	}
 	if !(c.BotReplyRate >= 0.5 && c.BotReplyRate <= 30) {
 		errs = append(errs, fmt.Sprintf("BOT_REPLY_RATE must be between 0.5 and 30 messages per second, got %g", c.BotReplyRate))

@@ -89,6 +89,32 @@ func TestBadValuesNameTheVariableAndRange(t *testing.T) {
 	}
 }
 
+// Above Telegram's free 30 a second, TELEGRAM_RATE_LIMIT needs paid
+// broadcasts; with them it goes up to 1000.
+func TestRateAboveTheFreeLimitNeedsPaidBroadcast(t *testing.T) {
+	setRequired(t)
+	t.Setenv("TELEGRAM_RATE_LIMIT", "30")
+	c, err := config.Load()
+	require.NoError(t, err)
+	require.False(t, c.TelegramPaidBroadcast)
+
+	t.Setenv("TELEGRAM_RATE_LIMIT", "31")
+	_, err = config.Load()
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "TELEGRAM_RATE_LIMIT above 30 messages per second needs TELEGRAM_PAID_BROADCAST=true")
+
+	t.Setenv("TELEGRAM_PAID_BROADCAST", "true")
+	for _, rate := range []string{"31", "1000"} {
+		t.Setenv("TELEGRAM_RATE_LIMIT", rate)
+		c, err := config.Load()
+		require.NoError(t, err, rate)
+		require.True(t, c.TelegramPaidBroadcast)
+	}
+	t.Setenv("TELEGRAM_RATE_LIMIT", "1001")
+	_, err = config.Load()
+	require.ErrorContains(t, err, "TELEGRAM_RATE_LIMIT must be between 1 and 1000")
+}
+
 func writeSecret(t *testing.T, content string) string {
 	p := filepath.Join(t.TempDir(), "secret")
 	require.NoError(t, os.WriteFile(p, []byte(content), 0o600))

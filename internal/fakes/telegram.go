@@ -69,6 +69,8 @@ type Message struct {
 	ReplyTo int
 	// Times are its date-time entities (as last edited).
 	Times []DateTime
+	// Paid: sent with allow_paid_broadcast (a paid broadcast).
+	Paid bool
 }
 
 // Params are a request's parameters, whatever the encoding.
@@ -96,7 +98,13 @@ type Telegram struct {
 	// sets Telegram's). Violations get 429 with retry_after. They count
 	// sendMessage, edit (editMessageText, editMessageReplyMarkup), pin and
 	// unpin calls of the token, whoever makes them (worker or bot): see telegram_limits.go.
-	GlobalPerSecond   int           // messages and edits per second, any chats
+	GlobalPerSecond int // messages and edits per second, any chats
+	// PaidPerSecond is the overall limit for a sendMessage with
+	// allow_paid_broadcast (Telegram's paid broadcasts: up to 1000 a
+	// second); 0 holds those to GlobalPerSecond like any other call.
+	// Edits, pins and unpins have no such parameter: they stay within
+	// GlobalPerSecond, counted among every call of the last second.
+	PaidPerSecond     int
 	PerChatInterval   time.Duration // between two messages or edits in one chat
 	PerGroupPerMinute int           // messages and edits per minute in one group (negative chat ID)
 	lastPerChat       map[int64]time.Time
@@ -116,13 +124,14 @@ type Telegram struct {
 }
 
 // RealLimits makes the fake enforce Telegram's documented limits for one
-// token: about 30 messages a second overall, one a second per chat, 20 a
-// minute per group, edits and pins counted like messages. Call it before traffic
-// starts.
+// token: about 30 messages a second overall (up to 1000 for messages sent
+// with allow_paid_broadcast), one a second per chat, 20 a minute per group,
+// edits and pins counted like messages. Call it before traffic starts.
 func (t *Telegram) RealLimits() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.GlobalPerSecond, t.PerChatInterval, t.PerGroupPerMinute = 30, time.Second, 20
+	t.PaidPerSecond = 1000
 }
 
 // NewTelegram starts a fake for the given token; close it with Close.
@@ -327,14 +336,14 @@ func (t *Telegram) sendMessage(p Params) (any, *APIError) {
 	if perr != nil {
 		return nil, perr
 	}
-	if e := t.admit(chatID, now); e != nil {
+	if e := t.admitPaid(chatID, now, p["allow_paid_broadcast"] == "true"); e != nil {
 		return nil, e
 	}
 	noPreview := strings.Contains(p["link_preview_options"], `"is_disabled":true`) || p["disable_web_page_preview"] == "true"
 	t.nextMsgID++
 	t.messages = append(t.messages, Message{ChatID: chatID, ThreadID: thread, Text: p["text"], ParseMode: p["parse_mode"],
 		NoPreview: noPreview, At: now, ID: t.nextMsgID, ReplyMarkup: p["reply_markup"], Silent: p["disable_notification"] == "true",
-		ReplyTo: replyTo(p), Times: times})
+		ReplyTo: replyTo(p), Times: times, Paid: p["allow_paid_broadcast"] == "true"})
 	msg := map[string]any{"message_id": t.nextMsgID, "date": now.Unix(), "chat": map[string]any{"id": chatID, "type": "private"}, "text": p["text"]}
 	if thread != 0 {
 		msg["message_thread_id"] = thread

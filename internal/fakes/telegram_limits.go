@@ -18,6 +18,16 @@ import (
 // counting it when it passes; a 429 when it does not. The caller holds
 // t.mu. Without limits set (the default) everything passes.
 func (t *Telegram) admit(chatID int64, now time.Time) *APIError {
+	return t.admitPaid(chatID, now, false)
+}
+
+// admitPaid is admit for a message sent with allow_paid_broadcast when
+// paid: the overall limit is then PaidPerSecond (Telegram lifts the bot's
+// limit to 1000 a second for paid broadcasts; a call without the
+// parameter still meets the free 30 a second, counted among every call of
+// the last second, paid ones included). The per-chat and per-group limits
+// stay.
+func (t *Telegram) admitPaid(chatID int64, now time.Time, paid bool) *APIError {
 	if t.GlobalPerSecond > 0 {
 		cut := now.Add(-time.Second)
 		i := 0
@@ -25,7 +35,11 @@ func (t *Telegram) admit(chatID int64, now time.Time) *APIError {
 			i++
 		}
 		t.window = t.window[i:]
-		if len(t.window) >= t.GlobalPerSecond {
+		limit := t.GlobalPerSecond
+		if paid && t.PaidPerSecond > limit {
+			limit = t.PaidPerSecond
+		}
+		if len(t.window) >= limit {
 			t.tooMany++
 			return TooMany(1)
 		}

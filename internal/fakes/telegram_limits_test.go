@@ -1,6 +1,7 @@
 package fakes
 
 import (
+	"encoding/json"
 	"net/http"
 	"strconv"
 	"strings"
@@ -138,5 +139,82 @@ func TestBusiest(t *testing.T) {
 		if got := Busiest(c.at, time.Second); got != c.want {
 			t.Errorf("busiest(%v) = %d, want %d", c.at, got, c.want)
 		}
+	}
+}
+
+// Telegram refuses a bot more than about 30 messages a second, with 429
+// and retry_after, unless they are sent with allow_paid_broadcast: then up
+// to 1000. Edits have no such parameter and meet the free limit, counted
+// among all calls of the last second.
+func TestTelegramPaidBroadcastLimits(t *testing.T) {
+	tg := NewTelegram("1:x")
+	defer tg.Close()
+	tg.RealLimits()
+	type answer struct {
+		code  int
+		retry int
+	}
+	send := func(chat int64, paid bool) answer {
+		body := `{"chat_id":` + strconv.FormatInt(chat, 10) + `,"text":"hi"`
+		if paid {
+			body += `,"allow_paid_broadcast":true`
+		}
+		resp, err := http.Post(tg.URL()+"/bot1:x/sendMessage", "application/json", strings.NewReader(body+"}"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var out struct {
+			Parameters struct {
+				RetryAfter int `json:"retry_after"`
+			} `json:"parameters"`
+		}
+		_ = json.NewDecoder(resp.Body).Decode(&out)
+		return answer{resp.StatusCode, out.Parameters.RetryAfter}
+	}
+	// Free: the 31st message within the second is refused (the test sends
+	// far faster than one second takes).
+	start := time.Now()
+	for i := range int64(30) {
+		if a := send(1000+i, false); a.code != 200 {
+			t.Fatalf("free message %d: %d", i+1, a.code)
+		}
+	}
+	a := send(2000, false)
+	if time.Since(start) < time.Second && (a.code != 429 || a.retry < 1) {
+		t.Fatalf("31st free message in a second: %d retry_after %d, want 429 with retry_after", a.code, a.retry)
+	}
+	// Paid: the same second lets a paid message through, recorded as paid.
+	if a := send(2001, true); a.code != 200 {
+		t.Fatalf("paid message after 30 free ones: %d", a.code)
+	}
+	if ms := tg.MessagesTo(2001, 0); len(ms) != 1 || !ms[0].Paid {
+		t.Fatalf("paid message recorded as %+v", ms)
+	}
+	if ms := tg.MessagesTo(1000, 0); len(ms) != 1 || ms[0].Paid {
+		t.Fatalf("free message recorded as %+v", ms)
+	}
+	// Up to 1000 paid in one second (the limits' own clock, so that a
+	// slow machine cannot spread the calls over seconds); a free call in
+	// that second is refused.
+	tg2 := NewTelegram("1:x")
+	defer tg2.Close()
+	tg2.RealLimits()
+	at := time.Unix(1_000_000, 0)
+	tg2.mu.Lock()
+	defer tg2.mu.Unlock()
+	for i := range int64(1000) {
+		if e := tg2.admitPaid(5000+i, at.Add(time.Duration(i)*time.Microsecond), true); e != nil {
+			t.Fatalf("paid message %d: %v", i+1, e)
+		}
+	}
+	if e := tg2.admitPaid(9000, at.Add(time.Millisecond), true); e == nil || e.Code != 429 || e.RetryAfter < 1 {
+		t.Fatalf("1001st paid message in a second: %v", e)
+	}
+	if e := tg2.admitPaid(9001, at.Add(time.Millisecond), false); e == nil || e.Code != 429 {
+		t.Fatalf("a free message among 1000 paid ones in a second: %v", e)
+	}
+	if e := tg2.admitPaid(9002, at.Add(1100*time.Millisecond), false); e != nil {
+		t.Fatalf("a free message a second later: %v", e)
 	}
 }

@@ -366,7 +366,6 @@ func (s *Store) pruneChatsEvery(now time.Time) {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
 		_, _ = s.pruneChats(ctx, now) // best effort: the hourly prune does it too
-		_, _ = s.pruneCallSlots(ctx, now)
 	}()
 }
 

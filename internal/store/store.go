@@ -53,7 +53,6 @@ type Store struct {
 	tripsMu    sync.Mutex
 	tripsBy    map[string]int64 // "command collection"
 	chats      chatMemory       // chat_calls versions (chatcalls.go)
-	slots      atomic.Int64     // the newest call slot seen taken (callslots.go)
 	// defaultPage is the page new chats follow (follows.go).
 	defaultPage string
 	// offered is the pages on offer (follows.go; nil: not set).

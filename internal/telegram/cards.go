@@ -21,7 +21,7 @@ var goneBadRequests = []string{"message to edit not found", "message can't be ed
 // Failures are *SendError; Outcome Gone when the message is not there.
 func (s *Sender) Edit(ctx context.Context, chatID int64, messageID int, text string) error {
 	disabled := true
-	wait, err := s.htmlOrPlain(ctx, chatID, text, func(text string, mode models.ParseMode) error {
+	wait, err := s.htmlOrPlain(ctx, chatID, text, false, func(text string, mode models.ParseMode) error {
 		_, err := s.bot.EditMessageText(ctx, &tgbot.EditMessageTextParams{
 			ChatID:             chatID,
 			MessageID:          messageID,
@@ -69,7 +69,7 @@ func classifyEdit(err error, token string) *SendError {
 // Pin pins a message silently. Errors (most often missing rights) are the
 // caller's to ignore: a card that is not pinned is still delivered.
 func (s *Sender) Pin(ctx context.Context, chatID int64, messageID int) error {
-	wait, err := s.paced(ctx, chatID, func() error {
+	wait, err := s.pacedAs(ctx, chatID, false, func() error {
 		_, err := s.bot.PinChatMessage(ctx, &tgbot.PinChatMessageParams{ChatID: chatID, MessageID: messageID, DisableNotification: true})
 		return err
 	})
@@ -84,7 +84,7 @@ func (s *Sender) Pin(ctx context.Context, chatID int64, messageID int) error {
 
 // Unpin unpins one message; errors as for Pin.
 func (s *Sender) Unpin(ctx context.Context, chatID int64, messageID int) error {
-	wait, err := s.paced(ctx, chatID, func() error {
+	wait, err := s.pacedAs(ctx, chatID, false, func() error {
 		_, err := s.bot.UnpinChatMessage(ctx, &tgbot.UnpinChatMessageParams{ChatID: chatID, MessageID: messageID})
 		return err
 	})

@@ -25,8 +25,8 @@ func refusedForEntities(err error) bool {
 // its entities, it is made once more with the text as the plain text it
 // shows (tags dropped, a date-time as its text in the chat's zone) and no
 // parse mode, so that a notice is never lost to its formatting.
-func (s *Sender) htmlOrPlain(ctx context.Context, chatID int64, text string, call func(text string, mode models.ParseMode) error) (wait *SendError, err error) {
-	wait, err = s.paced(ctx, chatID, func() error { return call(text, models.ParseModeHTML) })
+func (s *Sender) htmlOrPlain(ctx context.Context, chatID int64, text string, paid bool, call func(text string, mode models.ParseMode) error) (wait *SendError, err error) {
+	wait, err = s.pacedAs(ctx, chatID, paid, func() error { return call(text, models.ParseModeHTML) })
 	if wait != nil || !refusedForEntities(err) {
 		return wait, err
 	}
@@ -34,10 +34,16 @@ func (s *Sender) htmlOrPlain(ctx context.Context, chatID int64, text string, cal
 	if _, ok := ctx.Value(turnKey{}).(Turn); ok {
 		// The refused call posted nothing: the plain one takes its turn
 		// (a second turn would come only after the chat's interval, and
-		// the chain would start over with the refused text).
+		// the chain would start over with the refused text), but a slot
+		// of the bot's budget of its own: Telegram counts every call.
+		if slot, ok := ctx.Value(slotKey{}).(Slot); ok {
+			if err := slot(ctx); err != nil {
+				return &SendError{Outcome: Transient, Description: "waiting for a Telegram send slot: " + err.Error()}, nil
+			}
+		}
 		return nil, call(message.Plain(text), "")
 	}
-	return s.paced(ctx, chatID, func() error { return call(message.Plain(text), "") })
+	return s.pacedAs(ctx, chatID, paid, func() error { return call(message.Plain(text), "") })
 }
 
 // RefusedForEntities is refusedForEntities for the command bot's replies,

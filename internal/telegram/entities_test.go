@@ -46,3 +46,36 @@ func TestRefusedEntitiesFallBackToPlainText(t *testing.T) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// Within a chat's turn (one call per Send), the plain-text retry of a
+// message refused for its entities is a second Bot API call: it takes a
+// slot of the bot's budget of its own (WithSlot) before it is made, and
+// no second turn. Before, it was made at once, outside the budget.
+func TestPlainTextRetryTakesItsOwnSlot(t *testing.T) {
+	tg := fakes.NewTelegram(token)
+	defer tg.Close()
+	s, err := telegram.NewSender(tg.URL(), token, 2*time.Second)
+	require.NoError(t, err)
+	turns, slots := 0, 0
+	ctx := telegram.WithTurn(context.Background(), func(context.Context) (func(time.Time), time.Time, error) {
+		turns++
+		return func(time.Time) {}, time.Time{}, nil
+	})
+	ctx = telegram.WithSlot(ctx, func(context.Context) error {
+		slots++
+		require.Equal(t, 1, tg.RefusedEntities(), "the slot is taken after the refusal, before the plain call")
+		require.Empty(t, tg.MessagesTo(6, 0))
+		return nil
+	})
+	far := time.Now().AddDate(4, 0, 0).Unix()
+	_, err = s.SendMessage(ctx, 6, 0, `<tg-time unix="`+itoa(far)+`" format="wdt">2030-12-01</tg-time>`, telegram.SendOptions{})
+	require.NoError(t, err)
+	require.Len(t, tg.MessagesTo(6, 0), 1, "sent as plain text")
+	require.Equal(t, 1, turns, "one chat's turn for both calls")
+	require.Equal(t, 1, slots, "the plain call's own slot")
+
+	// A well-formed message takes no extra slot.
+	_, err = s.SendMessage(ctx, 7, 0, "<b>fine</b>", telegram.SendOptions{})
+	require.NoError(t, err)
+	require.Equal(t, 1, slots)
+}

@@ -108,6 +108,11 @@ type Sender struct {
 	token string
 	pace  *pacer
 	rate  float64
+	// paid: notices go out as paid broadcasts (PaidBroadcast); free
+	// spaces the calls that cannot be paid (edits, pins) within
+	// Telegram's free rate meanwhile.
+	paid bool
+	free *spacer
 }
 
 // Option configures a Sender.
@@ -118,6 +123,18 @@ type Option func(*Sender)
 // perSecond across every chat, evenly spaced; 0 leaves them unlimited
 // (but for the one-a-second spacing per chat).
 func CallsPerSecond(perSecond float64) Option { return func(s *Sender) { s.rate = perSecond } }
+
+// PaidBroadcast sends every message with allow_paid_broadcast
+// (TELEGRAM_PAID_BROADCAST): Telegram then lets the bot send up to 1000 a
+// second, for a fee in Stars per message above the free 30. Only
+// sendMessage takes the parameter: edits, pins and unpins stay within the
+// free rate, spaced by this process at FreeCallsPerSecond. The worker's
+// sender sends notices only; the command bot's replies never go paid.
+func PaidBroadcast(on bool) Option { return func(s *Sender) { s.paid = on } }
+
+// FreeCallsPerSecond is this process's pace for the calls a paid broadcast
+// does not cover (edits, pins): below Telegram's free 30 a second.
+const FreeCallsPerSecond = 25
 
 // NewSender builds a sender for {apiURL}/bot{token}/{method}.
 func NewSender(apiURL, token string, timeout time.Duration, opts ...Option) (*Sender, error) {
@@ -131,6 +148,9 @@ func NewSender(apiURL, token string, timeout time.Duration, opts ...Option) (*Se
 		o(s)
 	}
 	s.pace = newPacer(time.Second, s.rate)
+	if s.paid {
+		s.free = newSpacer(time.Duration(float64(time.Second) / FreeCallsPerSecond))
+	}
 	return s, nil
 }
 
@@ -138,6 +158,18 @@ func NewSender(apiURL, token string, timeout time.Duration, opts ...Option) (*Se
 // its error. A wait cut short by ctx makes no call: wait is then a
 // Transient *SendError, for the caller to return as it is.
 func (s *Sender) paced(ctx context.Context, chatID int64, call func() error) (wait *SendError, err error) {
+	return s.pacedAs(ctx, chatID, true, call)
+}
+
+// pacedAs is paced for a call that a paid broadcast covers (paid: a
+// sendMessage) or not (an edit, a pin), which then also waits for this
+// process's free pace.
+func (s *Sender) pacedAs(ctx context.Context, chatID int64, paid bool, call func() error) (wait *SendError, err error) {
+	if !paid && s.free != nil {
+		if err := s.free.wait(ctx); err != nil {
+			return &SendError{Outcome: Transient, Description: "waiting for a Telegram send slot: " + err.Error()}, nil
+		}
+	}
 	if turn, ok := ctx.Value(turnKey{}).(Turn); ok {
 		return s.inTurn(ctx, turn, call)
 	}
@@ -180,12 +212,13 @@ func (s *Sender) SendMessage(ctx context.Context, chatID int64, threadID int, te
 		ParseMode:           models.ParseModeHTML,
 		LinkPreviewOptions:  &models.LinkPreviewOptions{IsDisabled: &disabled},
 		DisableNotification: opts.Silent,
+		AllowPaidBroadcast:  s.paid,
 	}
 	if opts.ReplyTo != 0 {
 		params.ReplyParameters = &models.ReplyParameters{MessageID: opts.ReplyTo, AllowSendingWithoutReply: true}
 	}
 	var msg *models.Message
-	wait, err := s.htmlOrPlain(ctx, chatID, text, func(text string, mode models.ParseMode) (err error) {
+	wait, err := s.htmlOrPlain(ctx, chatID, text, true, func(text string, mode models.ParseMode) (err error) {
 		params.Text, params.ParseMode = text, mode
 		msg, err = s.bot.SendMessage(ctx, params)
 		return err

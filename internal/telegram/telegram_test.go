@@ -88,3 +88,27 @@ func TestRedact(t *testing.T) {
 	require.Equal(t, "Post https://x/bot<redacted>/sendMessage", telegram.Redact("Post https://x/bot"+token+"/sendMessage", token))
 	require.Equal(t, "tail <redacted>", telegram.Redact("tail SECRETsecretSECRETsecret", token))
 }
+
+// TELEGRAM_PAID_BROADCAST: messages go with allow_paid_broadcast, edits
+// (which take no such parameter) as before; without it nothing is paid.
+func TestPaidBroadcastMarksMessagesOnly(t *testing.T) {
+	tg := fakes.NewTelegram(token)
+	defer tg.Close()
+	tg.RealLimits()
+	ctx := context.Background()
+	for _, paid := range []bool{false, true} {
+		chat := int64(500)
+		if paid {
+			chat = 501
+		}
+		s, err := telegram.NewSender(tg.URL(), token, 2*time.Second, telegram.CallsPerSecond(1000), telegram.PaidBroadcast(paid))
+		require.NoError(t, err)
+		id, err := s.SendMessage(ctx, chat, 0, "<b>x</b>", telegram.SendOptions{})
+		require.NoError(t, err)
+		ms := tg.MessagesTo(chat, 0)
+		require.Len(t, ms, 1)
+		require.Equal(t, paid, ms[0].Paid, "paid broadcast %v", paid)
+		time.Sleep(1100 * time.Millisecond) // the chat's second
+		require.NoError(t, s.Edit(ctx, chat, id, "<b>y</b>"))
+	}
+}

@@ -25,6 +25,18 @@ type Turn func(ctx context.Context) (confirm func(started time.Time), retryAt ti
 
 type turnKey struct{}
 
+// Slot takes, for a further call within a turn (the plain text after
+// HTML refused for its entities), its slot of the bot's budget and waits
+// until it starts: every Bot API call takes one.
+type Slot func(ctx context.Context) error
+
+type slotKey struct{}
+
+// WithSlot makes a further call within a ctx's turn take its slot first.
+func WithSlot(ctx context.Context, slot Slot) context.Context {
+	return context.WithValue(ctx, slotKey{}, slot)
+}
+
 // WithTurn makes the calls made with ctx take their chat's turn first,
 // instead of waiting for this process's pacing (which would wait inside
 // the caller's time-out): a call whose turn has not come fails NotYet.
