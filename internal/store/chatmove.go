@@ -176,6 +176,12 @@ func (s *Store) MovedInto(ctx context.Context, chatID int64) (bool, error) {
 	if err != nil || m != nil {
 		return m != nil, err
 	}
+	// MigrateChatAt inserts the supergroup's subscription before it
+	// records the move: in between, the subscription says so itself.
+	sub, err := findOne[Subscriber](ctx, s.subs(), "read moves into a chat", bson.D{{Key: "_id", Value: key}, {Key: "migrated_from", Value: bson.D{{Key: "$exists", Value: true}}}})
+	if err != nil || sub != nil {
+		return sub != nil, err
+	}
 	k, err := findOne[Kept](ctx, s.kept(), "read moves into a chat", bson.D{{Key: "chat_id", Value: chatID}, {Key: "migrated_from", Value: bson.D{{Key: "$exists", Value: true}}}})
 	return k != nil, err
 }
