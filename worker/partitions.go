@@ -10,14 +10,35 @@ import (
 	taskqueuepb "go.temporal.io/api/taskqueue/v1"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
 )
 
-// The server enforces TaskQueueActivitiesPerSecond per partition of the
-// send queue: with the default four, each gets a quarter of
-// TELEGRAM_RATE_LIMIT (docs/deploy.md). deploy/temporal/dynamicconfig.yaml
-// gives the queue one partition, by name, so a changed TEMPORAL_TASK_QUEUE
-// (or a server without that file) quietly brings the four back.
-//
+// The cluster's Bot API budget is the send budget leased from MongoDB
+// (store.SendBudget): it holds TELEGRAM_RATE_LIMIT whatever the send
+// queue's partitions. The queue's own limit only keeps the workers from
+// taking many more sends than the budget serves. The server divides
+// TaskQueueActivitiesPerSecond among the queue's read partitions (four by
+// default, as on Temporal Cloud, where dynamic config is not the user's),
+// and at a fan-out's tail the sends may all sit in one of them: so the
+// queue's limit is the rate times that default, and any one partition
+// alone still feeds the whole rate. One partition
+// (deploy/temporal/dynamicconfig.yaml) only spares the empty polls.
+const defaultPartitions = 4
+
+// sendWorkerOptions are the send queue worker's: the queue's limit above,
+// and this worker's sends spaced evenly at the rate (a bucket of one), so
+// that it does not take a second's sends at once and leave them waiting
+// for slots.
+func sendWorkerOptions(rate float64) worker.Options {
+	return worker.Options{
+		TaskQueueActivitiesPerSecond:       rate * defaultPartitions,
+		WorkerActivitiesPerSecond:          rate,
+		MaxConcurrentActivityExecutionSize: 200,
+		MaxConcurrentActivityTaskPollers:   2 * defaultPartitions,
+		WorkerStopTimeout:                  DrainTimeout,
+	}
+}
+
 // No public API tells a partition count, but the server spreads polls
 // over every read partition: pollers seen on a partition other than the
 // root mean there is more than one. A long poll waits up to a minute, so
@@ -55,10 +76,11 @@ func HasMorePartitions(ctx context.Context, c client.Client, namespace, sendQueu
 	return false, nil
 }
 
-// watchPartitions warns, once per change, while the send queue has more
-// than one partition; the first check's all-clear is logged too.
-func watchPartitions(ctx context.Context, c client.Client, namespace, sendQueue string, rateLimit float64, log *slog.Logger) {
-	warned := false
+// watchPartitions says, once per change, how many partitions the send
+// queue has: for an operator reading the log, not a fault (the budget
+// holds either way).
+func watchPartitions(ctx context.Context, c client.Client, namespace, sendQueue string, log *slog.Logger) {
+	said, many := false, false
 	for i := 0; ; i++ {
 		wait := partitionCheckEvery
 		if i < len(partitionChecks) {
@@ -70,21 +92,21 @@ func watchPartitions(ctx context.Context, c client.Client, namespace, sendQueue 
 		case <-time.After(wait):
 		}
 		cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		many, err := HasMorePartitions(cctx, c, namespace, sendQueue)
+		more, err := HasMorePartitions(cctx, c, namespace, sendQueue)
 		cancel()
 		switch {
 		case err != nil:
 			log.Info("send queue partitions: describe failed", "task_queue", sendQueue, "error", err)
-		case many && !warned:
-			log.Warn("the send queue has more than one partition: the server divides TELEGRAM_RATE_LIMIT among them, "+
-				"so sends crawl at the tail of a fan-out and burst above the limit. Give it one partition: "+
-				"matching.numTaskqueueReadPartitions and matching.numTaskqueueWritePartitions = 1 for this task queue "+
-				"(deploy/temporal/dynamicconfig.yaml names it; it must match TEMPORAL_TASK_QUEUE + \"-telegram\")",
-				"task_queue", sendQueue, "telegram_rate_limit", rateLimit)
-			warned = true
-		case !many && (warned || i == 0):
-			log.Info("the send queue has one partition: TELEGRAM_RATE_LIMIT holds exactly", "task_queue", sendQueue)
-			warned = false
+		case said && more == many:
+		case more:
+			log.Info("the send queue has more than one partition (the server's default, as on Temporal Cloud): "+
+				"the send budget in MongoDB holds TELEGRAM_RATE_LIMIT all the same, and each partition may feed the whole rate",
+				"task_queue", sendQueue)
+		default:
+			log.Info("the send queue has one partition", "task_queue", sendQueue)
+		}
+		if err == nil {
+			said, many = true, more
 		}
 	}
 }

@@ -134,18 +134,7 @@ func Run(ctx context.Context, cfg *config.Config, c client.Client, st *store.Sto
 	pipeline.RegisterWorkflow(workflows.SummaryWorkflow)
 	pipeline.RegisterWorkflow(workflows.PageNoticeWorkflow)
 	pipeline.RegisterActivity(acts)
-	// The server enforces TaskQueueActivitiesPerSecond across every worker
-	// polling this queue (of one partition: watchPartitions): one Bot API
-	// call per Send, Telegram's global limit holds however many run.
-	// Its token bucket lets bursts through, though (up to ~1.4x the rate in
-	// one second); WorkerActivitiesPerSecond spaces this worker's sends
-	// evenly (a bucket of one), so a single worker never bursts.
-	sends := worker.New(c, workflows.SendTaskQueue(cfg.TemporalTaskQueue), worker.Options{
-		TaskQueueActivitiesPerSecond:       cfg.TelegramRateLimit,
-		WorkerActivitiesPerSecond:          cfg.TelegramRateLimit,
-		MaxConcurrentActivityExecutionSize: 200,
-		WorkerStopTimeout:                  DrainTimeout,
-	})
+	sends := worker.New(c, workflows.SendTaskQueue(cfg.TemporalTaskQueue), sendWorkerOptions(cfg.TelegramRateLimit))
 	sends.RegisterActivity(acts)
 
 	// Stopped in reverse order: the sends drain first (each finishes and
@@ -168,7 +157,7 @@ func Run(ctx context.Context, cfg *config.Config, c client.Client, st *store.Sto
 	if err := StartPageNotices(ctx, c, st, cfg.TemporalTaskQueue); err != nil {
 		return err
 	}
-	go watchPartitions(ctx, c, cfg.TemporalNamespace, workflows.SendTaskQueue(cfg.TemporalTaskQueue), cfg.TelegramRateLimit, log)
+	go watchPartitions(ctx, c, cfg.TemporalNamespace, workflows.SendTaskQueue(cfg.TemporalTaskQueue), log)
 	names := make([]string, len(cfg.Pages))
 	for i, p := range cfg.Pages {
 		names[i] = p.Name

@@ -149,6 +149,9 @@ type OwnTemporal struct {
 	bin       string
 	dbFile    string
 	extra     []string
+	// partitions: the server's default task-queue partitions (four), not
+	// SinglePartition.
+	partitions bool
 
 	mu  sync.Mutex
 	srv *testsuite.DevServer
@@ -163,6 +166,21 @@ func StartOwnTemporal(t testing.TB, extraArgs ...string) *OwnTemporal {
 		t.Skipf("Temporal CLI not found at %s: run `make tools` (or set TEMPORAL_BIN) to run this test", bin)
 	}
 	o := &OwnTemporal{Addr: FreeAddr(t), Namespace: "faults", bin: bin, dbFile: filepath.Join(t.TempDir(), "temporal.db"), extra: extraArgs}
+	o.Start(t)
+	t.Cleanup(func() { o.Stop(t) })
+	return o
+}
+
+// StartOwnTemporalAtDefaults is StartOwnTemporal with the server's default
+// task-queue partitions (four), as a Temporal server nobody configured for
+// the bot has, Temporal Cloud among them.
+func StartOwnTemporalAtDefaults(t testing.TB) *OwnTemporal {
+	t.Helper()
+	bin, ok := Binary("temporal", "TEMPORAL_BIN")
+	if !ok {
+		t.Skipf("Temporal CLI not found at %s: run `make tools` (or set TEMPORAL_BIN) to run this test", bin)
+	}
+	o := &OwnTemporal{Addr: FreeAddr(t), Namespace: "faults", bin: bin, dbFile: filepath.Join(t.TempDir(), "temporal.db"), partitions: true}
 	o.Start(t)
 	t.Cleanup(func() { o.Stop(t) })
 	return o
@@ -183,7 +201,7 @@ func (o *OwnTemporal) Start(t testing.TB) {
 		ClientOptions: &client.Options{HostPort: o.Addr, Namespace: o.Namespace},
 		DBFilename:    o.dbFile,
 		LogLevel:      "error",
-		ExtraArgs:     append(append([]string{"--dynamic-config-value", "frontend.enableUpdateWorkflowExecution=true"}, SinglePartition...), o.extra...),
+		ExtraArgs:     o.args(),
 		Stdout:        io.Discard,
 		Stderr:        io.Discard,
 	})
@@ -191,6 +209,14 @@ func (o *OwnTemporal) Start(t testing.TB) {
 		t.Fatalf("start own Temporal dev server on %s: %v", o.Addr, err)
 	}
 	o.srv = srv
+}
+
+func (o *OwnTemporal) args() []string {
+	args := []string{"--dynamic-config-value", "frontend.enableUpdateWorkflowExecution=true"}
+	if !o.partitions {
+		args = append(args, SinglePartition...)
+	}
+	return append(args, o.extra...)
 }
 
 // Stop stops the dev server (SIGINT, as a restart would) and waits.
