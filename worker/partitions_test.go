@@ -9,8 +9,8 @@ import (
 
 	"github.com/openai-status-bot/statusbot/internal/store"
 	"github.com/openai-status-bot/statusbot/internal/testenv"
-	"github.com/openai-status-bot/statusbot/workflows"
 	"github.com/openai-status-bot/statusbot/worker"
+	"github.com/openai-status-bot/statusbot/workflows"
 )
 
 // Issue 29 item 7: a Temporal server nobody configured for the bot (four
