@@ -211,30 +211,34 @@ func (s *Store) WaitingBehind(ctx context.Context, chatID int64, ticket string, 
 	return out, nil
 }
 
-// newestChat reads the chat's versions after from (or from version 1 when
-// it is gone).
-func (s *Store) newestChat(ctx context.Context, chatID int64, from chatState) (chatState, error) {
-	col := s.db.Collection(colChatCalls)
-	if from.V > 0 {
-		err := col.FindOne(ctx, bson.D{{Key: "_id", Value: from.ID}}).Decode(&from)
-		if errors.Is(err, mongo.ErrNoDocuments) {
-			from = chatState{Chat: chatID}
-		} else if err != nil {
-			return from, fmt.Errorf("read the turns of a chat: %w", err)
-		}
+// newestChat reads the chat's newest version (from, a version known, is
+// no longer taken for it).
+func (s *Store) newestChat(ctx context.Context, chatID int64, _ chatState) (chatState, error) {
+	st, err := s.newestVersion(ctx, chatID)
+	if err == nil {
+		s.chats.remember(st)
 	}
-	for {
-		var next chatState
-		err := col.FindOne(ctx, bson.D{{Key: "_id", Value: chatVersionID(chatID, from.V+1)}}).Decode(&next)
-		if errors.Is(err, mongo.ErrNoDocuments) {
-			s.chats.remember(from)
-			return from, nil
-		}
-		if err != nil {
-			return from, fmt.Errorf("read the turns of a chat: %w", err)
-		}
-		from = next
+	return st, err
+}
+
+// newestVersion reads the chat's newest version in one round trip (by the
+// chat and v index; version 0, none, when the chat has no versions). A
+// process that knows nothing of a chat, or knew a version minutes old,
+// once walked the versions one by one: over a hundred reads for a group
+// never quiet for hours.
+func (s *Store) newestVersion(ctx context.Context, chatID int64) (chatState, error) {
+	prefix := strconv.FormatInt(chatID, 10)
+	var st chatState
+	err := s.db.Collection(colChatCalls).FindOne(ctx,
+		bson.D{{Key: "chat", Value: chatID}, {Key: "_id", Value: bson.D{{Key: "$gt", Value: prefix + "#"}, {Key: "$lt", Value: prefix + "$"}}}},
+		options.FindOne().SetSort(bson.D{{Key: "v", Value: -1}})).Decode(&st)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return chatState{Chat: chatID}, nil
 	}
+	if err != nil {
+		return chatState{Chat: chatID}, fmt.Errorf("read the turns of a chat: %w", err)
+	}
+	return st, nil
 }
 
 // FoldTurns marks the waiting turns of tickets as told by a call made:
@@ -273,28 +277,16 @@ func (s *Store) DropTurn(ctx context.Context, chatID int64, ticket string) error
 func (s *Store) changeChat(ctx context.Context, chatID int64, now time.Time, change func([]chatTurn) ([]chatTurn, bool)) error {
 	col := s.db.Collection(colChatCalls)
 	cur, known := s.chats.recall(chatID, now)
-	if !known {
-		// Remembered from minutes ago: still there, or the chat's versions
-		// were pruned since (it starts again at version 1).
-		err := col.FindOne(ctx, bson.D{{Key: "_id", Value: cur.ID}}).Decode(&cur)
-		if errors.Is(err, mongo.ErrNoDocuments) {
-			cur = chatState{Chat: chatID}
-		} else if err != nil {
-			return fmt.Errorf("read the turns of a chat: %w", err)
-		}
-	}
 	for lost := 0; lost < claimAttempts; {
 		if !known {
-			// Versions after the one known.
-			var next chatState
-			err := col.FindOne(ctx, bson.D{{Key: "_id", Value: chatVersionID(chatID, cur.V+1)}}).Decode(&next)
-			if err == nil {
-				cur = next
-				continue
+			// Remembered from minutes ago, or another process wrote the
+			// next version first: the newest, in one read (none when the
+			// chat's versions were pruned: it starts again at version 1).
+			var err error
+			if cur, err = s.newestVersion(ctx, chatID); err != nil {
+				return err
 			}
-			if !errors.Is(err, mongo.ErrNoDocuments) {
-				return fmt.Errorf("read the turns of a chat: %w", err)
-			}
+			known = true
 		}
 		turns, write := change(slices.Clone(cur.Turns))
 		if !write {
@@ -370,17 +362,15 @@ func (s *Store) pruneChatsEvery(now time.Time) {
 }
 
 // pruneChats deletes the versions of every chat whose newest version is
-// ChatCallsQuiet old and has no turn waiting past now (one read of the
-// collection, which holds the chats of the last minutes, and one delete).
+// ChatCallsQuiet old and has no turn waiting past now. It reads no more
+// than it may delete (once it read the whole collection, every 30 s in
+// every process): the versions older than that (by the at index), then,
+// of their chats, the versions since (by the chat and v index), and
+// deletes the chats that have none and no turn waiting.
 func (s *Store) pruneChats(ctx context.Context, now time.Time) (int64, error) {
-	col := s.db.Collection(colChatCalls)
-	cur, err := col.Find(ctx, bson.D{})
+	docs, err := s.chatPruneCandidates(ctx, now)
 	if err != nil {
-		return 0, fmt.Errorf("mongodb: read the chats' turns: %w", err)
-	}
-	var docs []chatState
-	if err := cur.All(ctx, &docs); err != nil {
-		return 0, fmt.Errorf("mongodb: read the chats' turns: %w", err)
+		return 0, err
 	}
 	ids := quietChats(docs, now)
 	if len(ids) == 0 {
@@ -395,11 +385,37 @@ func (s *Store) pruneChats(ctx context.Context, now time.Time) (int64, error) {
 	for i, id := range ids {
 		models[i] = mongo.NewDeleteOneModel().SetFilter(bson.D{{Key: "_id", Value: id}})
 	}
-	res, err := col.BulkWrite(ctx, models, options.BulkWrite().SetOrdered(false))
+	res, err := s.db.Collection(colChatCalls).BulkWrite(ctx, models, options.BulkWrite().SetOrdered(false))
 	if err != nil {
 		return 0, fmt.Errorf("mongodb: prune the chats' turns: %w", err)
 	}
 	return res.DeletedCount, nil
+}
+
+// chatPruneCandidates reads the versions ChatCallsQuiet old, and of their
+// chats the versions since (_id, chat, v and at only).
+func (s *Store) chatPruneCandidates(ctx context.Context, now time.Time) ([]chatState, error) {
+	col := s.db.Collection(colChatCalls)
+	cut := now.Add(-ChatCallsQuiet)
+	old, err := findAll[chatState](ctx, col, "read the chats' turns", bson.D{{Key: "at", Value: bson.D{{Key: "$lte", Value: cut}}}})
+	if err != nil || len(old) == 0 {
+		return nil, err
+	}
+	seen := map[int64]bool{}
+	chats := make([]int64, 0, len(old))
+	for _, d := range old {
+		if strings.Contains(d.ID, "#") && !seen[d.Chat] {
+			seen[d.Chat] = true
+			chats = append(chats, d.Chat)
+		}
+	}
+	if len(chats) == 0 {
+		return old, nil
+	}
+	recent, err := findAll[chatState](ctx, col, "read the chats' turns",
+		bson.D{{Key: "chat", Value: bson.D{{Key: "$in", Value: chats}}}, {Key: "at", Value: bson.D{{Key: "$gt", Value: cut}}}},
+		options.Find().SetProjection(bson.D{{Key: "_id", Value: 1}, {Key: "chat", Value: 1}, {Key: "v", Value: 1}, {Key: "at", Value: 1}}))
+	return append(old, recent...), err
 }
 
 // quietChats are the IDs of the versions of chats whose newest version is

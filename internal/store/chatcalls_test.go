@@ -383,3 +383,60 @@ func twoProcesses(t *testing.T) (*store.Store, *store.Store, *mongo.Database) {
 	t.Cleanup(func() { _ = b.Close(5 * time.Second) })
 	return a, b, db
 }
+
+// Issue 29 item 2: a process that knows nothing of a chat (after a
+// restart, or once its memory of chats was wiped) claims it in a few round
+// trips, however long the chat's history since it was last quiet. On the
+// old code it read the versions one by one: 123 round trips here, for a chat
+// with a call every 1.1 s for two minutes (a group with one every 2
+// minutes for 4 hours had 123).
+func TestFreshProcessClaimsABusyChatInAFewRoundTrips(t *testing.T) {
+	a, b, _ := twoProcesses(t)
+	ctx := context.Background()
+	const chat = int64(503)
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	for i := range 120 {
+		c, err := a.ClaimCall(ctx, chat, fmt.Sprintf("t%03d", i), telegram.BudgetOf(chat), now.Add(time.Duration(i)*1100*time.Millisecond))
+		require.NoError(t, err)
+		require.True(t, c.OK, "claim %d", i)
+	}
+	last := now.Add(119 * 1100 * time.Millisecond)
+	before := b.RoundTrips()
+	c, err := b.ClaimCall(ctx, chat, "t999", telegram.BudgetOf(chat), last.Add(300*time.Millisecond))
+	require.NoError(t, err)
+	require.False(t, c.OK, "spaced from the other process's last call")
+	require.Equal(t, last.Add(telegram.BudgetOf(chat).Interval), c.RetryAt)
+	require.LessOrEqual(t, b.RoundTrips()-before, int64(3), "round trips of the fresh process's claim")
+	c, err = b.ClaimCall(ctx, chat, "t999", telegram.BudgetOf(chat), c.RetryAt)
+	require.NoError(t, err)
+	require.True(t, c.OK)
+}
+
+// Issue 29 item 2: the prune reads what it may delete, not the collection
+// (once every process read all of chat_calls every 30 s): here 3 old
+// versions of a quiet chat among 60 chats that called a moment ago. On
+// the old code the prune read all 63.
+func TestChatPruneReadsOnlyWhatMayGo(t *testing.T) {
+	st, b, _ := twoProcesses(t) // the busy chats' claims by b: no prune of its own meanwhile
+	ctx := context.Background()
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	const quiet = int64(504)
+	for i := range 3 {
+		c, err := st.ClaimCall(ctx, quiet, fmt.Sprintf("q%d", i), telegram.BudgetOf(quiet), now.Add(time.Duration(i)*2*time.Second))
+		require.NoError(t, err)
+		require.True(t, c.OK)
+	}
+	later := now.Add(store.ChatCallsQuiet + time.Minute)
+	for i := range 60 {
+		chat := int64(10_000 + i)
+		c, err := b.ClaimCall(ctx, chat, "b0", telegram.BudgetOf(chat), later.Add(-10*time.Second))
+		require.NoError(t, err)
+		require.True(t, c.OK)
+	}
+	read, err := store.ChatPruneReadsForTest(ctx, st, later)
+	require.NoError(t, err)
+	require.Equal(t, 3, read, "versions a prune reads")
+	deleted, _, err := st.PruneBatch(ctx, later, 100)
+	require.NoError(t, err)
+	require.Equal(t, int64(3), deleted, "the quiet chat's versions, not the busy ones'")
+}

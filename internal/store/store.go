@@ -180,6 +180,7 @@ func (s *Store) ensureIndexes(ctx context.Context) error {
 		},
 		colChatCalls: {
 			{Keys: bson.D{{Key: "at", Value: 1}}},
+			{Keys: bson.D{{Key: "chat", Value: 1}, {Key: "v", Value: -1}}},
 		},
 		colCallSlots: {
 			{Keys: bson.D{{Key: "at", Value: 1}}},
