@@ -32,13 +32,13 @@ import (
 //   - a process remembers the version it last read or wrote of a chat
 //     (chatMemory) and writes the next one at once: one insert, no read,
 //     unless another process wrote first (a duplicate _id: then it reads
-//     the versions after the one it knew);
+//     the chat's newest version, one find by the chat and v index);
 //   - a chat it knows nothing of is claimed by inserting version 1: a
 //     chat with no recent calls has no versions at all, because
 //   - a chat's versions are deleted together once its newest is
-//     ChatCallsQuiet old (pruneChats, every chatPruneEvery): the
-//     collection holds the chats of the last minutes, not every chat
-//     ever told.
+//     ChatCallsQuiet old (pruneChats, every chatPruneEvery, reading only
+//     the versions that old and their chats' newer ones): the collection
+//     holds the chats of the last minutes, not every chat ever told.
 //
 // Versions of the first design ("<chat>|<v>" and "<chat>|head") are not
 // read; they go with the hourly prune.
