@@ -396,7 +396,7 @@ func (a *Activities) giveSlot(slot store.Slot) {
 
 // waitSlot waits until the call's slot starts; a wait that ends too late
 // for it (a GC pause, a slow store) takes the next slot instead, so calls
-// never bunch (store.MaxLate).
+// never bunch (store.MaxLate), as does a slot a command reply took.
 func (a *Activities) waitSlot(ctx context.Context, slot store.Slot) error {
 	if a.Budget == nil {
 		return nil
@@ -406,11 +406,12 @@ func (a *Activities) waitSlot(ctx context.Context, slot store.Slot) error {
 		if err := sleepUntil(ctx, slot.At); err != nil {
 			return err
 		}
-		if !a.Budget.Late(slot) {
+		if a.Budget.Ready(ctx, slot) {
 			return nil
 		}
-		// The chat's turn is this call's already: wait for a free slot
-		// (the chat's spacing is confirmed from the actual start).
+		// Late, or the slot went to a command reply (they go first). The
+		// chat's turn is this call's already: wait for a free slot (the
+		// chat's spacing is confirmed from the actual start).
 		for {
 			next, ok, retryAt, err := a.Budget.Take(ctx)
 			if err != nil {

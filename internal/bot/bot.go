@@ -33,8 +33,8 @@
 // unfetched; a member flooding a group slows only themselves. When
 // Telegram restarts its update IDs below the watermark (after a week
 // without updates, or for a new token) the bot follows the new IDs.
-// Replies go out at most BOT_REPLY_RATE a second, the bot's share of the
-// token's rate, and within each group's own limits (pace.go), admins'
+// Replies go out at most BOT_REPLY_RATE a second, each in a slot of the
+// cluster's send budget ahead of the notices (sendrate.go), and within each group's own limits (pace.go), admins'
 // replies first. Health fails when getUpdates stops succeeding, or when
 // updates arrive and none is handled for a minute. getUpdates,
 // deleteWebhook, getWebhookInfo and getMe are plain JSON calls (rawAPI:
@@ -102,12 +102,6 @@ type tuning struct {
 	tapAnswerWithin time.Duration // a tap's answer waits this long for its outcome
 	now             func() time.Time
 }
-
-// tokenBudget is the messages per second the worker and the bot may send
-// together on one token: Telegram allows about 30, and the worker's limit
-// (Temporal's task-queue rate limiter) was measured overshooting its rate
-// by up to 4 in a second (internal/bot TestCommandBurstDuringFanOutCausesNo429).
-const tokenBudget = 24
 
 // defaultFlood lets a sender send a few commands in a row, then one every
 // two seconds; a command sooner than that waits for its turn, up to 3 s,

@@ -2,18 +2,17 @@ package bot
 
 import (
 	"context"
+	"log/slog"
 	"sync"
 	"time"
+
+	"github.com/openai-status-bot/statusbot/internal/store"
 )
 
-// sendRate is the bot's share of the token's message rate. Telegram
-// allows a bot about 30 messages a second across every chat; the worker's
-// deliveries take TELEGRAM_RATE_LIMIT of them and the bot's replies at
-// most BOT_REPLY_RATE, so that a burst of commands during a fan-out does
-// not push the token over the limit (and the fan-out into 429s).
-//
-// Replies are spaced one interval apart, in the order asked: no burst, so
-// any one second holds at most about BOT_REPLY_RATE of them.
+// sendRate caps the bot's replies at BOT_REPLY_RATE a second (a flood of
+// commands does not take the notices' whole budget), spaced one interval
+// apart in the order asked. It is a cap, not a share: the replies' slots
+// come from the cluster's budget (replySlots).
 type sendRate struct {
 	interval time.Duration // 0: no limit
 	now      func() time.Time
@@ -52,4 +51,63 @@ func (b *sendRate) reserve() time.Duration {
 	}
 	b.next = slot.Add(b.interval)
 	return slot.Sub(now)
+}
+
+// replySlots: every reply and keyboard edit takes a slot of the cluster's
+// send budget, the one the workers' notices take (store.SendBudget
+// TakeReply), ahead of the notices: no share of TELEGRAM_RATE_LIMIT is
+// kept for replies, and the notices use what the replies leave.
+// BOT_REPLY_RATE (cap) only bounds how fast the bot replies at all.
+type replySlots struct {
+	cap    *sendRate
+	budget *store.SendBudget // nil: no cluster budget (TELEGRAM_RATE_LIMIT 0)
+	log    *slog.Logger
+
+	mu     sync.Mutex
+	warned time.Time
+}
+
+// replySlotWithin bounds the wait for the store's answer: a store in
+// trouble delays no reply by more.
+const replySlotWithin = time.Second
+
+// wait blocks until the next reply may be sent; false if ctx ended first.
+func (r *replySlots) wait(ctx context.Context) bool {
+	if !r.cap.wait(ctx) {
+		return false
+	}
+	if r.budget == nil {
+		return true
+	}
+	for range 3 {
+		tctx, cancel := context.WithTimeout(ctx, replySlotWithin)
+		slot, err := r.budget.TakeReply(tctx)
+		cancel()
+		if err != nil {
+			if ctx.Err() != nil {
+				return false
+			}
+			// The store's trouble is not the reply's: it goes at the
+			// bot's own pace, beside the notices' budget.
+			r.warn(err)
+			return true
+		}
+		if !sleep(ctx, time.Until(slot.At)) {
+			return false
+		}
+		if !r.budget.Late(slot) {
+			return true
+		}
+	}
+	return true
+}
+
+func (r *replySlots) warn(err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if time.Since(r.warned) < time.Minute {
+		return
+	}
+	r.warned = time.Now()
+	r.log.Warn("a reply went without a slot of the send budget (the store did not answer in time)", "err", err)
 }

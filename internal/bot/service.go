@@ -166,10 +166,6 @@ func (s *service) start(ctx context.Context) (started bool, err error) {
 	s.poll.tracker = newTracker(last)
 	s.saver = &persister{st: s.st, tr: s.poll.tracker, log: s.log, saved: last, now: s.tn.now, sig: make(chan struct{}, 1)}
 	s.wire()
-	if sum := s.cfg.TelegramRateLimit + s.cfg.BotReplyRate; sum > tokenBudget && !s.cfg.TelegramPaidBroadcast {
-		s.log.Warn("TELEGRAM_RATE_LIMIT + BOT_REPLY_RATE exceed what one token can send without 429s (about 30 messages a second, less the worker's rate limiter overshoot)",
-			"sum", sum, "recommended_max", tokenBudget)
-	}
 	s.log.Info("command bot started", "username", me.Username, "offset", last+1, "reply_rate", s.cfg.BotReplyRate)
 	return true, nil
 }
@@ -179,7 +175,10 @@ func (s *service) start(ctx context.Context) (started bool, err error) {
 func (s *service) newHandler(me models.User, offer pages.Offer) (*commands.Handler, error) {
 	cfg, tn := s.cfg, s.tn
 	pace := s.pacer
-	rate := newSendRate(cfg.BotReplyRate, tn.now)
+	rate := &replySlots{cap: newSendRate(cfg.BotReplyRate, tn.now), log: s.log}
+	if cfg.TelegramRateLimit > 0 {
+		rate.budget = s.st.NewSendBudget(cfg.TelegramRateLimit, time.Now)
+	}
 	// The workers' budget of each group too (turns.go), where the bot
 	// paces itself.
 	var turns *sharedTurns

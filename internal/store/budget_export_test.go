@@ -19,3 +19,16 @@ func ChatPruneReadsForTest(ctx context.Context, s *Store, now time.Time) (int, e
 	docs, err := s.chatPruneCandidates(ctx, now)
 	return len(docs), err
 }
+
+// SlotNumberForTest is a slot's number in the cluster's grid.
+func SlotNumberForTest(s Slot) int64 { return s.n }
+
+// HeldUntilForTest is the start of the latest slot b holds, zero if none.
+func HeldUntilForTest(b *SendBudget) time.Time {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.free) == 0 {
+		return time.Time{}
+	}
+	return b.slotTime(b.free[len(b.free)-1])
+}

@@ -49,6 +49,8 @@ type SendBudget struct {
 	rtt    time.Duration // of the last lease insert: how far ahead to lease
 	next   int64         // the first lease number not known taken
 	taken  []takenLease  // this process's leases, to delete a minute on
+	gates  map[int64]*leaseGate // by lease number: the replies' claims in it (replyslots.go)
+	reply  int64                // the next slot number a reply tries
 
 	fetch sync.Mutex // one lease in flight per process
 }
@@ -157,6 +159,20 @@ func (b *SendBudget) Late(slot Slot) bool {
 	return b.interval > 0 && b.clock().Sub(slot.At) > MaxLate
 }
 
+// Ready reports whether a call may start now in its slot: not too late
+// for it (Late), and the slot not taken by a command reply, which goes
+// first (replyslots.go; it waits for the lease's check of replies, at
+// most until the slot is late). false: the call takes another slot.
+func (b *SendBudget) Ready(ctx context.Context, slot Slot) bool {
+	if b.interval <= 0 || slot.n == 0 {
+		return true
+	}
+	if b.Late(slot) || !b.waitGate(ctx, slot) {
+		return false
+	}
+	return !b.Late(slot)
+}
+
 // pop takes the first free slot that starts lead from now or later (a
 // little sooner: room for the wait's own lateness); those too soon for it
 // stay for others while they are not past.
@@ -173,6 +189,10 @@ func (b *SendBudget) pop(lead time.Duration) (Slot, bool) {
 		}
 		if at.Before(from) {
 			i++
+			continue
+		}
+		if b.claimedByReply(b.free[i]) {
+			b.free = slices.Delete(b.free, i, i+1)
 			continue
 		}
 		n := b.free[i]
@@ -233,6 +253,7 @@ func (b *SendBudget) leaseMore(ctx context.Context) (far time.Time, err error) {
 		b.next = max(b.next, j+int64(len(docs)))
 		for _, i := range won {
 			l := j + int64(i)
+			b.openGate(l)
 			for n := l * b.lease; n < (l+1)*b.lease; n++ {
 				if n >= first {
 					b.free = append(b.free, n)

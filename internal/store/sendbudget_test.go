@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -141,4 +142,79 @@ func TestSendBudgetRecoversFromASlowLeaseInsert(t *testing.T) {
 		require.True(t, ok, "take %d: no slot, come back in %v", i, time.Until(retryAt))
 		require.Less(t, time.Until(slot.At), 3*time.Second)
 	}
+}
+
+// Issue 29 item 5: the command bot's replies take the cluster's budget,
+// first, with no share kept for them. A worker keeps 25 sends waiting on
+// its budget (it holds slots up to 2 s ahead) while the bot asks for 15
+// reply slots: no slot is called twice, no real second holds more than
+// the rate, and each reply's slot comes before the slots the worker
+// already held when it was asked for (priority). On the old code the
+// bot's replies had no slot at all: BOT_REPLY_RATE went beside
+// TELEGRAM_RATE_LIMIT.
+func TestRepliesGoFirstInTheClustersBudget(t *testing.T) {
+	a, b, _ := twoProcesses(t)
+	ctx := context.Background()
+	const rate = 25
+	worker, bot := a.NewSendBudget(rate, time.Now), b.NewSendBudget(rate, time.Now)
+	var mu sync.Mutex
+	var calls []time.Time
+	used := map[int64]string{}
+	call := func(who string, s store.Slot) {
+		mu.Lock()
+		defer mu.Unlock()
+		n := store.SlotNumberForTest(s)
+		require.Empty(t, used[n], "slot %d called by %s and %s", n, used[n], who)
+		used[n] = who
+		calls = append(calls, time.Now())
+	}
+	stop := time.Now().Add(4 * time.Second)
+	var wg sync.WaitGroup
+	for range 25 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for time.Now().Before(stop) {
+				s, ok, retryAt, err := worker.Take(ctx)
+				require.NoError(t, err)
+				if !ok {
+					time.Sleep(time.Until(retryAt))
+					continue
+				}
+				time.Sleep(time.Until(s.At))
+				if worker.Ready(ctx, s) {
+					call("worker", s)
+				}
+			}
+		}()
+	}
+	time.Sleep(time.Second) // the worker holds its slots ahead
+	ahead, replies := 0, 0
+	for range 15 {
+		asked, held := time.Now(), store.HeldUntilForTest(worker)
+		var s store.Slot
+		for {
+			var err error
+			s, err = bot.TakeReply(ctx)
+			require.NoError(t, err)
+			time.Sleep(time.Until(s.At))
+			if !bot.Late(s) {
+				break
+			}
+		}
+		call("bot", s)
+		replies++
+		if held.Sub(asked) > time.Second {
+			ahead++
+			require.True(t, s.At.Before(held), "the reply's slot (in %v) before the notices' held up to %v ahead", s.At.Sub(asked), held.Sub(asked))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	wg.Wait()
+	mu.Lock()
+	defer mu.Unlock()
+	slices.SortFunc(calls, time.Time.Compare)
+	t.Logf("%d calls, %d of them replies (%d asked while the worker held over a second ahead); busiest second %d", len(calls), replies, ahead, fakesBusiest(calls))
+	require.LessOrEqual(t, fakesBusiest(calls), rate, "calls in any second")
+	require.Positive(t, ahead, "replies asked for while notices were held ahead")
 }
