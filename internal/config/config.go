@@ -53,8 +53,8 @@ type Config struct {
 	// message above the free 30 a second costs Stars), which lets
 	// TELEGRAM_RATE_LIMIT go up to 1000. Command replies are never paid.
 	TelegramPaidBroadcast bool `envconfig:"TELEGRAM_PAID_BROADCAST" default:"false"`
-	// BotReplyRate spaces the command bot's replies; with TELEGRAM_RATE_LIMIT
-	// it shares the token's ~30 msg/s.
+	// BotReplyRate caps the command bot's replies a second; they take
+	// slots of TELEGRAM_RATE_LIMIT's budget, ahead of the notices.
 	BotReplyRate float64 `envconfig:"BOT_REPLY_RATE" default:"4"`
 	HealthAddr   string  `envconfig:"HEALTH_ADDR" default:"127.0.0.1:8080"`
 	// MetricsAddr serves GET /metrics (Prometheus); empty turns it off.
