@@ -435,20 +435,7 @@ func (a *Activities) waitSlot(ctx context.Context, slot store.Slot) error {
 // waits inside its attempt for another.
 const lateRetakeFor = 5 * time.Second
 
-func sleepUntil(ctx context.Context, at time.Time) error {
-	d := time.Until(at)
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
+func sleepUntil(ctx context.Context, at time.Time) error { return telegram.Sleep(ctx, time.Until(at)) }
 
 // fallbackSlot is the slot of a further call within a turn (the plain
 // text after HTML refused for its entities): every Bot API call takes one.

@@ -82,7 +82,11 @@ func (s *spacer) wait(ctx context.Context) error {
 }
 
 // sleep waits d (nothing when d <= 0), or until ctx ends.
-func sleep(ctx context.Context, d time.Duration) error {
+func sleep(ctx context.Context, d time.Duration) error { return Sleep(ctx, d) }
+
+// Sleep waits d (nothing when d <= 0), or until ctx ends: a call's wait
+// for its turn or its slot.
+func Sleep(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return ctx.Err()
 	}

@@ -161,14 +161,7 @@ type OwnTemporal struct {
 // extraArgs go to `temporal server start-dev` (e.g. --dynamic-config-value).
 func StartOwnTemporal(t testing.TB, extraArgs ...string) *OwnTemporal {
 	t.Helper()
-	bin, ok := Binary("temporal", "TEMPORAL_BIN")
-	if !ok {
-		t.Skipf("Temporal CLI not found at %s: run `make tools` (or set TEMPORAL_BIN) to run this test", bin)
-	}
-	o := &OwnTemporal{Addr: FreeAddr(t), Namespace: "faults", bin: bin, dbFile: filepath.Join(t.TempDir(), "temporal.db"), extra: extraArgs}
-	o.Start(t)
-	t.Cleanup(func() { o.Stop(t) })
-	return o
+	return startOwnTemporal(t, false, extraArgs)
 }
 
 // StartOwnTemporalAtDefaults is StartOwnTemporal with the server's default
@@ -176,11 +169,16 @@ func StartOwnTemporal(t testing.TB, extraArgs ...string) *OwnTemporal {
 // the bot has, Temporal Cloud among them.
 func StartOwnTemporalAtDefaults(t testing.TB) *OwnTemporal {
 	t.Helper()
+	return startOwnTemporal(t, true, nil)
+}
+
+func startOwnTemporal(t testing.TB, partitions bool, extraArgs []string) *OwnTemporal {
+	t.Helper()
 	bin, ok := Binary("temporal", "TEMPORAL_BIN")
 	if !ok {
 		t.Skipf("Temporal CLI not found at %s: run `make tools` (or set TEMPORAL_BIN) to run this test", bin)
 	}
-	o := &OwnTemporal{Addr: FreeAddr(t), Namespace: "faults", bin: bin, dbFile: filepath.Join(t.TempDir(), "temporal.db"), partitions: true}
+	o := &OwnTemporal{Addr: FreeAddr(t), Namespace: "faults", bin: bin, dbFile: filepath.Join(t.TempDir(), "temporal.db"), extra: extraArgs, partitions: partitions}
 	o.Start(t)
 	t.Cleanup(func() { o.Stop(t) })
 	return o
