@@ -55,13 +55,8 @@ func pageFates(e event.Event, subs []store.Subscriber, verdicts map[string]notic
 // waited for (a send is never repeated for it).
 const fateWriteTimeout = 2 * time.Second
 
-// noteSent records, after a send, how it went; a failed write is logged.
-func (a *Activities) noteSent(ctx context.Context, eventKey string, r Recipient, severitySilent, quiet bool, as string) {
-	a.noteSentWith(ctx, eventKey, r, severitySilent, quiet, as, "")
-}
-
-// noteSentWith is noteSent for a send that told later steps too (later
-// names them).
+// noteSentWith records, after a send, how it went (later names the later
+// steps it told too); a failed write is logged.
 func (a *Activities) noteSentWith(ctx context.Context, eventKey string, r Recipient, severitySilent, quiet bool, as, later string) {
 	together := a.togetherOf(ctx, eventKey)
 	if later != "" {

@@ -149,9 +149,7 @@ func TestRepointedNameAnnouncesNoHistory(t *testing.T) {
 func hostRewriter(t *testing.T, target string) string {
 	u, err := url.Parse(target)
 	require.NoError(t, err)
-	rp := httputil.NewSingleHostReverseProxy(u)
-	director := rp.Director
-	rp.Director = func(r *http.Request) { director(r); r.Host = u.Host }
+	rp := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) { r.SetURL(u); r.Out.Host = u.Host }}
 	srv := httptest.NewServer(rp)
 	t.Cleanup(srv.Close)
 	return srv.URL

@@ -154,16 +154,11 @@ func NewSender(apiURL, token string, timeout time.Duration, opts ...Option) (*Se
 	return s, nil
 }
 
-// paced runs call when the pacing lets a call to chatID start and returns
-// its error. A wait cut short by ctx makes no call: wait is then a
-// Transient *SendError, for the caller to return as it is.
-func (s *Sender) paced(ctx context.Context, chatID int64, call func() error) (wait *SendError, err error) {
-	return s.pacedAs(ctx, chatID, true, call)
-}
-
-// pacedAs is paced for a call that a paid broadcast covers (paid: a
-// sendMessage) or not (an edit, a pin), which then also waits for this
-// process's free pace.
+// pacedAs runs call when the pacing lets a call to chatID start and
+// returns its error; a call that a paid broadcast does not cover (paid
+// false: an edit, a pin) also waits for this process's free pace. A wait
+// cut short by ctx makes no call: wait is then a Transient *SendError, for
+// the caller to return as it is.
 func (s *Sender) pacedAs(ctx context.Context, chatID int64, paid bool, call func() error) (wait *SendError, err error) {
 	if !paid && s.free != nil {
 		if err := s.free.wait(ctx); err != nil {
