@@ -80,11 +80,19 @@ func HasMorePartitions(ctx context.Context, c client.Client, namespace, sendQueu
 // queue has: for an operator reading the log, not a fault (the budget
 // holds either way).
 func watchPartitions(ctx context.Context, c client.Client, namespace, sendQueue string, log *slog.Logger) {
+	check := func(ctx context.Context) (bool, error) { return HasMorePartitions(ctx, c, namespace, sendQueue) }
+	sayPartitions(ctx, check, partitionChecks, partitionCheckEvery, sendQueue, log)
+}
+
+// sayPartitions runs check after each of waits, then every every, and
+// logs its answer when it is the first or a change. A check that fails
+// (the server restarting) is not an answer: the next one's is said.
+func sayPartitions(ctx context.Context, check func(context.Context) (bool, error), waits []time.Duration, every time.Duration, sendQueue string, log *slog.Logger) {
 	said, many := false, false
 	for i := 0; ; i++ {
-		wait := partitionCheckEvery
-		if i < len(partitionChecks) {
-			wait = partitionChecks[i]
+		wait := every
+		if i < len(waits) {
+			wait = waits[i]
 		}
 		select {
 		case <-ctx.Done():
@@ -92,11 +100,12 @@ func watchPartitions(ctx context.Context, c client.Client, namespace, sendQueue 
 		case <-time.After(wait):
 		}
 		cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		more, err := HasMorePartitions(cctx, c, namespace, sendQueue)
+		more, err := check(cctx)
 		cancel()
 		switch {
 		case err != nil:
 			log.Info("send queue partitions: describe failed", "task_queue", sendQueue, "error", err)
+			continue
 		case said && more == many:
 		case more:
 			log.Info("the send queue has more than one partition (the server's default, as on Temporal Cloud): "+
@@ -105,8 +114,6 @@ func watchPartitions(ctx context.Context, c client.Client, namespace, sendQueue 
 		default:
 			log.Info("the send queue has one partition", "task_queue", sendQueue)
 		}
-		if err == nil {
-			said, many = true, more
-		}
+		said, many = true, more
 	}
 }

@@ -1,7 +1,14 @@
 package worker
 
 import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -20,4 +27,32 @@ func TestSendQueueFeedsTheRateFromAnyOnePartition(t *testing.T) {
 		require.Equal(t, rate, o.WorkerActivitiesPerSecond, "a worker takes its sends evenly, at the rate")
 		require.Equal(t, DrainTimeout, o.WorkerStopTimeout)
 	}
+}
+
+// The worker says how many partitions the send queue has once it knows:
+// a first check that fails (the server restarting, as in an upgrade with
+// the bot running) is not the end of it. On the old code only the first
+// check could say "one partition": after a failed first check nothing
+// was ever said (make test-production timed out waiting for the line).
+func TestPartitionsAreSaidAfterAFailedCheck(t *testing.T) {
+	var buf bytes.Buffer
+	log := slog.New(slog.NewTextHandler(&buf, nil))
+	answers := []error{errors.New("connection refused"), nil, nil}
+	var calls atomic.Int32
+	check := func(context.Context) (bool, error) {
+		n := int(calls.Add(1)) - 1
+		return false, answers[min(n, len(answers)-1)]
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		sayPartitions(ctx, check, []time.Duration{time.Millisecond, time.Millisecond, time.Millisecond}, time.Hour, "q-telegram", log)
+		close(done)
+	}()
+	require.Eventually(t, func() bool { return calls.Load() >= 3 }, 5*time.Second, time.Millisecond)
+	cancel()
+	<-done
+	require.Contains(t, buf.String(), "describe failed")
+	require.Equal(t, 1, strings.Count(buf.String(), "the send queue has one partition"), "said once, after the failed check:\n%s", buf.String())
+	require.NotContains(t, buf.String(), "more than one partition")
 }
