@@ -76,7 +76,9 @@ func benchFanOut(b *testing.B, n int) {
 // TELEGRAM_RATE_LIMIT (default 25) and BENCH_FAKE_LIMITS=off lifts the
 // fake Telegram's limits, so that only the pipeline and the store bound
 // the rate (its ceiling). It reports the rate over each tenth of the
-// messages; TENTH lines on stderr show them as the run goes.
+// messages; TENTH lines on stderr show them as the run goes. BENCH_PAID=on
+// sends with TELEGRAM_PAID_BROADCAST=true against a fake that allows 1000
+// a second with allow_paid_broadcast (and 30 without).
 //
 //	DEVDB_HANDLER=postgresql BENCH_SUBSCRIBERS=100000 go test -count=1 -run '^$' -bench FanOutScale -benchtime 1x -timeout 3h ./worker/
 func BenchmarkFanOutScale(b *testing.B) {
@@ -87,6 +89,10 @@ func BenchmarkFanOutScale(b *testing.B) {
 	s := testenv.NewStack(b, time.Hour)
 	if r := envInt("BENCH_RATE", 0); r > 0 {
 		s.Config.TelegramRateLimit = float64(r)
+	}
+	if os.Getenv("BENCH_PAID") == "on" { // paid broadcasts: the fake lets 1000 a second through with the parameter
+		s.Config.TelegramPaidBroadcast = true
+		s.Telegram.PaidPerSecond = 1000
 	}
 	runFanOut(b, s, n)
 }
