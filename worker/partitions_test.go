@@ -46,7 +46,9 @@ func TestFanOutAtDefaultPartitionsKeepsTheLimit(t *testing.T) {
 	require.Zero(t, lost, "lost")
 	require.Zero(t, dups, "duplicates")
 	require.Zero(t, s.Telegram.TooManyCount(), "429s from Telegram")
-	require.LessOrEqual(t, s.Telegram.BusiestSecond(), 25, "Bot API calls in the busiest second")
+	// The budget spaces the calls' starts; the fake counts arrivals, which a
+	// loaded machine's HTTP jitter can bring one slot closer.
+	require.LessOrEqual(t, s.Telegram.BusiestSecond(), 25+1, "Bot API calls in the busiest second")
 
 	// The server did have more than one partition of the send queue.
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
