@@ -236,6 +236,9 @@ type Progress struct {
 	// SupersededBy took this delivery over; HandedOver is what it got.
 	SupersededBy string                 `json:"superseded_by,omitempty"`
 	HandedOver   *activities.Superseded `json:"handed_over,omitempty"`
+	// Newer is the newer step handed over to this delivery while it sends
+	// (activities/handover.go): its sends from then on tell it too.
+	Newer string `json:"newer,omitempty"`
 }
 
 var a *activities.Activities
@@ -1046,6 +1049,9 @@ func (d *delivery) progress() *Progress {
 		State: st.LastState, Delivered: st.Delivered, AlreadyDelivered: st.AlreadyDelivered,
 		Pending: d.pendingCount(), Removed: st.Removed, Migrated: st.Migrated, Skipped: st.Skipped, Unsubscribed: st.Unsubscribed,
 		Failed: st.FailedCount, FirstPassDone: st.FirstPassDone, Failures: st.Failures, Predecessor: d.e.Predecessor,
+	}
+	if st.Newer != nil {
+		p.Newer = st.Newer.Event
 	}
 	add := func(k string) {
 		if len(p.PendingKeys) < maxPendingShown && !slices.Contains(p.PendingKeys, k) {

@@ -87,6 +87,7 @@ func TestDeliverySendingTakesANewerStepForTheChatsAhead(t *testing.T) {
 	require.NoError(t, newer.rejected)
 	require.Error(t, late.rejected, "the first pass is done: the newer step's delivery reaches the chats itself")
 	require.Empty(t, d.handOvers, "a first step offers nothing: it has no predecessor")
+	require.Equal(t, u3.Event, d.progress(t).Newer, "the result names the step it told with its own")
 }
 
 // A newer step's delivery offers its step, once its message is stored,
