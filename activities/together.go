@@ -89,12 +89,26 @@ func (a *Activities) blockedLater(ctx context.Context, in SendInput, r Recipient
 	return out
 }
 
-// storedEvent is the event of a key as PrepareMessage stored it.
+// storedEvent is the event of a key as PrepareMessage stored it. Kept
+// in memory once read: a delivery stores its event once, before any send
+// that tells it (a take-over changes it before, never after).
 func (a *Activities) storedEvent(ctx context.Context, key string) (*event.Event, error) {
+	a.msgMu.Lock()
+	e, ok := a.events[key]
+	a.msgMu.Unlock()
+	if ok {
+		return &e, nil
+	}
 	n, err := a.Store.Notice(ctx, key)
-	if err != nil {
+	if err != nil || n.Event == nil {
 		return nil, err
 	}
+	a.msgMu.Lock()
+	if a.events == nil || len(a.events) > 256 {
+		a.events = map[string]event.Event{}
+	}
+	a.events[key] = *n.Event
+	a.msgMu.Unlock()
 	return n.Event, nil
 }
 
