@@ -483,9 +483,9 @@ func (d *delivery) offerHandOver(ctx workflow.Context) error {
 	return nil
 }
 
-// handsOver: e's step can be told in an earlier step's message (the
-// updates of an incident or a maintenance; component changes have their
-// bursts).
+// handsOver: e's step can be told in an earlier step's message: an
+// incident's update (component changes have their bursts; maintenance
+// updates and reminders keep their own path).
 func handsOver(e event.Event) bool {
 	return e.Kind == event.KindIncident && e.Reminder == nil && e.OrderKey != "" && e.Seq > 0
 }
