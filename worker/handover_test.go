@@ -67,7 +67,7 @@ func TestStepDuringAPassReachesTheChatsAheadInThatPass(t *testing.T) {
 	})
 	settle(t, s)
 
-	var ahead []chat            // reached by the first pass after the hand-over
+	var ahead []chat           // reached by the first pass after the hand-over
 	var firstPassEnd time.Time // the first step's last message
 	var secondStart time.Time  // the first message of the newest step's own pass
 	middle := 0                // chats told the second step in the first pass, the third after
@@ -175,4 +175,3 @@ func exportHandOver(t *testing.T, s *testenv.Stack) {
 	export(t, s, took, filepath.Join(dir, "delivery_took_hand_over.json"))
 	export(t, s, offered, filepath.Join(dir, "delivery_offered_hand_over.json"))
 }
-
