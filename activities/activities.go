@@ -10,6 +10,7 @@ import (
 
 	"go.temporal.io/sdk/client"
 
+	"github.com/openai-status-bot/statusbot/internal/event"
 	"github.com/openai-status-bot/statusbot/internal/pages"
 	"github.com/openai-status-bot/statusbot/internal/statuspage"
 	"github.com/openai-status-bot/statusbot/internal/store"
@@ -66,6 +67,9 @@ type Activities struct {
 
 	msgMu    sync.Mutex
 	messages map[string]string
+	// events caches stored events by key (storedEvent): a send that tells
+	// several steps reads them all, at every call of its chain.
+	events map[string]event.Event
 }
 
 func (a *Activities) now() time.Time {

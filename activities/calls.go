@@ -114,13 +114,13 @@ func (a *Activities) sendCall(ctx context.Context, in SendInput, r Recipient) (*
 // tells later steps too, the newest with the others named (together.go);
 // rang: r, silent as no news, rings for what it tells together.
 func (a *Activities) sendText(ctx context.Context, in SendInput, r *Recipient) (string, bool, error) {
-	if len(in.Covers) == 0 {
-		text, err := a.noticeIn(ctx, in.EventKey, r.Zone, r.Page)
-		return text, false, err
-	}
 	e, err := a.together(ctx, in)
 	if err != nil {
 		return "", false, err
+	}
+	if e == nil {
+		text, err := a.noticeIn(ctx, in.EventKey, r.Zone, r.Page)
+		return text, false, err
 	}
 	rang := ringsTogether(*r, r.Quiet.Covers(a.now()), e)
 	if rang {

@@ -118,27 +118,49 @@ func (in RecordInput) seq() int {
 
 // recordCovered writes, for each later step a send told too, the chat in
 // its ledger and removes the chat's retry of it; the story's record says
-// the chat was told up to the newest. Idempotent, as the rest.
+// the chat was told up to the newest. Idempotent, as the rest. A round
+// trip per step told and write, not per chat: after a hand-over
+// (handover.go) most sends of a window tell the newer step too.
 func (a *Activities) recordCovered(ctx context.Context, in RecordInput) error {
+	var order []Covered           // the steps, in the order first met
+	subs := map[string][]string{} // step -> chats told it
+	var newestOrder []Covered
+	newestSubs := map[Covered][]string{}
 	for _, c := range in.Covered {
 		newest := Covered{}
 		for _, ev := range c.Events {
-			if err := a.Store.RecordDelivered(ctx, ev.Event, []string{c.Sub}, a.now()); err != nil {
-				return err
+			if _, ok := subs[ev.Event]; !ok {
+				order = append(order, ev)
 			}
-			if _, err := a.Store.DeleteRetries(ctx, ev.Event, []string{c.Sub}); err != nil {
-				return err
-			}
+			subs[ev.Event] = append(subs[ev.Event], c.Sub)
 			if ev.Seq >= newest.Seq {
 				newest = ev
 			}
 		}
-		if in.Step != nil && newest.Event != "" {
-			step := *in.Step
-			step.Event, step.Seq = newest.Event, newest.Seq
-			if err := a.Store.RecordTold(ctx, step, []string{c.Sub}, a.now()); err != nil {
-				return err
-			}
+		if newest.Event == "" {
+			continue
+		}
+		if _, ok := newestSubs[newest]; !ok {
+			newestOrder = append(newestOrder, newest)
+		}
+		newestSubs[newest] = append(newestSubs[newest], c.Sub)
+	}
+	for _, ev := range order {
+		if err := a.Store.RecordDelivered(ctx, ev.Event, subs[ev.Event], a.now()); err != nil {
+			return err
+		}
+		if _, err := a.Store.DeleteRetries(ctx, ev.Event, subs[ev.Event]); err != nil {
+			return err
+		}
+	}
+	if in.Step == nil {
+		return nil
+	}
+	for _, newest := range newestOrder {
+		step := *in.Step
+		step.Event, step.Seq = newest.Event, newest.Seq
+		if err := a.Store.RecordTold(ctx, step, newestSubs[newest], a.now()); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -35,6 +35,10 @@ type Recipient struct {
 	// Page is the event's page's name, shown on its notices and cards,
 	// when the chat follows several pages (pages.Offer.Label); "": none.
 	Page string `json:"page,omitempty"`
+	// Told is the step of the event's folded ones the chat was told last
+	// (an earlier delivery told it, handed over while it sent:
+	// handover.go): the send names only the steps after it. "": none.
+	Told string `json:"told,omitempty"`
 }
 
 // PageInput asks for the next page of recipients of an event.
@@ -100,7 +104,7 @@ func (a *Activities) Recipients(ctx context.Context, in PageInput) (*RecipientPa
 			ready = append(ready, s)
 		}
 	}
-	verdicts, err := a.verdicts(ctx, in.Event, ready)
+	verdicts, told, err := a.verdicts(ctx, in.Event, ready)
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +113,9 @@ func (a *Activities) Recipients(ctx context.Context, in PageInput) (*RecipientPa
 	}
 	for _, s := range ready {
 		if v := verdicts[s.Key]; v.Send {
-			out.Recipients = append(out.Recipients, a.recipientOf(in.Event, s, v))
+			r := a.recipientOf(in.Event, s, v)
+			r.Told = toldFolded(in.Event, told[s.Key])
+			out.Recipients = append(out.Recipients, r)
 		}
 	}
 	return out, a.withCards(ctx, in.Event, out.Recipients)
@@ -164,27 +170,36 @@ func (a *Activities) pageCandidates(ctx context.Context, in PageInput, subs []st
 // verdicts applies each chat's choices and what it was told of the story
 // to the event (notice.Decide): one round trip for the records, and one
 // into the ledger for stories that began before records were kept.
-func (a *Activities) verdicts(ctx context.Context, e event.Event, subs []store.Subscriber) (map[string]notice.Verdict, error) {
+// told is what they were told of the story.
+func (a *Activities) verdicts(ctx context.Context, e event.Event, subs []store.Subscriber) (map[string]notice.Verdict, map[string]store.Told, error) {
 	out := map[string]notice.Verdict{}
-	if len(subs) == 0 {
-		return out, nil
-	}
 	told := map[string]store.Told{}
+	if len(subs) == 0 {
+		return out, told, nil
+	}
 	var err error
 	if e.Reminder == nil {
 		if told, err = a.Store.ToldOf(ctx, e.OrderKey, subKeys(subs)); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	heard, err := a.heardBeforeRecords(ctx, e, subs, told)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, s := range subs {
 		rec, ok := told[s.Key]
 		out[s.Key] = notice.Decide(s, e, (ok && rec.Open) || heard[s.Key])
 	}
-	return out, nil
+	return out, told, nil
+}
+
+// toldFolded is the chat's last step told when e folds it (Recipient.Told).
+func toldFolded(e event.Event, t store.Told) string {
+	if e.Folds(t.LastEvent) {
+		return t.LastEvent
+	}
+	return ""
 }
 
 // heardBeforeRecords covers stories whose previous step was handed over

@@ -44,6 +44,11 @@ type SendInput struct {
 	// versionFoldLater.
 	FoldLater bool      `json:"fold_later,omitempty"`
 	Covers    []Covered `json:"covers,omitempty"`
+	// Newer is the newest step of the story handed over to this delivery
+	// while it sends (handover.go): the first call tells it too, so the
+	// chats this pass has not reached get the newest state in it. Unset in
+	// deliveries from before versionHandOver.
+	Newer *Covered `json:"newer,omitempty"`
 }
 
 // SendResult says what happened; failures that need a retry are errors.
@@ -122,7 +127,7 @@ func (a *Activities) sendStep(ctx context.Context, in SendInput) (*SendResult, e
 		a.noteFailed(ctx, in.EventKey, r, err)
 	case err == nil && res.Next == nil && res.As != "":
 		a.noteSentWith(ctx, in.EventKey, r, severitySilent && !res.Rang, quiet, res.As, laterLine(ctx, a, res.Covers))
-		a.noteTogether(ctx, res.Covers, r)
+		a.noteTogether(ctx, res.Covers, in.Newer, r)
 	}
 	return res, err
 }

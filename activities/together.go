@@ -1,7 +1,9 @@
 package activities
 
 import (
+	"cmp"
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -47,6 +49,27 @@ func (a *Activities) laterSteps(ctx context.Context, in SendInput, r Recipient) 
 	if !in.FoldLater || in.Step != nil || !keyIs(in.EventKey, event.KindIncident) {
 		return nil
 	}
+	return withNewer(a.blockedLater(ctx, in, r), in.Newer)
+}
+
+// withNewer adds the step handed over to the delivery (handover.go) to
+// the blocked later steps, in the order of the story, once.
+func withNewer(later []Covered, newer *Covered) []Covered {
+	if newer == nil || newer.Event == "" {
+		return later
+	}
+	for _, l := range later {
+		if l.Event == newer.Event {
+			return later
+		}
+	}
+	out := append(append([]Covered{}, later...), *newer)
+	slices.SortStableFunc(out, func(x, y Covered) int { return cmp.Compare(x.Seq, y.Seq) })
+	return out
+}
+
+// blockedLater are the later steps blocked behind in's step for the chat.
+func (a *Activities) blockedLater(ctx context.Context, in SendInput, r Recipient) []Covered {
 	e, err := a.storedEvent(ctx, in.EventKey)
 	if err != nil || e == nil || e.Seq == 0 || e.Reminder != nil {
 		return nil
@@ -66,12 +89,26 @@ func (a *Activities) laterSteps(ctx context.Context, in SendInput, r Recipient) 
 	return out
 }
 
-// storedEvent is the event of a key as PrepareMessage stored it.
+// storedEvent is the event of a key as PrepareMessage stored it. Kept
+// in memory once read: a delivery stores its event once, before any send
+// that tells it (a take-over changes it before, never after).
 func (a *Activities) storedEvent(ctx context.Context, key string) (*event.Event, error) {
+	a.msgMu.Lock()
+	e, ok := a.events[key]
+	a.msgMu.Unlock()
+	if ok {
+		return &e, nil
+	}
 	n, err := a.Store.Notice(ctx, key)
-	if err != nil {
+	if err != nil || n.Event == nil {
 		return nil, err
 	}
+	a.msgMu.Lock()
+	if a.events == nil || len(a.events) > 256 {
+		a.events = map[string]event.Event{}
+	}
+	a.events[key] = *n.Event
+	a.msgMu.Unlock()
 	return n.Event, nil
 }
 
@@ -88,7 +125,7 @@ func tellKey(in SendInput) string {
 // earlier newest first; nil when in tells only its own step.
 func (a *Activities) together(ctx context.Context, in SendInput) (*event.Event, error) {
 	if len(in.Covers) == 0 {
-		return nil, nil
+		return a.sinceTold(ctx, in)
 	}
 	keys := []string{in.EventKey}
 	for _, c := range in.Covers {
@@ -122,7 +159,23 @@ func (a *Activities) together(ctx context.Context, in SendInput) (*event.Event, 
 	newest.Folded, newest.FoldedMore = folded, more
 	// Judged by its net change since the step the chat waited for.
 	newest.Predecessor, newest.PrevStatus, newest.PrevImpact = first.Predecessor, first.PrevStatus, first.PrevImpact
+	newest = newest.Since(in.Recipient.Told)
 	return &newest, nil
+}
+
+// sinceTold is in's step for a chat told some of the steps it folds
+// (Recipient.Told: handed over to the delivery before, handover.go): the
+// steps after those alone; nil for any other chat (the step's own text).
+func (a *Activities) sinceTold(ctx context.Context, in SendInput) (*event.Event, error) {
+	if in.Recipient.Told == "" {
+		return nil, nil
+	}
+	e, err := a.storedEvent(ctx, in.EventKey)
+	if err != nil || e == nil || !e.Folds(in.Recipient.Told) {
+		return nil, err
+	}
+	since := e.Since(in.Recipient.Told)
+	return &since, nil
 }
 
 // togetherText is the message of a send that tells later steps too, in
@@ -170,8 +223,13 @@ func laterLine(ctx context.Context, a *Activities, covers []Covered) string {
 
 // noteTogether records, for /why, that the later steps were told in the
 // message of in's step.
-func (a *Activities) noteTogether(ctx context.Context, covers []Covered, r Recipient) {
+// newer is the step handed over to the delivery (handover.go), if any.
+func (a *Activities) noteTogether(ctx context.Context, covers []Covered, newer *Covered, r Recipient) {
 	for _, c := range covers {
-		a.noteFate(ctx, store.Fate{Sub: r.Key, Event: c.Event, Outcome: store.FateSent, As: store.AsTogether, At: a.now()})
+		as := store.AsTogether
+		if newer != nil && c.Event == newer.Event {
+			as = store.AsHandedOver
+		}
+		a.noteFate(ctx, store.Fate{Sub: r.Key, Event: c.Event, Outcome: store.FateSent, As: as, At: a.now()})
 	}
 }

@@ -118,6 +118,10 @@ const (
 	versionTakeOver = "take-over-waiting"
 	// maxTakeOvers bounds the waiting deliveries one takes over in a row.
 	maxTakeOvers = 20
+	// versionHandOver: a delivery offers its step to the earlier one
+	// sending its first pass, whose sends to the chats it has not reached
+	// yet then tell it too (activities/handover.go).
+	versionHandOver = "hand-over-sending"
 )
 
 // DeliveryInput starts a delivery; State is set when it continues as new.
@@ -197,6 +201,11 @@ type DeliveryState struct {
 	SupersededBy string `json:"superseded_by,omitempty"`
 	// TookOver counts the earlier waiting steps this one took over.
 	TookOver int `json:"took_over,omitempty"`
+	// Newer is the newest step of the story handed over while this
+	// delivery sends its first pass: every send started since tells it too.
+	Newer *activities.Covered `json:"newer,omitempty"`
+	// HandOverOffered: this delivery offered its step to the one before.
+	HandOverOffered bool `json:"hand_over_offered,omitempty"`
 
 	// Legacy fields: state of a run from before versionBoundedState.
 	LegacyQueue   []activities.Recipient `json:"queue,omitempty"`
@@ -227,6 +236,9 @@ type Progress struct {
 	// SupersededBy took this delivery over; HandedOver is what it got.
 	SupersededBy string                 `json:"superseded_by,omitempty"`
 	HandedOver   *activities.Superseded `json:"handed_over,omitempty"`
+	// Newer is the newer step handed over to this delivery while it sends
+	// (activities/handover.go): its sends from then on tell it too.
+	Newer string `json:"newer,omitempty"`
 }
 
 var a *activities.Activities
@@ -242,6 +254,7 @@ func DeliveryWorkflow(ctx workflow.Context, in DeliveryInput) (*Progress, error)
 	d.prefetch = workflow.GetVersion(ctx, versionPrefetchPages, workflow.DefaultVersion, 1) == 1
 	d.foldLater = d.perCall && workflow.GetVersion(ctx, versionFoldLater, workflow.DefaultVersion, 1) == 1
 	d.takeOver = d.foldLater && workflow.GetVersion(ctx, versionTakeOver, workflow.DefaultVersion, 1) == 1
+	d.handOver = d.takeOver && workflow.GetVersion(ctx, versionHandOver, workflow.DefaultVersion, 1) == 1
 	if err := d.setup(ctx); err != nil {
 		return nil, err
 	}
@@ -267,6 +280,9 @@ type delivery struct {
 	// takeOver: the delivery takes over, and hands over, waiting steps
 	// (versionTakeOver).
 	takeOver bool
+	// handOver: the delivery offers its step to the one sending before
+	// it, and takes newer steps while it sends (versionHandOver).
+	handOver bool
 }
 
 // outcomes are the results of sends not yet written to MongoDB.
@@ -312,6 +328,9 @@ func (d *delivery) run(ctx workflow.Context) (*Progress, error) {
 		}
 	}
 	if err := d.prepare(ctx); err != nil {
+		return nil, err
+	}
+	if err := d.offerHandOver(ctx); err != nil {
 		return nil, err
 	}
 	if err := d.awaitPredecessors(ctx); err != nil {
@@ -436,6 +455,63 @@ func (d *delivery) takeOverWaiting(ctx workflow.Context) error {
 		d.st.TookOver += took
 		workflow.GetLogger(ctx).Info("took over waiting updates", "event", d.e.Key, "took_over", took)
 	}
+	return nil
+}
+
+// offerHandOver offers this step, once and after its message is stored
+// (the sends that tell it read it), to the delivery it waits for: if
+// that one is sending its first pass, the chats it has not reached yet
+// get this step in that pass (activities/handover.go). Whatever the
+// answer, this delivery waits and sends as before: the chats told find
+// themselves in its ledger.
+func (d *delivery) offerHandOver(ctx workflow.Context) error {
+	st := d.st
+	if !d.handOver || d.e.Predecessor == "" || st.PredecessorChecked || st.HandOverOffered || !handsOver(d.e) {
+		return nil
+	}
+	c := step(d.actx, time.Minute, "Hand this update to the earlier one still sending")
+	in := activities.HandOverInput{WorkflowID: DeliveryWorkflowID(d.e.Predecessor), OrderKey: d.e.OrderKey,
+		Step: activities.Covered{Event: d.e.Key, Seq: d.e.Seq}}
+	var took bool
+	if err := workflow.ExecuteActivity(c, a.HandOverSending, in).Get(ctx, &took); err != nil {
+		return err
+	}
+	st.HandOverOffered = true
+	if took {
+		workflow.GetLogger(ctx).Info("handed over to the delivery sending", "event", d.e.Key, "to", d.e.Predecessor)
+	}
+	return nil
+}
+
+// handsOver: e's step can be told in an earlier step's message: an
+// incident's update (component changes have their bursts; maintenance
+// updates and reminders keep their own path).
+func handsOver(e event.Event) bool {
+	return e.Kind == event.KindIncident && e.Reminder == nil && e.OrderKey != "" && e.Seq > 0
+}
+
+// validateHandOver accepts a newer step of the story while this delivery
+// sends its first pass (again for the same step: its activity retried).
+func (d *delivery) validateHandOver(_ workflow.Context, h activities.HandOver) error {
+	st := d.st
+	switch {
+	case st.Newer != nil && h.Step.Event != "" && *st.Newer == h.Step:
+		return nil
+	case !d.handOver || !handsOver(d.e) || h.OrderKey != d.e.OrderKey || h.Step.Event == "":
+		return errors.New("this delivery does not take that step")
+	case h.Step.Seq <= d.e.Seq || (st.Newer != nil && h.Step.Seq <= st.Newer.Seq):
+		return errors.New("that step is not newer than the one this delivery tells")
+	case d.finished || st.GaveUp || st.SupersededBy != "" || st.Waiting || st.FirstPassDone || !st.MessageReady ||
+		(d.e.Predecessor != "" && !st.PredecessorChecked):
+		return errors.New("this delivery is not sending its first pass")
+	}
+	return nil
+}
+
+// takeHandOver makes every send started from now on tell the newer step.
+func (d *delivery) takeHandOver(_ workflow.Context, h activities.HandOver) error {
+	step := h.Step
+	d.st.Newer = &step
 	return nil
 }
 
@@ -696,6 +772,7 @@ func (d *delivery) pump(ctx workflow.Context, next func() (activities.Retry, boo
 				in.PerCall, in.Ticket, in.Attempts = true, activities.BurstTicketOf(d.e.At, d.e.Key, p.Recipient.Key, d.e.Burst), d.tune.SendAttempts
 				in.Burst = d.e.Burst
 				in.FoldLater = d.foldLater
+				in.Newer = st.Newer
 			}
 			d.send(ctx, sctx, sel, in, activities.SendResult{}, func(res *activities.SendResult, err error) {
 				inFlight--
@@ -972,6 +1049,9 @@ func (d *delivery) progress() *Progress {
 		State: st.LastState, Delivered: st.Delivered, AlreadyDelivered: st.AlreadyDelivered,
 		Pending: d.pendingCount(), Removed: st.Removed, Migrated: st.Migrated, Skipped: st.Skipped, Unsubscribed: st.Unsubscribed,
 		Failed: st.FailedCount, FirstPassDone: st.FirstPassDone, Failures: st.Failures, Predecessor: d.e.Predecessor,
+	}
+	if st.Newer != nil {
+		p.Newer = st.Newer.Event
 	}
 	add := func(k string) {
 		if len(p.PendingKeys) < maxPendingShown && !slices.Contains(p.PendingKeys, k) {

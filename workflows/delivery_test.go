@@ -60,6 +60,10 @@ type deliveryEnv struct {
 	// takeOver answers SupersedeWaiting (nil: the earlier step is not waiting).
 	takeOver func(in activities.SupersedeInput) *activities.Superseded
 	prepared []event.Event // every PrepareMessage's event
+	// handOvers: every HandOverSending asked, and after what (the order
+	// of the activities: "prepare", "handover", "wait").
+	handOvers []activities.HandOverInput
+	steps     []string
 }
 
 func newDeliveryEnv(t *testing.T) *deliveryEnv { return newSlowDeliveryEnv(t, 0) }
@@ -75,8 +79,17 @@ func newSlowDeliveryEnv(t *testing.T, sendTime time.Duration) *deliveryEnv {
 		d.mu.Lock()
 		defer d.mu.Unlock()
 		d.prepared = append(d.prepared, e)
+		d.steps = append(d.steps, "prepare")
 		return 120, nil
 	})
+	env.OnActivity(d.a.HandOverSending, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.HandOverInput) (bool, error) {
+			d.mu.Lock()
+			defer d.mu.Unlock()
+			d.handOvers = append(d.handOvers, in)
+			d.steps = append(d.steps, "handover")
+			return true, nil
+		})
 	env.OnActivity(d.a.SupersedeWaiting, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in activities.SupersedeInput) (*activities.Superseded, error) {
 			d.mu.Lock()

@@ -39,6 +39,12 @@ func (d *delivery) setup(ctx workflow.Context) error {
 	}); err != nil {
 		return err
 	}
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, activities.UpdateHandOver, d.takeHandOver, workflow.UpdateHandlerOptions{
+		Validator:   d.validateHandOver,
+		Description: "Internal: a newer update of the story, told from now on with this one to the chats not reached yet.",
+	}); err != nil {
+		return err
+	}
 	return workflow.SetUpdateHandlerWithOptions(ctx, UpdateGiveUp, d.giveUp, workflow.UpdateHandlerOptions{
 		Validator:   d.validateGiveUp,
 		Description: "Give up the delivery: subscribers not reached yet count as failed.",

@@ -36,7 +36,10 @@ func TestReplayRecordedHistories(t *testing.T) {
 		// detection by name without one, no version marker.
 		"poll_idle_before_pages.json", "poll_with_events_before_pages.json",
 		// A removed page's followers told (page notices).
-		"page_notice_removed.json"} {
+		"page_notice_removed.json",
+		// A delivery that took a newer step while it sent, and the newer
+		// one that offered it (hand-over-sending).
+		"delivery_took_hand_over.json", "delivery_offered_hand_over.json"} {
 		require.Contains(t, files, filepath.Join("testdata", want))
 	}
 	for _, f := range files {

@@ -96,3 +96,26 @@ func cut(s string, n int) string {
 	r := []rune(s)
 	return string(r[:n-1]) + "…"
 }
+
+// Since is e as told to a chat that already has the folded step key and
+// every step before it (an earlier delivery, sending when e came, told it
+// the newest it knew then): only the folded steps after key, judged from
+// key's status. e unchanged when it does not fold key.
+func (e Event) Since(key string) Event {
+	i := slices.IndexFunc(e.Folded, func(f FoldedStep) bool { return f.Key == key })
+	if key == "" || i < 0 {
+		return e
+	}
+	told := e.Folded[i]
+	e.Folded = append([]FoldedStep(nil), e.Folded[:i]...)
+	e.FoldedMore = 0 // older than key: told
+	if told.Status != "" {
+		e.PrevStatus = told.Status
+	}
+	return e
+}
+
+// Folds says whether e tells the step key in its message.
+func (e Event) Folds(key string) bool {
+	return key != "" && slices.ContainsFunc(e.Folded, func(f FoldedStep) bool { return f.Key == key })
+}

@@ -179,3 +179,40 @@ func FuzzFoldStories(f *testing.F) {
 		}
 	})
 }
+
+// A chat an earlier delivery told some of the folded steps (it was
+// sending when they came) is told only the steps after them.
+func TestSince(t *testing.T) {
+	step := func(k, st string) event.FoldedStep { return event.FoldedStep{Key: k, Status: st} }
+	e := event.Event{Key: "u5", PrevStatus: "investigating", FoldedMore: 3,
+		Folded: []event.FoldedStep{step("u4", "monitoring"), step("u3", "identified"), step("u2", "investigating")}}
+	keys := func(e event.Event) []string {
+		var out []string
+		for _, f := range e.Folded {
+			out = append(out, f.Key)
+		}
+		return out
+	}
+	for _, c := range []struct {
+		told     string
+		want     []string
+		more     int
+		prev     string
+		foldsKey bool
+	}{
+		{"", []string{"u4", "u3", "u2"}, 3, "investigating", false},
+		{"u1", []string{"u4", "u3", "u2"}, 3, "investigating", false}, // the step before the first folded: all new
+		{"u2", []string{"u4", "u3"}, 0, "investigating", true},
+		{"u3", []string{"u4"}, 0, "identified", true},
+		{"u4", nil, 0, "monitoring", true},
+	} {
+		got := e.Since(c.told)
+		if !slices.Equal(keys(got), c.want) || got.FoldedMore != c.more || got.PrevStatus != c.prev || e.Folds(c.told) != c.foldsKey {
+			t.Errorf("Since(%q) = %v more %d prev %q (folds %v), want %v more %d prev %q (folds %v)", c.told, keys(got), got.FoldedMore, got.PrevStatus,
+				e.Folds(c.told), c.want, c.more, c.prev, c.foldsKey)
+		}
+	}
+	if len(e.Folded) != 3 || e.FoldedMore != 3 {
+		t.Errorf("Since changed its receiver: %v", keys(e))
+	}
+}

@@ -44,6 +44,9 @@ func Fate(f store.Fate, loc *time.Location) string {
 		if f.As == store.AsTogether {
 			return "Told " + at + " together with an earlier update of the same story, in one message (the chat's send of that one was being retried when this came)."
 		}
+		if f.As == store.AsHandedOver {
+			return "Told " + at + " together with an earlier update of the same story, in one message (that one was still on its way to the chats when this came)."
+		}
 		if f.As == store.AsFolded {
 			return "Told " + at + " in one message with the component changes just before it (several came at once)."
 		}

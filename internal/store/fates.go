@@ -45,6 +45,10 @@ const (
 	// AsTogether: told in one message with an earlier step of its story,
 	// whose send to the chat was being retried when this one came.
 	AsTogether = "together"
+	// AsHandedOver: told in one message with an earlier step of its
+	// story whose delivery was still reaching the chats when it came
+	// (activities/handover.go).
+	AsHandedOver = "handed-over"
 )
 
 // Fate is what became of one notice for one chat.
