@@ -31,8 +31,8 @@ func TestStartup(t *testing.T) {
 			t.Errorf("%s called %d times, want 1", m, n)
 		}
 	}
-	if n := h.tg.Calls("setMyCommands"); n != len(commands.MenuScopes) {
-		t.Errorf("setMyCommands called %d times, want one per scope (%d)", n, len(commands.MenuScopes))
+	if n, want := h.tg.Calls("setMyCommands"), len(commands.MenuScopes)*len(commands.MenuLanguages()); n != want {
+		t.Errorf("setMyCommands called %d times, want one per scope and language (%d)", n, want)
 	}
 	if n := h.tg.Calls("getWebhookInfo"); n != 0 {
 		t.Errorf("getWebhookInfo called %d times after a clear deleteWebhook answer", n)

@@ -12,6 +12,7 @@ import (
 	"github.com/openai-status-bot/statusbot/internal/bot/pageset"
 	"github.com/openai-status-bot/statusbot/internal/bot/screens"
 	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/internal/i18n"
 	"github.com/openai-status-bot/statusbot/internal/message"
 	"github.com/openai-status-bot/statusbot/internal/notice"
 	"github.com/openai-status-bot/statusbot/internal/pages"
@@ -80,7 +81,9 @@ type tap struct {
 func (t *tap) keyboard(sub *store.Subscriber, idx *screens.PageIndex) *screens.KB {
 	k := screens.New(sub, idx)
 	if t.about != nil {
-		k.For(t.about.id, t.about.title, t.about.typed)
+		// Shown in a private chat: in its user's language, as /settings
+		// @channel answered.
+		k.For(t.about.id, t.about.title, t.about.typed).Speaking(i18n.Of(i18n.Match(t.q.From.LanguageCode)))
 	}
 	return k
 }
@@ -382,7 +385,7 @@ func (h *handler) openKeyboard(ctx context.Context, r *request, sub *store.Subsc
 	if len(sub.Components) > 0 {
 		idx = h.pageIndex(ctx, sub)
 	}
-	k := screens.New(sub, idx).Offering(h.offer)
+	k := screens.New(sub, idx).Offering(h.offer).Speaking(h.lang(ctx, r))
 	if r.about != nil {
 		k.For(r.about.id, r.about.title, r.about.typed)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/openai-status-bot/statusbot/internal/bot/screens"
 	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/internal/i18n"
 	"github.com/openai-status-bot/statusbot/internal/message"
 	"github.com/openai-status-bot/statusbot/internal/store"
 )
@@ -25,8 +26,21 @@ type SettingsRequest struct {
 	Name string
 	// Done says what was set, for the reply.
 	Done string
-	// Err is the problem with the input, for the reply (plain text).
-	Err string
+	// Err is the problem with the input, for the reply (plain text);
+	// errIn says it in the chat's language where a catalog has it (nil:
+	// Err, in English).
+	Err   string
+	errIn func(i18n.Catalog) string
+	// Lang is the language chosen ("language": a catalog tag).
+	Lang string
+}
+
+// ErrIn is the problem with the input in c's language.
+func (r SettingsRequest) ErrIn(c i18n.Catalog) string {
+	if r.errIn != nil {
+		return r.errIn(c)
+	}
+	return message.Escape(r.Err)
 }
 
 // settingsUsage lists the typed settings.
@@ -40,6 +54,7 @@ const settingsUsage = "<b>Typed settings</b>\n" +
 	"/settings tz Europe/Berlin|UTC\n" +
 	"/settings mode cards|messages\n" +
 	"/settings pin on|off\n" +
+	"/settings language de|es|pt-BR|ru|uk|fr|tr|id|hi|zh-Hans|ja|fa|en\n" +
 	"/settings reminders on|off|&lt;minutes&gt;\n" +
 	"/settings test — a test notice, sent as a real one would be (quiet hours, topic)\n" +
 	"Components: /subscribe component &lt;name&gt;, or the buttons."
@@ -61,6 +76,7 @@ var canonicalSetting = map[string]string{
 	"quiet-resolutions": "quiet-resolutions", "quiet-mode": "quiet-mode", "resolutions": "quiet-resolutions",
 	"tz": "tz", "timezone": "tz", "zone": "tz", "mode": "mode", "pin": "pin",
 	"reminders": "reminders", "reminder": "reminders", "ring": "ring",
+	"language": "language", "lang": "language",
 }
 
 func parseSetting(name, value string) SettingsRequest {
@@ -182,10 +198,37 @@ func parseSetting(name, value string) SettingsRequest {
 		}
 		c, err := store.SetReminders(true, n)
 		return ok(c, err, "maintenance reminders "+strconv.Itoa(n)+" minutes ahead")
+	case "language", "lang":
+		if value == "" {
+			return SettingsRequest{Err: "Say which language, like /settings language de.",
+				errIn: func(c i18n.Catalog) string { return c.T("settings.languageSay", "List", languageList()) }}
+		}
+		tag, known := typedLanguage(value)
+		if !known {
+			return SettingsRequest{Err: "Unknown language “" + echo(value) + "”.",
+				errIn: func(c i18n.Catalog) string {
+					return c.T("settings.languageUnknown", "Code", escEcho(value), "List", languageList())
+				}}
+		}
+		return SettingsRequest{Change: store.SetLanguage(tag, true), Lang: tag, Done: "language " + i18n.Name(tag)}
 	case "components", "component":
 		return fail("Choose components with the buttons (/settings) or /subscribe component <name>.")
 	}
 	return fail("Unknown setting “" + echo(name) + "”.")
+}
+
+// typedLanguage is the catalog a typed code names: a catalog's tag in
+// any case ("pt-br"), or a code whose nearest catalog is close ("pt",
+// "zh-cn", "de-AT"); false for a code no catalog is near ("xx").
+func typedLanguage(code string) (string, bool) {
+	if tag, ok := i18n.Known(code); ok {
+		return tag, true
+	}
+	tag := i18n.Match(code)
+	if tag == i18n.Default && !strings.HasPrefix(strings.ToLower(strings.TrimSpace(code)), "en") {
+		return "", false
+	}
+	return tag, true
 }
 
 func onOff(s string) (on, ok bool) {
@@ -224,6 +267,10 @@ func (h *handler) cmdSettings(ctx context.Context, r *request) {
 		return
 	}
 	req := ParseSettings(r.cmd.Args)
+	if req.errIn != nil {
+		h.reply(ctx, r, req.ErrIn(h.lang(ctx, r)))
+		return
+	}
 	if req.Err != "" {
 		h.reply(ctx, r, message.Escape(req.Err)+"\n\n"+settingsUsage)
 		return
@@ -259,11 +306,14 @@ func (h *handler) cmdSettings(ctx context.Context, r *request) {
 	}
 	switch {
 	case errors.Is(err, store.ErrNotSubscribed):
-		h.reply(ctx, r, NotSubscribedReply(r.topic(), r.channel))
+		h.reply(ctx, r, NotSubscribedIn(h.lang(ctx, r), r.topic(), r.channel))
 	case errors.Is(err, store.ErrBadSetting):
 		h.reply(ctx, r, message.Escape(err.Error()))
 	case err != nil:
 		h.storeFailed(ctx, r, err)
+	case req.Lang != "":
+		// Said in the language chosen: the chat reads it from now on.
+		h.reply(ctx, r, i18n.Of(req.Lang).T("settings.languageSaved", "Name", i18n.Name(req.Lang)))
 	default:
 		h.reply(ctx, r, "Saved: "+message.Escape(req.Done)+"."+settingNote(req.Name, changed))
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/internal/i18n"
 	"github.com/openai-status-bot/statusbot/internal/message"
 	offered "github.com/openai-status-bot/statusbot/internal/pages"
 	"github.com/openai-status-bot/statusbot/internal/store"
@@ -50,11 +51,21 @@ type KB struct {
 	title, typed string
 	// offer: the pages on offer (Offering), for the Pages screen.
 	offer offered.Offer
+	// lang: the catalog the screens speak (the chat's language).
+	lang i18n.Catalog
 }
 
-// New draws the screens of sub's settings (idx nil: the page is not known).
+// New draws the screens of sub's settings (idx nil: the page is not
+// known), in the chat's language.
 func New(sub *store.Subscriber, idx *PageIndex) *KB {
-	return &KB{sub: sub, idx: idx, Tok: StateToken(sub)}
+	return &KB{sub: sub, idx: idx, Tok: StateToken(sub), lang: i18n.Of(sub.Settings.Lang)}
+}
+
+// Speaking draws the screens in c (a private chat that changes a
+// channel's settings reads them in its own language).
+func (k *KB) Speaking(c i18n.Catalog) *KB {
+	k.lang = c
+	return k
 }
 
 // For makes the buttons change chat's settings (a channel's, shown in a
@@ -81,9 +92,9 @@ func (k *KB) typedRef() string {
 // heading is the first screen's title.
 func (k *KB) heading() string {
 	if k.title != "" {
-		return "<b>Settings of " + EscName(k.title) + "</b>"
+		return k.lang.T("settings.headingOf", "Title", EscName(k.title))
 	}
-	return "<b>Settings</b>"
+	return k.lang.T("settings.heading")
 }
 
 func CutButton(s string) string {
@@ -95,7 +106,7 @@ func CutButton(s string) string {
 }
 
 func (k *KB) back() []models.InlineKeyboardButton {
-	return []models.InlineKeyboardButton{k.Button("« Back", "m")}
+	return []models.InlineKeyboardButton{k.Button(k.lang.T("btn.back"), "m")}
 }
 
 func mark(on bool, label string) string {
@@ -116,22 +127,39 @@ func (k *KB) Names() map[string]string {
 func (k *KB) Main() Screen {
 	summary := Summary(k.sub, k.Names())
 	rows := [][]models.InlineKeyboardButton{
-		{k.Button("Notice types", "k"), k.Button("Components", "g", "0")},
-		{k.Button("Severity", "s"), k.Button("Quiet hours", "q")},
-		{k.Button("Time zone", "z"), k.Button("Cards, sound & reminders", "d")},
-		{k.Button("Done", "x")},
+		{k.Button(k.lang.T("btn.kinds"), "k"), k.Button(k.lang.T("btn.components"), "g", "0")},
+		{k.Button(k.lang.T("btn.severity"), "s"), k.Button(k.lang.T("btn.quiet"), "q")},
+		{k.Button(k.lang.T("btn.zone"), "z"), k.Button(k.lang.T("btn.delivery"), "d")},
+		{k.Button(k.lang.T("btn.language"), "l"), k.Button(k.lang.T("btn.done"), "x")},
 	}
 	if l := PagesLine(k.sub.Pages, k.offer); l != "" {
 		summary = l + "\n" + summary
 	}
 	if k.ShowsPages() {
-		rows = append([][]models.InlineKeyboardButton{{k.Button("Pages", "pg")}}, rows...)
+		rows = append([][]models.InlineKeyboardButton{{k.Button(k.lang.T("btn.pages"), "pg")}}, rows...)
 	}
 	return Screen{
-		Text: k.heading() + "\n" + summary +
-			"\n\nTap to change. Every setting can be typed too: /settings " + k.typedRef() + "&lt;name&gt; &lt;value&gt;.",
+		Text: k.heading() + "\n" + summary + "\n\n" + k.lang.T("settings.tap", "Ref", k.typedRef()),
 		Rows: rows,
 	}
+}
+
+// Languages is the language screen: a button per catalog, named in its
+// own language, two to a row.
+func (k *KB) Languages() Screen {
+	cur := i18n.Of(k.sub.Settings.Lang).Tag()
+	var rows [][]models.InlineKeyboardButton
+	var row []models.InlineKeyboardButton
+	for i, l := range i18n.Languages {
+		row = append(row, k.Button(mark(l.Tag == cur, l.Name), "L", strconv.Itoa(i)))
+		if len(row) == 2 {
+			rows, row = append(rows, row), nil
+		}
+	}
+	if row != nil {
+		rows = append(rows, row)
+	}
+	return Screen{Text: k.lang.T("settings.language", "Name", i18n.Name(cur)), Rows: append(rows, k.back())}
 }
 
 func (k *KB) Kinds() Screen {
