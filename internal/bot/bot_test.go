@@ -239,6 +239,7 @@ func TestPrivateCommands(t *testing.T) {
 		t.Fatalf("filter = %v", sub.Components)
 	}
 	expect("/info", "<b>Chat ID:</b> <code>42</code>\n<b>Subscribed:</b> yes, since "+fmtTime(h.subscription("42").CreatedAt)+
+		"\n<b>Language:</b> English (/settings language changes it)"+
 		"\n<b>Notice types:</b> incident, component, maintenance\n<b>Components:</b> API, Sora, ChatGPT, Embeddings"+
 		"\n<b>Severity:</b> everything\n<b>Quiet hours:</b> off\n<b>Time zone:</b> UTC\n<b>Delivery:</b> incident cards\n"+screens.RingNewsLine+"\n<b>Maintenance reminders:</b> 60 minutes before")
 	expect("/subscribe component remove Sora", "Removed <b>Sora</b> from the component filter.\nNotices now cover: API, ChatGPT, Embeddings.")

@@ -48,8 +48,8 @@ func (h *handler) chatLanguage(ctx context.Context, r *request) i18n.Catalog {
 		return i18n.Of(user)
 	}
 	tag := sub.Settings.Lang
-	if r.private && !sub.Settings.LangChosen && user != "" && user != tag {
-		if _, err := h.st.FollowLanguage(ctx, r.key(), user); err != nil {
+	if r.private && !sub.Settings.LangChosen && user != "" && user != i18n.Of(tag).Tag() {
+		if _, err := h.st.FollowLanguage(ctx, r.key(), stored(user)); err != nil {
 			h.log.Warn("follow the user's language", "chat_id", r.chatID, "err", err)
 		}
 		tag = user
@@ -67,8 +67,9 @@ func (h *handler) startLanguage(ctx context.Context, r *request, sub *store.Subs
 		return
 	}
 	tag := userLanguage(r.msg)
-	if tag == "" {
-		tag = i18n.Default
+	if stored(tag) == "" {
+		r.cat, r.langDone = i18n.Of(tag), true
+		return // English, the default: nothing to store
 	}
 	if after, err := h.st.ChangeSettings(ctx, r.key(), store.SetLanguage(tag, false)); err != nil {
 		h.log.Warn("store a new chat's language", "chat_id", r.chatID, "err", err)
@@ -76,6 +77,15 @@ func (h *handler) startLanguage(ctx context.Context, r *request, sub *store.Subs
 		*sub = *after
 	}
 	r.cat, r.langDone = i18n.Of(tag), true
+}
+
+// stored is a language as the settings keep it: "" for English, the
+// default, so that a chat's settings read as before languages.
+func stored(tag string) string {
+	if tag == i18n.Default {
+		return ""
+	}
+	return tag
 }
 
 // placeKey is where a command came from, as message ids name it: each

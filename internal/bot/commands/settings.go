@@ -210,7 +210,7 @@ func parseSetting(name, value string) SettingsRequest {
 					return c.T("settings.languageUnknown", "Code", escEcho(value), "List", languageList())
 				}}
 		}
-		return SettingsRequest{Change: store.SetLanguage(tag, true), Lang: tag, Done: "language " + i18n.Name(tag)}
+		return SettingsRequest{Change: store.SetLanguage(stored(tag), true), Lang: tag, Done: "language " + i18n.Name(tag)}
 	case "components", "component":
 		return fail("Choose components with the buttons (/settings) or /subscribe component <name>.")
 	}

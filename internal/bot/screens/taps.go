@@ -34,7 +34,11 @@ func SettingFor(cb Callback) (store.SettingChange, error) {
 		if !ok {
 			return store.SettingChange{}, invalid
 		}
-		return store.SetLanguage(i18n.Languages[i].Tag, true), nil
+		tag := i18n.Languages[i].Tag
+		if tag == i18n.Default {
+			tag = "" // as the settings keep English
+		}
+		return store.SetLanguage(tag, true), nil
 	case "S":
 		i, ok := cb.Arg(0, len(severityLabels))
 		if !ok {
