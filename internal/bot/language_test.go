@@ -1,8 +1,10 @@
 package bot
 
 import (
+	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-telegram/bot/models"
 
@@ -79,6 +81,29 @@ func TestGermanUser(t *testing.T) {
 	all := h.tg.MessagesTo(chat, 0)
 	if last := all[len(all)-1].Text; !strings.HasPrefix(last, "<b>OpenAI-Status-Bot</b>\n/start — diesen Chat") {
 		t.Errorf("/help:\n%s", last)
+	}
+
+	// /why, with no records and then with two: the frame is German, the
+	// times' fallback text German-style in the chat's zone.
+	if s := h.ask(chat, 0, speaking(chat, "de", "/why")); !strings.HasPrefix(s, "Keine Meldungen für diesen Chat in den letzten 7 Tagen") {
+		t.Errorf("/why with no records: %q", s)
+	}
+	at := time.Date(2026, 12, 1, 13, 45, 0, 0, time.UTC)
+	if err := h.st.RecordFates(context.Background(), []store.Fate{
+		{Sub: "7001", Event: "component:api:x", Summary: "API", Outcome: store.FateWithheld, Why: "component-filter", At: at},
+		{Sub: "7001", Event: "incident:i:u1:v", Summary: "Errors", Outcome: store.FateSent, As: store.AsCard, At: at.Add(time.Minute)},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	why := h.ask(chat, 0, speaking(chat, "de", "/why"))
+	for _, want := range []string{"<b>Die letzten Meldungen in diesem Chat</b>", "Zurückgehalten: betrifft nicht die Komponenten, denen dieser Chat folgt",
+		"Gesendet (", "01.12. 13:46 UTC", "mit Ton, als Karte der Störung."} {
+		if !strings.Contains(why, want) {
+			t.Errorf("/why lacks %q:\n%s", want, why)
+		}
+	}
+	if s := h.ask(chat, 0, speaking(chat, "de", "/info")); !strings.Contains(s, "<b>Letzte Meldung:</b> Gesendet (") || !strings.Contains(s, "Mehr: /why") {
+		t.Errorf("/info's last notice:\n%s", s)
 	}
 
 	// The tap on another language saves it, chosen, and redraws the

@@ -250,6 +250,9 @@ func TestRightToLeftReadsRight(t *testing.T) {
 			continue
 		}
 		for id, v := range cats[l.Tag] {
+			if strings.HasPrefix(id, "time.") {
+				continue // a Go time layout, shown inside a line
+			}
 			for form, text := range forms(v) {
 				for _, line := range strings.Split(text, "\n") {
 					bare := strings.TrimSpace(tags.ReplaceAllString(line, ""))
