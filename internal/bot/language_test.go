@@ -108,8 +108,12 @@ func TestGermanUser(t *testing.T) {
 
 	// The tap on another language saves it, chosen, and redraws the
 	// screen in it.
+	a, langs := h.tap(langs, models.ChatTypePrivate, chat, button(t, langs, "✅ Deutsch").CallbackData)
+	if a.Text != "Gespeichert." {
+		t.Errorf("tap Deutsch: answered %q", a.Text)
+	}
 	a, now := h.tap(langs, models.ChatTypePrivate, chat, button(t, langs, "Español").CallbackData)
-	if a.Text != commands.AnsSaved || !strings.Contains(now.Text, "<b>Idioma</b>: Español") {
+	if a.Text != "Guardado." || !strings.Contains(now.Text, "<b>Idioma</b>: Español") {
 		t.Errorf("tap Español: %q, screen:\n%s", a.Text, now.Text)
 	}
 	if sub := h.subscription("7001"); sub.Settings.Lang != "es" || !sub.Settings.LangChosen {

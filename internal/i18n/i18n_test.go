@@ -16,6 +16,7 @@ const (
 	maxMessage     = 4096 // UTF-16 units of a message's text
 	maxMenuText    = 256  // a BotCommand's description
 	maxButtonRunes = 40   // longer button labels are cut on phones
+	maxTapAnswer   = 200  // answerCallbackQuery's text
 	worstValue     = 300  // a placeholder's widest value (names are cut to less)
 )
 
@@ -134,6 +135,10 @@ func TestCatalogsWithinLimits(t *testing.T) {
 				// The menu adds ": /name args" to the description.
 				if n := len([]rune(text)) + 40; n > maxMenuText {
 					t.Errorf("%s %q: menu description %d characters, over %d", tag, id, n, maxMenuText)
+				}
+			case strings.HasPrefix(id, "tap."):
+				if n := len([]rune(c.T(id, "Max", "50"))); n > maxTapAnswer {
+					t.Errorf("%s %q: tap answer %d characters, over %d", tag, id, n, maxTapAnswer)
 				}
 			case strings.HasPrefix(id, "btn."):
 				if n := len([]rune(text)); n > maxButtonRunes {
