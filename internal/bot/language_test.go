@@ -58,6 +58,12 @@ func TestGermanUser(t *testing.T) {
 	if !strings.HasPrefix(kb.Text, "<b>Einstellungen</b>") || !strings.Contains(kb.Text, "Tippe zum Ändern") {
 		t.Errorf("settings screen:\n%s", kb.Text)
 	}
+	for _, want := range []string{"<b>Meldungsarten:</b> Störungen, Komponenten, Wartungen", "<b>Komponenten:</b> alle Komponenten",
+		"<b>Ruhezeiten:</b> aus", "<b>Wartungserinnerungen:</b> 60 Minuten vorher", "<b>Ton:</b> Neuigkeiten klingeln"} {
+		if !strings.Contains(kb.Text, want) {
+			t.Errorf("settings summary lacks %q:\n%s", want, kb.Text)
+		}
+	}
 	for _, label := range []string{"Meldungsarten", "Schweregrad", "Ruhezeiten", "Zeitzone", "🌐 Sprache", "Fertig"} {
 		button(t, kb, label)
 	}

@@ -232,6 +232,11 @@ func TestFallback(t *testing.T) {
 	if got, want := i18n.Of("xx").T("btn.done"), "Done"; got != want {
 		t.Errorf("xx: %q, want %q", got, want)
 	}
+	for n, want := range map[int]string{1: "за 1 минуту", 3: "за 3 минуты", 15: "за 15 минут", 21: "за 21 минуту", 45: "за 45 минут"} {
+		if got := i18n.Of("ru").N("rem.before", n); got != want {
+			t.Errorf("ru rem.before %d: %q, want %q", n, got, want)
+		}
+	}
 	if got := i18n.Of("de").T("no.such.key"); got != "no.such.key" {
 		t.Errorf("missing key: %q", got)
 	}

@@ -289,7 +289,7 @@ func (h *handler) applyTap(ctx context.Context, t *tap, sub *store.Subscriber) {
 		if t.about != nil {
 			heading, again = c.T("settings.headingOf", "Title", message.Escape(t.about.title)), "/settings "+message.Escape(t.about.typed)
 		}
-		t.show(screens.Screen{Text: heading + "\n" + screens.Summary(sub, k.Names()) + "\n\n" + c.T("settings.doneHint", "Command", again)})
+		t.show(screens.Screen{Text: heading + "\n" + screens.SummaryIn(c, sub, k.Names()) + "\n\n" + c.T("settings.doneHint", "Command", again)})
 		return
 	}
 	t.show(screens.ScreenFor(k, cb))

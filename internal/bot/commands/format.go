@@ -293,7 +293,7 @@ func infoReplyIn(c i18n.Catalog, chatID int64, thread int, sub *store.Subscriber
 	}
 	b.WriteString("\n" + c.T("info.since", "When", message.Escape(notice.FormatTime(sub.CreatedAt, notice.Zone(sub.Settings)))))
 	b.WriteString("\n" + c.T("info.language", "Name", i18n.Name(i18n.Of(sub.Settings.Lang).Tag())))
-	b.WriteString("\n" + screens.Summary(sub, names))
+	b.WriteString("\n" + screens.SummaryIn(c, sub, names))
 	s := b.String()
 	if screens.UTF16Len(s) > screens.ReplyBudget {
 		s = message.Truncate(s, screens.ReplyBudget)

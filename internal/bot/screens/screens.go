@@ -125,7 +125,7 @@ func (k *KB) Names() map[string]string {
 
 // Main is the first screen: a summary and a button per topic.
 func (k *KB) Main() Screen {
-	summary := Summary(k.sub, k.Names())
+	summary := SummaryIn(k.lang, k.sub, k.Names())
 	rows := [][]models.InlineKeyboardButton{
 		{k.Button(k.lang.T("btn.kinds"), "k"), k.Button(k.lang.T("btn.components"), "g", "0")},
 		{k.Button(k.lang.T("btn.severity"), "s"), k.Button(k.lang.T("btn.quiet"), "q")},
