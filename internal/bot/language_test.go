@@ -67,6 +67,20 @@ func TestGermanUser(t *testing.T) {
 	for _, label := range []string{"Meldungsarten", "Schweregrad", "Ruhezeiten", "Zeitzone", "🌐 Sprache", "Fertig"} {
 		button(t, kb, label)
 	}
+	_, kinds := h.tap(kb, models.ChatTypePrivate, chat, button(t, kb, "Meldungsarten").CallbackData)
+	if !strings.HasPrefix(kinds.Text, "<b>Meldungsarten</b>\nTippe auf eine Art") {
+		t.Errorf("notice types screen:\n%s", kinds.Text)
+	}
+	button(t, kinds, "✅ Störungen")
+	button(t, kinds, "✅ Komponentenänderungen")
+	_, kb = h.tap(kinds, models.ChatTypePrivate, chat, button(t, kinds, "« Zurück").CallbackData)
+	_, delivery := h.tap(kb, models.ChatTypePrivate, chat, button(t, kb, "Karten, Ton").CallbackData)
+	if !strings.HasPrefix(delivery.Text, "<b>Karten, Ton und Erinnerungen</b>") {
+		t.Errorf("delivery screen:\n%s", delivery.Text)
+	}
+	button(t, delivery, "✅ Störungskarten")
+	button(t, delivery, "✅ 60 Min.")
+	_, kb = h.tap(delivery, models.ChatTypePrivate, chat, button(t, delivery, "« Zurück").CallbackData)
 	_, langs := h.tap(kb, models.ChatTypePrivate, chat, button(t, kb, "🌐 Sprache").CallbackData)
 	if !strings.Contains(langs.Text, "<b>Sprache</b>: Deutsch") {
 		t.Errorf("language screen:\n%s", langs.Text)
