@@ -139,9 +139,13 @@ func TestGermanUser(t *testing.T) {
 	if sub := h.subscription("7001"); sub.Settings.Lang != "es" || !sub.Settings.LangChosen {
 		t.Fatalf("after the tap: %+v", sub.Settings)
 	}
-	// Chosen: the user's Telegram language no longer moves it.
+	// Chosen: the user's Telegram language no longer moves it, and a
+	// /start after /stop brings it back with the other settings.
 	if s := h.ask(chat, 0, speaking(chat, "de", "/stop")); !strings.HasPrefix(s, "Se canceló la suscripción de este chat.") {
 		t.Errorf("/stop after choosing Spanish: %q", s)
+	}
+	if got := h.exchange(chat, 0, speaking(chat, "de", "/start")); len(got) != 1 || !strings.HasPrefix(got[0].Text, "Este chat vuelve a estar suscrito") {
+		t.Errorf("/start after /stop: %+v", got)
 	}
 }
 

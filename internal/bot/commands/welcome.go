@@ -45,6 +45,10 @@ func (h *handler) cmdStart(ctx context.Context, r *request) {
 	}
 	if created && restored == nil {
 		h.startLanguage(ctx, r, sub)
+	} else {
+		// Resolved before the subscription was back: again, with the
+		// language it kept (a chosen one stays).
+		r.langDone = false
 	}
 	lang := h.lang(ctx, r)
 	var parts []pageset.Part
