@@ -54,12 +54,17 @@ func TestGermanUser(t *testing.T) {
 		t.Fatalf("stored language: %+v", sub)
 	}
 
+	// A typed setting is confirmed in German, its note too.
+	if s := h.ask(chat, 0, speaking(chat, "de", "/settings quiet 22:00-07:00")); s != "Gespeichert: Ruhezeiten 22:00–07:00. Das sind UTC-Zeiten: Stelle deine Zone mit /settings tz Europe/Berlin ein (oder der deiner Stadt)." {
+		t.Errorf("/settings quiet: %q", s)
+	}
+
 	kb := h.openSettings(speaking(chat, "de", "/settings"), chat)
 	if !strings.HasPrefix(kb.Text, "<b>Einstellungen</b>") || !strings.Contains(kb.Text, "Tippe zum Ändern") {
 		t.Errorf("settings screen:\n%s", kb.Text)
 	}
 	for _, want := range []string{"<b>Meldungsarten:</b> Störungen, Komponenten, Wartungen", "<b>Komponenten:</b> alle Komponenten",
-		"<b>Ruhezeiten:</b> aus", "<b>Wartungserinnerungen:</b> 60 Minuten vorher", "<b>Ton:</b> Neuigkeiten klingeln"} {
+		"<b>Ruhezeiten:</b> 22:00–07:00, Behebungen mit Ton", "<b>Wartungserinnerungen:</b> 60 Minuten vorher", "<b>Ton:</b> Neuigkeiten klingeln"} {
 		if !strings.Contains(kb.Text, want) {
 			t.Errorf("settings summary lacks %q:\n%s", want, kb.Text)
 		}
@@ -195,6 +200,15 @@ func TestGroupLanguage(t *testing.T) {
 	if s := h.ask(g, 0, groupSpeaking(g, 1, "ru", "/info")); !strings.Contains(s, "<b>Idioma:</b> Español") {
 		t.Errorf("/info after the switch:\n%s", s)
 	}
+	// Russian plurals in a confirmation: 21 минуту, 45 минут.
+	h.ask(g, 0, groupSpeaking(g, 1, "ru", "/settings language ru"))
+	if s := h.ask(g, 0, groupSpeaking(g, 1, "ru", "/settings reminders 21")); s != "Сохранено: напоминания о работах за 21 минуту." {
+		t.Errorf("/settings reminders 21: %q", s)
+	}
+	if s := h.ask(g, 0, groupSpeaking(g, 1, "ru", "/settings reminders 45")); s != "Сохранено: напоминания о работах за 45 минут." {
+		t.Errorf("/settings reminders 45: %q", s)
+	}
+	h.ask(g, 0, groupSpeaking(g, 1, "ru", "/settings language es"))
 	// A typed code no catalog is near is refused, saying which there are.
 	if s := h.ask(g, 0, groupSpeaking(g, 1, "ru", "/settings language xx")); !strings.HasPrefix(s, "Idioma desconocido: «xx».") || !strings.Contains(s, "pt-BR (Português (Brasil))") {
 		t.Errorf("/settings language xx: %q", s)

@@ -24,8 +24,10 @@ type SettingsRequest struct {
 	Kinds  []event.Kind
 	// Name is the setting's canonical name ("quiet", "pin", ...).
 	Name string
-	// Done says what was set, for the reply.
-	Done string
+	// Done says what was set, for the reply (English); doneIn says it in
+	// a chat's language.
+	Done   string
+	doneIn func(i18n.Catalog) string
 	// Err is the problem with the input, for the reply (plain text);
 	// errIn says it in the chat's language where a catalog has it (nil:
 	// Err, in English).
@@ -82,11 +84,16 @@ var canonicalSetting = map[string]string{
 func parseSetting(name, value string) SettingsRequest {
 	lv := strings.ToLower(value)
 	fail := func(msg string) SettingsRequest { return SettingsRequest{Err: msg} }
-	ok := func(c store.SettingChange, err error, done string) SettingsRequest {
+	// ok is a change made: what was set, message id and placeholders.
+	ok := func(c store.SettingChange, err error, id string, data ...any) SettingsRequest {
 		if err != nil {
 			return fail(strings.TrimPrefix(err.Error(), store.ErrBadSetting.Error()+": "))
 		}
-		return SettingsRequest{Change: c, Done: done}
+		in := func(cat i18n.Catalog) string { return cat.T(id, data...) }
+		if id == "set.remMinutes" {
+			in = func(cat i18n.Catalog) string { return cat.N(id, data[1].(int)) }
+		}
+		return SettingsRequest{Change: c, Done: in(en), doneIn: in}
 	}
 	switch name {
 	case "":
@@ -98,24 +105,25 @@ func parseSetting(name, value string) SettingsRequest {
 		if req.Op != SubKinds {
 			return fail("Say which notice types: incident, component, maintenance or all.")
 		}
-		return SettingsRequest{Kinds: req.Kinds, Done: "notice types: " + screens.KindList(req.Kinds)}
+		in := func(cat i18n.Catalog) string { return cat.T("set.kinds", "Kinds", screens.KindListIn(cat, req.Kinds)) }
+		return SettingsRequest{Kinds: req.Kinds, Done: in(en), doneIn: in}
 	case "severity":
 		switch lv {
 		case "all", "everything":
 			c, err := store.SetSeverity(store.SeverityAll, false)
-			return ok(c, err, "every severity")
+			return ok(c, err, "set.sevAll")
 		case "outage", "outages":
 			c, err := store.SetSeverity(store.SeverityOutage, false)
-			return ok(c, err, "outages and major incidents only; the rest is not sent")
+			return ok(c, err, "set.sevOutage")
 		case "outage-silent", "outages-silent":
 			c, err := store.SetSeverity(store.SeverityOutage, true)
-			return ok(c, err, "outages and major incidents with sound; the rest silently")
+			return ok(c, err, "set.sevOutageSilent")
 		}
 		return fail("Severity is all, outage or outage-silent.")
 	case "quiet":
 		if lv == "off" || lv == "none" {
 			c, err := store.SetQuietHours("", "")
-			return ok(c, err, "no quiet hours")
+			return ok(c, err, "set.quietOff")
 		}
 		window, mode := value, ""
 		if f := strings.Fields(value); len(f) > 1 {
@@ -130,33 +138,33 @@ func parseSetting(name, value string) SettingsRequest {
 		c, err := store.SetQuietHours(a, b)
 		switch mode {
 		case "hold":
-			return ok(c.And(store.SetQuietHold(true)), err, "quiet hours "+a+"–"+b+": notices held, one morning summary at "+b)
+			return ok(c.And(store.SetQuietHold(true)), err, "set.quietHold", "Start", a, "End", b)
 		case "silent":
-			return ok(c.And(store.SetQuietHold(false)), err, "quiet hours "+a+"–"+b+", notices silent")
+			return ok(c.And(store.SetQuietHold(false)), err, "set.quietSilent", "Start", a, "End", b)
 		}
-		return ok(c, err, "quiet hours "+a+"–"+b)
+		return ok(c, err, "set.quiet", "Start", a, "End", b)
 	case "quiet-mode":
 		switch lv {
 		case "hold", "summary":
-			return ok(store.SetQuietHold(true), nil, "quiet hours hold notices: one morning summary when they end")
+			return ok(store.SetQuietHold(true), nil, "set.modeHold")
 		case "silent":
-			return ok(store.SetQuietHold(false), nil, "notices in quiet hours arrive silently")
+			return ok(store.SetQuietHold(false), nil, "set.modeSilent")
 		}
 		return fail("Quiet hours are silent (notices without sound) or hold (one morning summary).")
 	case "quiet-resolutions", "resolutions":
 		switch lv {
 		case "silent", "on":
-			return ok(store.SetQuietResolutions(true), nil, "resolutions silent in quiet hours")
+			return ok(store.SetQuietResolutions(true), nil, "set.resSilent")
 		case "audible", "off":
-			return ok(store.SetQuietResolutions(false), nil, "resolutions audible in quiet hours")
+			return ok(store.SetQuietResolutions(false), nil, "set.resAudible")
 		}
 		return fail("Resolutions in quiet hours are silent or audible.")
 	case "ring":
 		switch lv {
 		case "every", "all", "always":
-			return ok(store.SetRingEvery(true), nil, "every update rings")
+			return ok(store.SetRingEvery(true), nil, "set.ringEvery")
 		case "news", "changes":
-			return ok(store.SetRingEvery(false), nil, "only news rings: a new incident, a status or impact change, the end; other updates come silently")
+			return ok(store.SetRingEvery(false), nil, "set.ringNews")
 		}
 		return fail("Ring on news (a new incident, a status or impact change, the end) or on every update: /settings ring news|every.")
 	case "tz", "timezone", "zone":
@@ -165,27 +173,35 @@ func parseSetting(name, value string) SettingsRequest {
 		}
 		zone, abbrev, _ := ResolveZone(value)
 		c, err := store.SetTimeZone(zone)
-		done := "time zone " + zone
 		if abbrev {
-			done += " (" + strings.ToUpper(value) + " read as that region's time, daylight saving included)"
+			return ok(c, err, "set.zoneAbbrev", "Zone", zone, "Abbrev", strings.ToUpper(value))
 		}
-		return ok(c, err, done)
+		return ok(c, err, "set.zone", "Zone", zone)
 	case "mode":
 		c, err := store.SetMode(lv)
 		if err != nil {
 			return fail("Mode is cards or messages.")
 		}
-		return ok(c, nil, modeLabel(lv))
+		if lv == store.ModeCards {
+			return ok(c, nil, "set.cards")
+		}
+		return ok(c, nil, "set.messages")
 	case "pin":
 		on, valid := onOff(lv)
 		if !valid {
 			return fail("Pinning is on or off.")
 		}
-		return ok(store.SetPinCards(on), nil, "pin open cards: "+lv)
+		if on {
+			return ok(store.SetPinCards(on), nil, "set.pinOn")
+		}
+		return ok(store.SetPinCards(on), nil, "set.pinOff")
 	case "reminders", "reminder":
 		if on, valid := onOff(lv); valid {
 			c, err := store.SetReminders(on, 0)
-			return ok(c, err, "maintenance reminders "+lv)
+			if on {
+				return ok(c, err, "set.remOn")
+			}
+			return ok(c, err, "set.remOff")
 		}
 		n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimSuffix(lv, "min"), "m"))
 		if err != nil {
@@ -197,7 +213,7 @@ func parseSetting(name, value string) SettingsRequest {
 			return fail("Reminders come at least " + strconv.Itoa(store.MinReminderMinutes) + " minutes before a maintenance; /settings reminders off turns them off.")
 		}
 		c, err := store.SetReminders(true, n)
-		return ok(c, err, "maintenance reminders "+strconv.Itoa(n)+" minutes ahead")
+		return ok(c, err, "set.remMinutes", "Count", n)
 	case "language", "lang":
 		if value == "" {
 			return SettingsRequest{Err: "Say which language, like /settings language de.",
@@ -241,22 +257,15 @@ func onOff(s string) (on, ok bool) {
 	return false, false
 }
 
-func modeLabel(mode string) string {
-	if mode == store.ModeCards {
-		return "incident cards (one message per incident, edited, with replies)"
-	}
-	return "one message per update"
-}
-
-// settingNote adds what a saved setting means for this chat when the
-// bare confirmation would mislead: quiet hours without a zone are UTC;
-// pinning does nothing in messages mode.
-func settingNote(name string, s store.Settings) string {
+// settingNote adds, in c's language, what a saved setting means for this
+// chat when the bare confirmation would mislead: quiet hours without a
+// zone are UTC; pinning does nothing in messages mode.
+func settingNote(c i18n.Catalog, name string, s store.Settings) string {
 	switch {
 	case name == "quiet" && s.QuietStart != "" && s.TimeZone == "":
-		return " These are UTC times: set your zone with /settings tz Europe/Berlin (or your city's zone)."
+		return c.T("set.noteUTC")
 	case name == "pin" && s.PinCards && !s.Cards():
-		return " Pinning applies to incident cards; this chat gets one message per update (/settings mode cards)."
+		return c.T("set.notePin")
 	}
 	return ""
 }
@@ -315,6 +324,11 @@ func (h *handler) cmdSettings(ctx context.Context, r *request) {
 		// Said in the language chosen: the chat reads it from now on.
 		h.reply(ctx, r, i18n.Of(req.Lang).T("settings.languageSaved", "Name", i18n.Name(req.Lang)))
 	default:
-		h.reply(ctx, r, "Saved: "+message.Escape(req.Done)+"."+settingNote(req.Name, changed))
+		c := h.lang(ctx, r)
+		done := req.Done
+		if req.doneIn != nil {
+			done = req.doneIn(c)
+		}
+		h.reply(ctx, r, c.T("set.saved", "Done", message.Escape(done))+settingNote(c, req.Name, changed))
 	}
 }
