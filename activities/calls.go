@@ -8,6 +8,7 @@ import (
 
 	"go.temporal.io/sdk/activity"
 
+	"github.com/openai-status-bot/statusbot/internal/i18n"
 	"github.com/openai-status-bot/statusbot/internal/message"
 	"github.com/openai-status-bot/statusbot/internal/store"
 	"github.com/openai-status-bot/statusbot/internal/telegram"
@@ -194,7 +195,7 @@ func (a *Activities) call(ctx context.Context, in SendInput, text string, r Reci
 			return &SendResult{As: store.AsCardEdit}, nil
 		}
 	}
-	texts, err := a.cardTextsOf(ctx, tellKey(in), r.Zone)
+	texts, err := a.cardTextsOf(ctx, tellKey(in), r.Zone, r.Lang)
 	if err != nil {
 		return nil, err
 	}
@@ -298,7 +299,7 @@ func (a *Activities) cardStep(ctx context.Context, in SendInput, r Recipient) (*
 		}
 		card.Pinned = false
 	default: // callReply
-		texts, err := a.cardTextsOf(ctx, tellKey(in), r.Zone)
+		texts, err := a.cardTextsOf(ctx, tellKey(in), r.Zone, r.Lang)
 		if err != nil {
 			return nil, err
 		}
@@ -311,7 +312,7 @@ func (a *Activities) cardStep(ctx context.Context, in SendInput, r Recipient) (*
 		if e, err := a.together(ctx, in); err != nil {
 			return nil, err
 		} else if e != nil {
-			texts.Reply = message.CardReply(*e, false) // the newest, the earlier named
+			texts.Reply = message.CardReplyIn(i18n.Of(r.Lang), *e, false) // the newest, the earlier named
 		}
 		if err := a.replyUnder(ctx, r, texts, &card); err != nil {
 			return nil, err
@@ -347,7 +348,7 @@ func (a *Activities) reopens(ctx context.Context, card store.IncidentCard, texts
 	if !r.PinCards || texts.Final || card.Pinned || card.Event == "" {
 		return false
 	}
-	was, err := a.cardTextsOf(ctx, card.Event, "")
+	was, err := a.cardTextsOf(ctx, card.Event, "", "")
 	return err == nil && was != nil && was.Final
 }
 

@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/sdk/activity"
 
 	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/internal/i18n"
 	"github.com/openai-status-bot/statusbot/internal/message"
 	"github.com/openai-status-bot/statusbot/internal/statuspage"
 	"github.com/openai-status-bot/statusbot/internal/store"
@@ -37,6 +38,13 @@ type cardTexts struct {
 	// Components are the incident's components with their statuses as the
 	// page showed them with this update.
 	Components []message.ComponentState `json:"components,omitempty"`
+	// Update is the update the reply tells, to say it again in a chat's
+	// language; absent in texts prepared before languages (the reply
+	// then stays English).
+	Update *event.Event `json:"update,omitempty"`
+	// lang is the language the texts were read for (cardTextsOf): a
+	// chat's card with notes is drawn in it too (cardTextInZone).
+	lang string
 }
 
 // prepareCard renders the card of an incident update from the page as
@@ -66,7 +74,7 @@ func (a *Activities) prepareCard(ctx context.Context, e event.Event) error {
 	steps, state := message.Timeline(inc, e), message.CardState(inc, e)
 	texts := cardTexts{Incident: e.IncidentID, UpdateID: e.UpdateID, Final: message.Final(state.UpdateStatus),
 		Card: message.CardOf(state, steps, comps, time.UTC), Reply: message.CardReply(e, false), Edited: message.CardReply(e, true),
-		Event: &state, Steps: steps, Components: comps}
+		Event: &state, Steps: steps, Components: comps, Update: &e}
 	raw, err := json.Marshal(texts)
 	if err != nil {
 		return err
@@ -79,10 +87,12 @@ func (a *Activities) prepareCard(ctx context.Context, e event.Event) error {
 }
 
 // cardTextsOf returns the card texts of an event, the card's timeline in
-// zone ("" is UTC); nil when it has none (not an incident update, or
-// prepared before cards existed): sent as a message. Event and Steps stay
-// for a chat's card with component notes (cardText).
-func (a *Activities) cardTextsOf(ctx context.Context, eventKey, zone string) (*cardTexts, error) {
+// zone ("" is UTC), its frame and replies in lang ("" is English; package
+// i18n); nil when it has none (not an incident update, or prepared before
+// cards existed): sent as a message. Event and Steps stay for a chat's
+// card with component notes (cardText). A rendering is cached per zone
+// and language, never per chat.
+func (a *Activities) cardTextsOf(ctx context.Context, eventKey, zone, lang string) (*cardTexts, error) {
 	if !keyIs(eventKey, event.KindIncident) {
 		return nil, nil
 	}
@@ -90,10 +100,19 @@ func (a *Activities) cardTextsOf(ctx context.Context, eventKey, zone string) (*c
 	if err != nil || t == nil {
 		return nil, err
 	}
-	if zone != "" && t.Event != nil {
-		t.Card, _ = a.inZone(ctx, eventKey+cardSuffix, zone, func(loc *time.Location) (string, error) {
-			return message.CardOf(*t.Event, t.Steps, t.Components, loc), nil
+	c := i18n.Of(lang)
+	t.lang = c.Tag()
+	key := eventKey + cardSuffix
+	if c.Tag() != i18n.Default {
+		key += "~" + c.Tag()
+	}
+	if (zone != "" || c.Tag() != i18n.Default) && t.Event != nil {
+		t.Card, _ = a.inZone(ctx, key, zone, func(loc *time.Location) (string, error) {
+			return message.CardOfIn(c, *t.Event, t.Steps, t.Components, loc), nil
 		})
+	}
+	if c.Tag() != i18n.Default && t.Update != nil {
+		t.Reply, t.Edited = message.CardReplyIn(c, *t.Update, false), message.CardReplyIn(c, *t.Update, true)
 	}
 	return t, nil
 }

@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/activity"
 
 	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/internal/i18n"
 	"github.com/openai-status-bot/statusbot/internal/message"
 	"github.com/openai-status-bot/statusbot/internal/notice"
 	"github.com/openai-status-bot/statusbot/internal/statuspage"
@@ -283,7 +284,7 @@ func (a *Activities) keepForCard(ctx context.Context, t FoldTarget, note store.C
 // chat. The card's record is left alone: the incident's own delivery may
 // be writing it (its updates shown).
 func (a *Activities) foldOnCard(ctx context.Context, c store.IncidentCard, t FoldTarget, note store.CardNote, r Recipient, later bool) (bool, error) {
-	texts, err := a.cardTextsOf(ctx, c.Event, r.Zone)
+	texts, err := a.cardTextsOf(ctx, c.Event, r.Zone, r.Lang)
 	if err != nil || texts == nil || texts.Event == nil {
 		return false, err
 	}
@@ -364,7 +365,7 @@ func cardTextInZone(t *cardTexts, zone string, notes []store.CardNote, comps []m
 	if err != nil || zone == "" {
 		loc = time.UTC
 	}
-	return message.CardOf(*t.Event, message.WithNotes(t.Steps, noteSteps(notes)), comps, loc)
+	return message.CardOfIn(i18n.Of(t.lang), *t.Event, message.WithNotes(t.Steps, noteSteps(notes)), comps, loc)
 }
 
 func noteSteps(notes []store.CardNote) []message.Step {

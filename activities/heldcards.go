@@ -32,7 +32,7 @@ func (a *Activities) heldCard(ctx context.Context, in SendInput, r Recipient) (*
 		}
 		return heldStep(in, r, callFold, store.IncidentCard{}), nil
 	}
-	texts, err := a.cardTextsOf(ctx, in.EventKey, r.Zone)
+	texts, err := a.cardTextsOf(ctx, in.EventKey, r.Zone, r.Lang)
 	if err != nil || texts == nil {
 		return nil, err
 	}
@@ -53,7 +53,7 @@ func heldStep(in SendInput, r Recipient, call string, card store.IncidentCard) *
 // state, and goes on with its unpin (resolved) or pin (reopened).
 func (a *Activities) heldEdit(ctx context.Context, in SendInput, r Recipient) (*SendResult, error) {
 	card := in.Step.Card
-	texts, err := a.cardTextsOf(ctx, in.EventKey, r.Zone)
+	texts, err := a.cardTextsOf(ctx, in.EventKey, r.Zone, r.Lang)
 	if err != nil || texts == nil {
 		return &SendResult{}, err
 	}

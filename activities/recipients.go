@@ -39,6 +39,9 @@ type Recipient struct {
 	// (an earlier delivery told it, handed over while it sent:
 	// handover.go): the send names only the steps after it. "": none.
 	Told string `json:"told,omitempty"`
+	// Lang is the chat's language (package i18n) when it is not English:
+	// its card's frame and replies are said in it.
+	Lang string `json:"lang,omitempty"`
 }
 
 // PageInput asks for the next page of recipients of an event.
@@ -222,7 +225,7 @@ func (a *Activities) heardBeforeRecords(ctx context.Context, e event.Event, subs
 // its delivery mode.
 func (a *Activities) recipientOf(e event.Event, s store.Subscriber, v notice.Verdict) Recipient {
 	r := Recipient{Key: s.Key, ChatID: s.ChatID, ThreadID: s.ThreadID, Silent: v.Silent, NoNews: v.NoNews, Quiet: notice.QuietFor(s.Settings, e),
-		Zone: notice.TextZone(s.Settings, e), Page: a.Pages.Label(s.Pages, e.Page)}
+		Zone: notice.TextZone(s.Settings, e), Page: a.Pages.Label(s.Pages, e.Page), Lang: s.Settings.Lang}
 	switch e.Kind {
 	case event.KindIncident:
 		r.Cards, r.PinCards = s.Settings.Cards(), s.Settings.PinCards

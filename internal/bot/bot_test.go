@@ -31,8 +31,8 @@ func TestStartup(t *testing.T) {
 			t.Errorf("%s called %d times, want 1", m, n)
 		}
 	}
-	if n := h.tg.Calls("setMyCommands"); n != len(commands.MenuScopes) {
-		t.Errorf("setMyCommands called %d times, want one per scope (%d)", n, len(commands.MenuScopes))
+	if n, want := h.tg.Calls("setMyCommands"), len(commands.MenuScopes)*len(commands.MenuLanguages()); n != want {
+		t.Errorf("setMyCommands called %d times, want one per scope and language (%d)", n, want)
 	}
 	if n := h.tg.Calls("getWebhookInfo"); n != 0 {
 		t.Errorf("getWebhookInfo called %d times after a clear deleteWebhook answer", n)
@@ -239,6 +239,7 @@ func TestPrivateCommands(t *testing.T) {
 		t.Fatalf("filter = %v", sub.Components)
 	}
 	expect("/info", "<b>Chat ID:</b> <code>42</code>\n<b>Subscribed:</b> yes, since "+fmtTime(h.subscription("42").CreatedAt)+
+		"\n<b>Language:</b> English (/settings language changes it)"+
 		"\n<b>Notice types:</b> incident, component, maintenance\n<b>Components:</b> API, Sora, ChatGPT, Embeddings"+
 		"\n<b>Severity:</b> everything\n<b>Quiet hours:</b> off\n<b>Time zone:</b> UTC\n<b>Delivery:</b> incident cards\n"+screens.RingNewsLine+"\n<b>Maintenance reminders:</b> 60 minutes before")
 	expect("/subscribe component remove Sora", "Removed <b>Sora</b> from the component filter.\nNotices now cover: API, ChatGPT, Embeddings.")

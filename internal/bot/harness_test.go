@@ -14,6 +14,7 @@ import (
 	"github.com/openai-status-bot/statusbot/internal/config"
 	"github.com/openai-status-bot/statusbot/internal/fakes"
 	"github.com/openai-status-bot/statusbot/internal/health"
+	"github.com/openai-status-bot/statusbot/internal/i18n"
 	"github.com/openai-status-bot/statusbot/internal/message"
 	"github.com/openai-status-bot/statusbot/internal/notice"
 	"github.com/openai-status-bot/statusbot/internal/statuspage"
@@ -157,9 +158,16 @@ func (h *harness) exchange(chatID int64, thread int, u models.Update) []fakes.Me
 	return got[:len(got)-1]
 }
 
-// isHelp: the /help text (with the pages on offer named after it when
-// there are several).
-func isHelp(s string) bool { return strings.HasPrefix(s, commands.HelpText()) }
+// isHelp: the /help text in any language (with the pages on offer named
+// after it when there are several).
+func isHelp(s string) bool {
+	for _, l := range i18n.Languages {
+		if strings.HasPrefix(s, commands.HelpTextIn(i18n.Of(l.Tag))) {
+			return true
+		}
+	}
+	return false
+}
 
 func textOf(m *models.Message) string {
 	if m == nil {

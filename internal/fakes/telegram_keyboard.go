@@ -116,14 +116,23 @@ func (t *Telegram) setMyCommands(p Params) (any, *APIError) {
 	}
 	t.kb.mu.Lock()
 	defer t.kb.mu.Unlock()
-	t.kb.commands[scope.Type] = cmds
+	// Telegram keeps one menu per scope and language_code ("": users
+	// whose language has no menu of its own).
+	t.kb.commands[scope.Type+"/"+p["language_code"]] = cmds
 	return true, nil
 }
 
 // CommandMenu returns the commands set for a scope type ("default",
-// "all_private_chats", "all_group_chats", "all_chat_administrators").
+// "all_private_chats", "all_group_chats", "all_chat_administrators")
+// without a language_code.
 func (t *Telegram) CommandMenu(scope string) []models.BotCommand {
+	return t.CommandMenuIn(scope, "")
+}
+
+// CommandMenuIn returns the commands set for a scope type and a
+// language_code ("de").
+func (t *Telegram) CommandMenuIn(scope, lang string) []models.BotCommand {
 	t.kb.mu.Lock()
 	defer t.kb.mu.Unlock()
-	return t.kb.commands[scope]
+	return t.kb.commands[scope+"/"+lang]
 }

@@ -1,12 +1,12 @@
 package message
 
 import (
-	"fmt"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/internal/i18n"
 	"github.com/openai-status-bot/statusbot/internal/statuspage"
 )
 
@@ -105,65 +105,96 @@ func CardIn(e event.Event, steps []Step, loc *time.Location) string {
 	return CardOf(e, steps, nil, loc)
 }
 
-// CardOf is the card with the affected components' statuses, one line
-// each (comps; none: the names the event lists), and the timeline in loc.
+// CardOf is CardOfIn in English.
 func CardOf(e event.Event, steps []Step, comps []ComponentState, loc *time.Location) string {
+	return CardOfIn(en, e, steps, comps, loc)
+}
+
+// CardOfIn is the card with the affected components' statuses, one line
+// each (comps; none: the names the event lists), and the timeline in loc,
+// its frame in c's language; the page's words (names, texts) as written.
+func CardOfIn(c i18n.Catalog, e event.Event, steps []Step, comps []ComponentState, loc *time.Location) string {
 	if loc == nil {
 		loc = time.UTC
 	}
-	header := "🚨 <b>Incident</b>"
+	header := c.T("card.header")
 	if Final(e.UpdateStatus) {
-		header = "✅ <b>Incident resolved</b>"
+		header = c.T("card.headerResolved")
 	}
-	name := firstNonEmpty(e.IncidentName, "Untitled incident")
+	name := firstNonEmpty(e.IncidentName, c.T("card.untitled"))
 	segs := []segment{
 		static(header + "\n\n<b>"),
 		short(Escape(name), maxNameLen),
-		static("</b>\nImpact: "),
-		short(Escape(statuspage.Label(e.Impact)), maxLabelLen),
-		static(" · Status: "),
-		short(Escape(statuspage.Label(e.UpdateStatus)), maxLabelLen),
+		static("</b>\n" + c.T("card.impactStatus",
+			"Impact", Escape(truncateRunes(LabelIn(c, e.Impact), maxLabelLen)),
+			"Status", Escape(truncateRunes(LabelIn(c, e.UpdateStatus), maxLabelLen)))),
 	}
 	switch {
 	case len(comps) > 0:
-		segs = append(segs, static("\n<b>Components</b>"))
-		for i, c := range comps {
+		segs = append(segs, static("\n"+c.T("card.components")))
+		for i, cs := range comps {
 			if i == maxCardComponents {
-				segs = append(segs, static(fmt.Sprintf("\n<i>… %d more</i>", len(comps)-maxCardComponents)))
+				segs = append(segs, static("\n"+c.N("card.more", len(comps)-maxCardComponents)))
 				break
 			}
-			segs = append(segs, static("\n"+statusDot(c.Status)+" "), short(Escape(c.Name), maxLabelLen),
-				static(": "), short(Escape(statuspage.Label(firstNonEmpty(c.Status, "unknown"))), maxLabelLen))
+			segs = append(segs, static("\n"+statusDot(cs.Status)+" "), short(Escape(cs.Name), maxLabelLen),
+				static(": "), short(Escape(LabelIn(c, firstNonEmpty(cs.Status, "unknown"))), maxLabelLen))
 		}
 	case len(e.ComponentNames) > 0:
-		segs = append(segs, static("\nComponents: "), short(Escape(strings.Join(e.ComponentNames, ", ")), maxNameLen))
+		segs = append(segs, static("\n"+c.T("card.componentsLabel")+" "), short(Escape(strings.Join(e.ComponentNames, ", ")), maxNameLen))
 	}
-	segs = append(segs, static("\n\n<b>Timeline ("+Escape(loc.String())+")</b>\n"+timelineHTML(steps, loc)+"\n\n<b>Latest:</b> "))
+	// The page's text goes on a line of its own after a right-to-left
+	// label: Telegram lays a line out by its first strong character.
+	sep := " "
+	if c.RTL() {
+		sep = "\n"
+	}
+	segs = append(segs, static("\n\n"+c.T("card.timeline", "Zone", Escape(loc.String()))+"\n"+timelineHTML(c, steps, loc)+"\n\n"+c.T("card.latest")+sep))
 	body := Escape(strings.TrimSpace(e.Body))
 	if body == "" {
-		body = "<i>" + NoBody + "</i>"
+		body = "<i>" + c.T("card.noBody") + "</i>"
 	}
 	segs = append(segs, segment{html: body, body: true})
-	if l := Link(e.URL, "View incident"); l != "" {
+	if l := Link(e.URL, c.T("card.view")); l != "" {
 		segs = append(segs, static("\n\n"+l))
 	}
 	return assemble(segs)
 }
 
+// en is the English catalog, of the exported English renderings.
+var en = i18n.Of(i18n.Default)
+
+// LabelIn is a status or impact as c's language names it (statuspage.Label
+// in English; a status no catalog names, as the page wrote it).
+func LabelIn(c i18n.Catalog, status string) string {
+	id := "label." + status
+	switch status {
+	case "":
+		id = "label.unknown"
+	case "full_outage":
+		id = "label.major_outage"
+	}
+	if s := c.T(id); s != id {
+		return s
+	}
+	return statuspage.Label(status)
+}
+
 // timelineHTML renders at most maxSteps steps: the first and the latest,
 // each but the newest with the start of its text (shorter the more steps
 // there are, so the timeline stays a fraction of a message).
-func timelineHTML(steps []Step, loc *time.Location) string {
+func timelineHTML(c i18n.Catalog, steps []Step, loc *time.Location) string {
 	excerpt := min(maxExcerpt, max(minExcerpt, timelineBudget/max(1, min(len(steps), maxSteps))))
 	newest := len(steps) - 1
+	layout := c.T("time.card")
 	var lines []string
 	line := func(i int) string {
 		s := steps[i]
-		at := TimeHTML(s.At, loc, "Jan 2 15:04", FormatDateTime)
-		l := "• " + at + " " + Escape(truncateRunes(statuspage.Label(s.Status), maxLabelLen))
+		at := TimeHTML(s.At, loc, layout, FormatDateTime)
+		l := "• " + at + " " + Escape(truncateRunes(LabelIn(c, s.Status), maxLabelLen))
 		if s.Component != "" {
 			l = "• " + at + " " + Escape(truncateRunes(s.Component, maxLabelLen)) + ": " +
-				Escape(truncateRunes(statuspage.Label(s.Status), maxLabelLen))
+				Escape(truncateRunes(LabelIn(c, s.Status), maxLabelLen))
 			return l
 		}
 		if text := firstLine(s.Text); text != "" && i != newest {
@@ -173,7 +204,7 @@ func timelineHTML(steps []Step, loc *time.Location) string {
 	}
 	first := 0
 	if len(steps) > maxSteps {
-		lines = append(lines, line(0), fmt.Sprintf("<i>… %d more</i>", len(steps)-maxSteps))
+		lines = append(lines, line(0), c.N("card.more", len(steps)-maxSteps))
 		first = len(steps) - maxSteps + 1
 	}
 	for i := first; i < len(steps); i++ {
@@ -233,20 +264,25 @@ func truncateRunes(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
-// CardReply is the reply under the card for a later update: its status and
-// full text, so members see what changed without opening the card. edited
-// says the page changed the text of an update already shown.
-func CardReply(e event.Event, edited bool) string {
-	header := "🔄 <b>" + Escape(truncateRunes(statuspage.Label(e.UpdateStatus), maxLabelLen)) + "</b>"
+// CardReply is CardReplyIn in English.
+func CardReply(e event.Event, edited bool) string { return CardReplyIn(en, e, edited) }
+
+// CardReplyIn is the reply under the card for a later update: its status
+// and full text, so members see what changed without opening the card, in
+// c's language. edited says the page changed the text of an update
+// already shown.
+func CardReplyIn(c i18n.Catalog, e event.Event, edited bool) string {
+	status := Escape(truncateRunes(LabelIn(c, e.UpdateStatus), maxLabelLen))
+	header := "🔄 <b>" + status + "</b>"
 	switch {
 	case edited:
-		header = "✏️ <b>Update edited</b> (" + Escape(truncateRunes(statuspage.Label(e.UpdateStatus), maxLabelLen)) + ")"
+		header = c.T("card.edited", "Status", status)
 	case Final(e.UpdateStatus):
-		header = "✅ <b>" + Escape(truncateRunes(statuspage.Label(e.UpdateStatus), maxLabelLen)) + "</b>"
+		header = "✅ <b>" + status + "</b>"
 	}
 	body := Escape(strings.TrimSpace(e.Body))
 	if body == "" {
-		body = "<i>" + NoBody + "</i>"
+		body = "<i>" + c.T("card.noBody") + "</i>"
 	}
 	segs := []segment{static(header + "\n\n"), {html: body, body: true}}
 	if earlier := EarlierHTML(e, time.UTC); earlier != "" && !edited {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/openai-status-bot/statusbot/internal/i18n"
 	"github.com/openai-status-bot/statusbot/internal/message"
 	"github.com/openai-status-bot/statusbot/internal/store"
 )
@@ -12,112 +13,120 @@ import (
 // WhyCount is how many notices /why tells of.
 const WhyCount = 8
 
-// Explain is /why's answer: what became of the chat's last notices (fates
-// newest first), each on two lines, times as date-time entities with the
-// chat's zone (loc) as their text.
+// Explain is ExplainIn in English.
 func Explain(fates []store.Fate, loc *time.Location) string {
+	return ExplainIn(i18n.Of(i18n.Default), fates, loc)
+}
+
+// ExplainIn is /why's answer in c's language: what became of the chat's
+// last notices (fates newest first), each on two lines, times as
+// date-time entities with the chat's zone (loc) as their text. The
+// notices' summaries are the page's words, as written.
+func ExplainIn(c i18n.Catalog, fates []store.Fate, loc *time.Location) string {
 	if len(fates) == 0 {
-		return "No notices for this chat in the last 7 days: nothing was sent, withheld or held back."
+		return c.T("why.none")
 	}
-	lines := []string{"<b>The last notices in this chat</b>"}
+	lines := []string{c.T("why.title")}
 	for _, f := range fates {
-		summary := strings.TrimSpace(f.Summary)
+		summary := message.Escape(strings.TrimSpace(f.Summary))
 		if summary == "" {
-			summary = "A notice"
+			summary = c.T("why.aNotice")
 		}
-		lines = append(lines, "", "• <b>"+message.Escape(summary)+"</b>", "  "+Fate(f, loc))
+		lines = append(lines, "", "• <b>"+summary+"</b>", "  "+FateIn(c, f, loc))
 	}
 	return strings.Join(lines, "\n")
 }
 
-// Fate says in a line what became of one notice.
-func Fate(f store.Fate, loc *time.Location) string {
-	at := whyTime(f.At, loc)
+// Fate is FateIn in English.
+func Fate(f store.Fate, loc *time.Location) string { return FateIn(i18n.Of(i18n.Default), f, loc) }
+
+// FateIn says in a line what became of one notice, in c's language (the
+// reason of a wait or a failure is the delivery's own words, English).
+func FateIn(c i18n.Catalog, f store.Fate, loc *time.Location) string {
+	at := whyTime(c, f.At, loc)
 	switch f.Outcome {
 	case store.FateSent:
-		if f.As == store.AsSummary {
-			return "Held in quiet hours, then told in the morning summary " + at + "."
+		switch f.As {
+		case store.AsSummary:
+			return c.T("why.summary", "At", at)
+		case store.AsCardEdit:
+			return c.T("why.cardEdit", "At", at)
+		case store.AsTogether:
+			return c.T("why.together", "At", at)
+		case store.AsHandedOver:
+			return c.T("why.handedOver", "At", at)
+		case store.AsFolded:
+			return c.T("why.folded", "At", at)
 		}
-		if f.As == store.AsCardEdit {
-			return "Told on the incident's card " + at + ": an edit, no new message and no sound."
-		}
-		if f.As == store.AsTogether {
-			return "Told " + at + " together with an earlier update of the same story, in one message (the chat's send of that one was being retried when this came)."
-		}
-		if f.As == store.AsHandedOver {
-			return "Told " + at + " together with an earlier update of the same story, in one message (that one was still on its way to the chats when this came)."
-		}
-		if f.As == store.AsFolded {
-			return "Told " + at + " in one message with the component changes just before it (several came at once)."
-		}
-		sound := "with sound"
+		sound := "why.sound.loud"
 		switch {
 		case f.Quiet:
-			sound = "silently (quiet hours)"
+			sound = "why.sound.quiet"
 		case f.NoNews:
-			sound = "silent: no change of status or impact"
+			sound = "why.sound.noNews"
 		case f.Silent:
-			sound = "silently (a later step under your severity threshold)"
+			sound = "why.sound.silent"
 		}
-		return "Sent " + at + ", " + sound + ", " + sentAs(f.As) + together(f) + "."
+		return c.T("why.sent", "At", at, "Sound", c.T(sound), "As", c.T(sentAs(f.As)), "Together", together(c, f))
 	case store.FateHeld:
-		s := "Held for the morning summary (quiet hours) since " + at
 		if !f.RetryAt.IsZero() {
-			s += "; the summary goes at " + whyTime(f.RetryAt, loc)
+			return c.T("why.heldUntil", "At", at, "Then", whyTime(c, f.RetryAt, loc))
 		}
-		return s + "."
+		return c.T("why.held", "At", at)
 	case store.FateWithheld:
-		return "Withheld: " + withheldBy(f.Why) + "."
+		return c.T("why.withheld", "Why", withheldBy(c, f.Why))
 	case store.FateWaiting:
-		s := "Waiting since " + at + ": " + message.Escape(f.Why)
 		if !f.RetryAt.IsZero() {
-			s += "; next try " + whyTime(f.RetryAt, loc)
+			return c.T("why.waitingRetry", "At", at, "Why", message.Escape(f.Why), "Then", whyTime(c, f.RetryAt, loc))
 		}
-		return s + "."
+		return c.T("why.waiting", "At", at, "Why", message.Escape(f.Why))
 	case store.FateFailed:
-		return "Not delivered (" + at + "): " + message.Escape(f.Why) + "."
+		return c.T("why.failed", "At", at, "Why", message.Escape(f.Why))
 	}
 	return message.Escape(f.Outcome)
 }
 
 // together names the earlier steps a notice told too.
-func together(f store.Fate) string {
+func together(c i18n.Catalog, f store.Fate) string {
 	if f.Together == "" {
 		return ""
 	}
-	return "; told together with " + message.Escape(f.Together)
+	return c.T("why.toldWith", "Steps", message.Escape(f.Together))
 }
 
+// sentAs is the message id of how a notice went.
 func sentAs(as string) string {
 	switch as {
 	case store.AsCard:
-		return "as the incident's card"
+		return "why.as.card"
 	case store.AsReply:
-		return "as a reply under the incident's card (the card edited)"
+		return "why.as.reply"
 	}
-	return "as a message"
+	return "why.as.message"
 }
 
 // withheldBy names the setting that kept a notice back (Decide's Why).
-func withheldBy(why string) string {
+func withheldBy(c i18n.Catalog, why string) string {
 	switch Why(why) {
 	case WhyKinds:
-		return "this chat does not take this kind of notice (/subscribe)"
+		return c.T("why.by.kinds")
 	case WhyFilter:
-		return "not about the components this chat follows (/subscribe component)"
+		return c.T("why.by.filter")
 	case WhySeverity:
-		return "under this chat's severity threshold (/settings)"
+		return c.T("why.by.severity")
 	case WhyNeverTold:
-		return "the end of a story this chat was told nothing of"
+		return c.T("why.by.neverTold")
 	}
 	return message.Escape(why)
 }
 
-func whyTime(t time.Time, loc *time.Location) string {
+// whyTime is a date-time entity (each reader's own locale) whose
+// fallback text is in the chat's language and zone.
+func whyTime(c i18n.Catalog, t time.Time, loc *time.Location) string {
 	if loc == nil {
 		loc = time.UTC
 	}
-	return message.TimeHTML(t, loc, "Jan 2 15:04 MST", message.FormatDateTime)
+	return message.TimeHTML(t, loc, c.T("time.short"), message.FormatDateTime)
 }
 
 // Fates is what /why reads (store.Store).
@@ -129,10 +138,15 @@ type Fates interface {
 // OnePage is the label of a chat of one page: its notices name no page.
 func OnePage(string) string { return "" }
 
-// WhyAnswer reads a chat's last WhyCount fates and explains them in loc;
-// label names an event's page for the chat ("" for a chat of one page), as
-// its notices do.
+// WhyAnswer is WhyAnswerIn in English.
 func WhyAnswer(ctx context.Context, st Fates, sub string, loc *time.Location, label func(event string) string) (string, error) {
+	return WhyAnswerIn(ctx, i18n.Of(i18n.Default), st, sub, loc, label)
+}
+
+// WhyAnswerIn reads a chat's last WhyCount fates and explains them in c's
+// language and loc; label names an event's page for the chat ("" for a
+// chat of one page), as its notices do.
+func WhyAnswerIn(ctx context.Context, c i18n.Catalog, st Fates, sub string, loc *time.Location, label func(event string) string) (string, error) {
 	fates, err := st.LastFates(ctx, sub, WhyCount)
 	if err != nil {
 		return "", err
@@ -155,5 +169,5 @@ func WhyAnswer(ctx context.Context, st Fates, sub string, loc *time.Location, la
 			fates[i].Summary = page + " · " + fates[i].Summary
 		}
 	}
-	return Explain(fates, loc), nil
+	return ExplainIn(c, fates, loc), nil
 }

@@ -49,6 +49,12 @@ type Settings struct {
 	// long before a maintenance starts the reminder goes (0: 60).
 	NoReminders     bool `bson:"no_reminders,omitempty" json:"no_reminders,omitempty"`
 	ReminderMinutes int  `bson:"reminder_minutes,omitempty" json:"reminder_minutes,omitempty"`
+	// Lang is the catalog the bot speaks in the chat (package i18n: "de",
+	// "pt-BR"; "" English). A private chat takes its user's Telegram
+	// language and follows it; a group the language of the admin who
+	// subscribed it. LangChosen: set with /settings, no longer followed.
+	Lang       string `bson:"lang,omitempty" json:"lang,omitempty"`
+	LangChosen bool   `bson:"lang_chosen,omitempty" json:"lang_chosen,omitempty"`
 }
 
 // Delivery modes and severities of Settings.
@@ -190,6 +196,26 @@ func (c SettingChange) And(o SettingChange) SettingChange {
 	c.fields = append(append(bson.D{}, c.fields...), o.fields...)
 	c.lead = c.lead || o.lead
 	return c
+}
+
+// SetLanguage sets the chat's language (a catalog tag, checked by the
+// caller against package i18n); chosen: typed or tapped in /settings, so
+// the user's Telegram language is no longer followed.
+func SetLanguage(tag string, chosen bool) SettingChange {
+	return change("lang", tag, "lang_chosen", chosen)
+}
+
+// FollowLanguage sets the language of a chat that did not choose one in
+// /settings (a private chat following its user's Telegram language); a
+// chosen language is kept. It reports whether it changed anything.
+func (s *Store) FollowLanguage(ctx context.Context, key, tag string) (bool, error) {
+	res, err := s.subs().UpdateOne(ctx,
+		bson.D{{Key: "_id", Value: key}, {Key: "settings.lang_chosen", Value: bson.D{{Key: "$ne", Value: true}}}, {Key: "settings.lang", Value: bson.D{{Key: "$ne", Value: tag}}}},
+		bson.D{{Key: "$set", Value: bson.D{{Key: "settings.lang", Value: tag}}}})
+	if err != nil {
+		return false, fmt.Errorf("mongodb: follow language: %w", err)
+	}
+	return res.ModifiedCount > 0, nil
 }
 
 // SetRingEvery makes every update of a story ring (true), or only news.

@@ -19,10 +19,10 @@ func (h *handler) allowed(ctx context.Context, r *request) bool {
 		r.class = urgent
 		return true
 	}
-	refuse := func(text string) bool {
+	refuse := func(id string) bool {
 		r.class = casual // anyone can make the bot refuse
 		releaseHold(ctx) // the refusal must not wait for its own command
-		h.reply(ctx, r, text)
+		h.reply(ctx, r, h.lang(ctx, r).T(id))
 		return false
 	}
 	m := r.msg
@@ -31,21 +31,21 @@ func (h *handler) allowed(ctx context.Context, r *request) bool {
 			r.class = urgent
 			return true
 		}
-		return refuse(ReplyNotAdmin)
+		return refuse("reply.notAdmin")
 	}
 	if m.From == nil {
-		return refuse(ReplyNotAdmin)
+		return refuse("reply.notAdmin")
 	}
 	cm, err := h.api.GetChatMember(ctx, &tgbot.GetChatMemberParams{ChatID: m.Chat.ID, UserID: m.From.ID})
 	if err != nil {
 		h.log.Warn("getChatMember", "chat_id", m.Chat.ID, "err", h.redact(err.Error()))
-		return refuse(ReplyAdminError)
+		return refuse("reply.adminError")
 	}
 	if cm.Type == models.ChatMemberTypeOwner || cm.Type == models.ChatMemberTypeAdministrator {
 		r.class = urgent
 		return true
 	}
-	return refuse(ReplyNotAdmin)
+	return refuse("reply.notAdmin")
 }
 
 // mayChange reports whether the user may change the chat's settings:

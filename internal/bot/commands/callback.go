@@ -3,6 +3,7 @@ package commands
 import (
 	"context"
 	"errors"
+	"strconv"
 	"sync"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/openai-status-bot/statusbot/internal/bot/pageset"
 	"github.com/openai-status-bot/statusbot/internal/bot/screens"
 	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/internal/i18n"
 	"github.com/openai-status-bot/statusbot/internal/message"
 	"github.com/openai-status-bot/statusbot/internal/notice"
 	"github.com/openai-status-bot/statusbot/internal/pages"
@@ -33,24 +35,50 @@ const TapAnswerWithin = 500 * time.Millisecond
 // client keeps old messages; Telegram may not let the bot edit them).
 const KeyboardMaxAge = 48 * time.Hour
 
-// Answers to taps (answerCallbackQuery texts, at most 200 characters).
+// Answers to taps (answerCallbackQuery texts, at most 200 characters):
+// a tap's answer is a message id, said in the chat's language when it
+// goes (answerTapWith). The Ans* texts are the English ones.
 const (
-	AnsSaved         = "Saved."
-	AnsTooOld        = "This keyboard is too old. Send /settings for a new one."
-	AnsInvalid       = "This button is not valid any more. Send /settings for a new one."
-	AnsNotAdmin      = "Only administrators of this chat can change its settings."
-	AnsStale         = "These buttons were out of date (settings changed elsewhere); they show the current settings now. Tap again."
-	AnsPageChanged   = "The status page's components changed; here is the current list."
-	AnsPageDown      = "The status page cannot be read right now; its components are not shown. Try again in a minute."
-	AnsKeepOneKind   = "Keep at least one notice type; /stop unsubscribes."
-	AnsKeepOnePage   = "Keep at least one page; /stop unsubscribes."
-	AnsOldPages      = "This keyboard was out of date (the list of pages changed); here is the current one. Nothing was changed."
-	AnsFilterFull    = "At most 50 components can be chosen."
-	AnsNotSubscribed = "This chat is not subscribed any more. Use /start first."
-	AnsTooManyTaps   = "Too many taps at once. Wait a moment, then tap again."
-	AnsPinInMessages = "Saved. Pinning applies to incident cards; this chat gets one message per update."
-	AnsChannelDone   = "Done. The keyboard and the /settings post are removed from the channel; /info shows the settings."
+	tapSaved            = "tap.saved"
+	tapTooOld           = "tap.tooOld"
+	tapInvalid          = "tap.invalid"
+	tapNotAdmin         = "tap.notAdmin"
+	tapStale            = "tap.stale"
+	tapPageChanged      = "tap.pageChanged"
+	tapPageDown         = "tap.pageDown"
+	tapKeepOneKind      = "tap.keepOneKind"
+	tapKeepOnePage      = "tap.keepOnePage"
+	tapOldPages         = "tap.oldPages"
+	tapFilterFull       = "tap.filterFull"
+	tapNotSubscribed    = "tap.notSubscribed"
+	tapTooManyTaps      = "tap.tooManyTaps"
+	tapPinInMessages    = "tap.pinInMessages"
+	tapChannelDone      = "tap.channelDone"
+	tapPageChangedAgain = "tap.pageChangedAgain"
+	tapInFilter         = "tap.inFilter"
+	tapAdminError       = "reply.adminError"
+	tapStoreError       = "reply.storeError"
 )
+
+var (
+	AnsSaved         = en.T(tapSaved, "Max", maxFilterText)
+	AnsTooOld        = en.T(tapTooOld, "Max", maxFilterText)
+	AnsInvalid       = en.T(tapInvalid, "Max", maxFilterText)
+	AnsNotAdmin      = en.T(tapNotAdmin, "Max", maxFilterText)
+	AnsStale         = en.T(tapStale, "Max", maxFilterText)
+	AnsPageChanged   = en.T(tapPageChanged, "Max", maxFilterText)
+	AnsPageDown      = en.T(tapPageDown, "Max", maxFilterText)
+	AnsKeepOneKind   = en.T(tapKeepOneKind, "Max", maxFilterText)
+	AnsKeepOnePage   = en.T(tapKeepOnePage, "Max", maxFilterText)
+	AnsOldPages      = en.T(tapOldPages, "Max", maxFilterText)
+	AnsFilterFull    = en.T(tapFilterFull, "Max", maxFilterText)
+	AnsNotSubscribed = en.T(tapNotSubscribed, "Max", maxFilterText)
+	AnsTooManyTaps   = en.T(tapTooManyTaps, "Max", maxFilterText)
+	AnsPinInMessages = en.T(tapPinInMessages, "Max", maxFilterText)
+	AnsChannelDone   = en.T(tapChannelDone, "Max", maxFilterText)
+)
+
+var maxFilterText = strconv.Itoa(maxFilter)
 
 // errRefused is a change not made, with the answer saying why.
 type errRefused struct{ answer string }
@@ -63,8 +91,12 @@ type tap struct {
 	msg    *models.Message
 	key    string
 	cb     screens.Callback
-	answer string
+	answer string // a message id ("": none)
 	alert  bool
+	// cat is the language the answer and the screens speak once the
+	// chat's subscription is read (unset: the tapper's own, lang).
+	cat    i18n.Catalog
+	catSet bool
 	next   *screens.Screen // drawn after the answer (nil: no edit)
 	// about: the channel whose settings a keyboard in a private chat
 	// changes (nil: the chat's own).
@@ -80,9 +112,20 @@ type tap struct {
 func (t *tap) keyboard(sub *store.Subscriber, idx *screens.PageIndex) *screens.KB {
 	k := screens.New(sub, idx)
 	if t.about != nil {
-		k.For(t.about.id, t.about.title, t.about.typed)
+		// Shown in a private chat: in its user's language, as /settings
+		// @channel answered.
+		k.For(t.about.id, t.about.title, t.about.typed).Speaking(i18n.Of(i18n.Match(t.q.From.LanguageCode)))
 	}
 	return k
+}
+
+// lang is the language of t's answer: the chat's, once read, else the
+// tapper's Telegram language.
+func (t *tap) lang() i18n.Catalog {
+	if t.catSet {
+		return t.cat
+	}
+	return i18n.Of(i18n.Match(t.q.From.LanguageCode))
 }
 
 // show sets the screen the keyboard message is redrawn with.
@@ -115,12 +158,12 @@ func (h *handler) onCallback(ctx context.Context, q *models.CallbackQuery) {
 		}
 	}()
 	if t.msg == nil || h.now().Sub(time.Unix(int64(t.msg.Date), 0)) > KeyboardMaxAge {
-		t.answer = AnsTooOld
+		t.answer = tapTooOld
 		return
 	}
 	cb, ok := screens.ParseCallback(q.Data)
 	if !ok {
-		t.answer = AnsInvalid
+		t.answer = tapInvalid
 		return
 	}
 	t.cb = cb
@@ -134,7 +177,7 @@ func (h *handler) onCallback(ctx context.Context, q *models.CallbackQuery) {
 		// A channel's keyboard, shown in a private chat: it changes the
 		// channel's settings, for the channel's admins only.
 		if t.msg.Chat.Type != models.ChatTypePrivate {
-			t.answer = AnsInvalid
+			t.answer = tapInvalid
 			return
 		}
 		ch := h.knownChannel(ctx, q.From.ID, cb.Chat)
@@ -146,16 +189,16 @@ func (h *handler) onCallback(ctx context.Context, q *models.CallbackQuery) {
 		return
 	}
 	if ok, err := h.mayChange(ctx, chat, q.From); err != nil || !ok {
-		t.answer, t.alert = AnsNotAdmin, true
+		t.answer, t.alert = tapNotAdmin, true
 		if err != nil {
-			t.answer = ReplyAdminError
+			t.answer = tapAdminError
 		}
 		return
 	}
 	sub, err := h.st.Subscription(ctx, t.key)
 	if errors.Is(err, store.ErrNotSubscribed) {
-		t.answer, t.alert = AnsNotSubscribed, true
-		text := NotSubscribedReply(thread != 0, t.msg.Chat.Type == models.ChatTypeChannel)
+		t.answer, t.alert = tapNotSubscribed, true
+		text := NotSubscribedIn(t.lang(), thread != 0, t.msg.Chat.Type == models.ChatTypeChannel)
 		if t.about != nil {
 			text = fmtRef(replyChannelNotSubscribed, message.Escape(t.about.title), message.Escape(t.about.typed))
 		}
@@ -164,8 +207,11 @@ func (h *handler) onCallback(ctx context.Context, q *models.CallbackQuery) {
 	}
 	if err != nil {
 		h.log.Warn("store", "callback", cb.Op, "chat_id", t.msg.Chat.ID, "err", err)
-		t.answer, t.alert = ReplyStoreError, true
+		t.answer, t.alert = tapStoreError, true
 		return
+	}
+	if t.about == nil {
+		t.cat, t.catSet = i18n.Of(sub.Settings.Lang), true
 	}
 	h.applyTap(ctx, t, sub)
 }
@@ -182,24 +228,24 @@ func (h *handler) applyTap(ctx context.Context, t *tap, sub *store.Subscriber) {
 	if cb.Op == "G" || cb.Op == "c" {
 		if idx == nil {
 			// Unreachable is not changed: nothing is said about the list.
-			t.answer = AnsPageDown
+			t.answer = tapPageDown
 			t.show(t.keyboard(sub, idx).Groups(0))
 			return
 		}
 		if !screens.ValidComponentRef(cb, idx) {
-			t.answer = AnsPageChanged
+			t.answer = tapPageChanged
 			t.show(t.keyboard(sub, idx).Groups(0))
 			return
 		}
 	}
 	if cb.Changes() && !screens.ValidChange(cb) {
-		t.answer = AnsInvalid
+		t.answer = tapInvalid
 		return
 	}
 	if cb.Changes() {
 		state := screens.StateToken(sub)
 		if cb.Tok != state && !h.chains.follows(t.msg.Chat.ID, t.msg.ID, cb.Tok, state, h.now()) {
-			t.answer = AnsStale
+			t.answer = tapStale
 		} else {
 			next, err := h.applyChange(ctx, t.key, cb, sub, idx)
 			var refused errRefused
@@ -207,17 +253,20 @@ func (h *handler) applyTap(ctx context.Context, t *tap, sub *store.Subscriber) {
 			case errors.As(err, &refused):
 				t.answer = refused.answer
 			case errors.Is(err, store.ErrNotSubscribed):
-				t.answer, t.alert = AnsNotSubscribed, true
+				t.answer, t.alert = tapNotSubscribed, true
 				return
 			case err != nil:
 				h.log.Warn("store", "callback", cb.Op, "chat_id", t.msg.Chat.ID, "err", err)
-				t.answer, t.alert = ReplyStoreError, true
+				t.answer, t.alert = tapStoreError, true
 				return
 			default:
 				h.chains.add(t.msg.Chat.ID, t.msg.ID, state, screens.StateToken(next), h.now())
-				sub, t.answer = next, AnsSaved
+				sub, t.answer = next, tapSaved
+				if t.about == nil {
+					t.cat = i18n.Of(sub.Settings.Lang) // a new language answers in itself
+				}
 				if cb.Op == "p" && sub.Settings.PinCards && !sub.Settings.Cards() {
-					t.answer = AnsPinInMessages
+					t.answer = tapPinInMessages
 				}
 			}
 		}
@@ -231,15 +280,16 @@ func (h *handler) applyTap(ctx context.Context, t *tap, sub *store.Subscriber) {
 				t.remove = append(t.remove, r.ID)
 			}
 			if t.answer == "" {
-				t.answer = AnsChannelDone
+				t.answer = tapChannelDone
 			}
 			return
 		}
-		heading, again := "<b>Settings</b>", "/settings"
+		c := t.lang()
+		heading, again := c.T("settings.heading"), "/settings"
 		if t.about != nil {
-			heading, again = "<b>Settings of "+message.Escape(t.about.title)+"</b>", "/settings "+message.Escape(t.about.typed)
+			heading, again = c.T("settings.headingOf", "Title", message.Escape(t.about.title)), "/settings "+message.Escape(t.about.typed)
 		}
-		t.show(screens.Screen{Text: heading + "\n" + screens.Summary(sub, k.Names()) + "\n\nChange them with " + again + "."})
+		t.show(screens.Screen{Text: heading + "\n" + screens.SummaryIn(c, sub, k.Names()) + "\n\n" + c.T("settings.doneHint", "Command", again)})
 		return
 	}
 	t.show(screens.ScreenFor(k, cb))
@@ -247,7 +297,7 @@ func (h *handler) applyTap(ctx context.Context, t *tap, sub *store.Subscriber) {
 
 // applyChange stores one choice and returns the subscription after it.
 func (h *handler) applyChange(ctx context.Context, key string, cb screens.Callback, sub *store.Subscriber, idx *screens.PageIndex) (*store.Subscriber, error) {
-	bad := errRefused{AnsInvalid}
+	bad := errRefused{tapInvalid}
 	switch cb.Op {
 	case "K":
 		i, ok1 := cb.Arg(0, len(event.Kinds))
@@ -257,7 +307,7 @@ func (h *handler) applyChange(ctx context.Context, key string, cb screens.Callba
 		}
 		kinds := screens.ToggleKind(sub.Kinds, event.Kinds[i], on == 1)
 		if len(kinds) == 0 {
-			return nil, errRefused{AnsKeepOneKind}
+			return nil, errRefused{tapKeepOneKind}
 		}
 		return h.reread(ctx, key, h.st.SetKinds(ctx, key, kinds))
 	case "c":
@@ -272,7 +322,7 @@ func (h *handler) applyChange(ctx context.Context, key string, cb screens.Callba
 		}
 		switch {
 		case errors.Is(err, store.ErrFilterFull):
-			return nil, errRefused{AnsFilterFull}
+			return nil, errRefused{tapFilterFull}
 		case errors.Is(err, store.ErrInFilter), errors.Is(err, store.ErrNotInFilter):
 			err = nil // already as asked
 		}
@@ -281,15 +331,15 @@ func (h *handler) applyChange(ctx context.Context, key string, cb screens.Callba
 		return h.reread(ctx, key, h.st.SetComponents(ctx, key, nil))
 	case "P":
 		// By its place in the list, which may be another page's now.
-		return nil, errRefused{AnsOldPages}
+		return nil, errRefused{tapOldPages}
 	case "F":
 		page, on, ok := screens.PageChoice(cb, h.offer)
 		if !ok {
-			return nil, errRefused{AnsOldPages}
+			return nil, errRefused{tapOldPages}
 		}
 		_, _, err := h.st.ChangeFollow(ctx, key, h.offer.EventPage(page.Name), on, h.offer)
 		if errors.Is(err, pages.ErrLastPage) {
-			return nil, errRefused{AnsKeepOnePage}
+			return nil, errRefused{tapKeepOnePage}
 		}
 		return h.reread(ctx, key, err)
 	}
@@ -356,8 +406,12 @@ func (h *handler) answerTap(ctx context.Context, t *tap) {
 	h.answerTapWith(ctx, t, t.answer, t.alert)
 }
 
-func (h *handler) answerTapWith(ctx context.Context, t *tap, text string, alert bool) {
+func (h *handler) answerTapWith(ctx context.Context, t *tap, id string, alert bool) {
 	t.answered.Do(func() {
+		text := ""
+		if id != "" {
+			text = t.lang().T(id, "Max", maxFilterText)
+		}
 		_, err := h.api.AnswerCallbackQuery(ctx, &tgbot.AnswerCallbackQueryParams{
 			CallbackQueryID: t.q.ID, Text: text, ShowAlert: alert,
 		})
@@ -382,7 +436,7 @@ func (h *handler) openKeyboard(ctx context.Context, r *request, sub *store.Subsc
 	if len(sub.Components) > 0 {
 		idx = h.pageIndex(ctx, sub)
 	}
-	k := screens.New(sub, idx).Offering(h.offer)
+	k := screens.New(sub, idx).Offering(h.offer).Speaking(h.lang(ctx, r))
 	if r.about != nil {
 		k.For(r.about.id, r.about.title, r.about.typed)
 	}
@@ -416,7 +470,7 @@ func (h *handler) chosenComponent(ctx context.Context, t *tap) *statuspage.Compo
 	}
 	idx := h.tapIndex(ctx, t.cb, sub)
 	if idx == nil {
-		t.answer = AnsPageDown
+		t.answer = tapPageDown
 		return nil
 	}
 	ci, ok := 0, false
@@ -424,7 +478,7 @@ func (h *handler) chosenComponent(ctx context.Context, t *tap) *statuspage.Compo
 		ci, ok = t.cb.Arg(0, len(idx.Comps))
 	}
 	if !ok {
-		t.answer = AnsPageChanged + " Send the command again."
+		t.answer = tapPageChangedAgain
 		return nil
 	}
 	c := idx.Comps[ci]
@@ -455,19 +509,19 @@ func (h *handler) addChosen(ctx context.Context, t *tap) {
 	_, err := h.st.AddComponent(ctx, t.key, c.ID, maxFilter)
 	switch {
 	case errors.Is(err, store.ErrInFilter):
-		t.answer = "Already in the component filter."
+		t.answer = tapInFilter
 	case errors.Is(err, store.ErrFilterFull):
-		t.answer, t.alert = AnsFilterFull, true
+		t.answer, t.alert = tapFilterFull, true
 		return
 	case errors.Is(err, store.ErrNotSubscribed):
-		t.answer, t.alert = AnsNotSubscribed, true
+		t.answer, t.alert = tapNotSubscribed, true
 		return
 	case err != nil:
 		h.log.Warn("store", "callback", t.cb.Op, "chat_id", t.msg.Chat.ID, "err", err)
-		t.answer, t.alert = ReplyStoreError, true
+		t.answer, t.alert = tapStoreError, true
 		return
 	default:
-		t.answer = AnsSaved
+		t.answer = tapSaved
 	}
 	t.show(screens.Screen{Text: "Added <b>" + screens.EscName(c.Name) + "</b> to the component filter. See it with /subscribe."})
 }

@@ -6,6 +6,7 @@ import (
 
 	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
+	"github.com/openai-status-bot/statusbot/internal/i18n"
 	"github.com/openai-status-bot/statusbot/internal/message"
 	"github.com/openai-status-bot/statusbot/internal/metrics"
 	"github.com/openai-status-bot/statusbot/internal/pages"
@@ -15,8 +16,11 @@ import (
 // and the command menus (setMyCommands per scope).
 type command struct {
 	name string
-	args string // shown in /help after the name
-	help string // /help line and menu description
+	// args is shown in /help after the name: syntax as typed, or argsKey,
+	// words of the chat's language.
+	args    string
+	argsKey string
+	// The /help line and menu description is message "cmd.<name>".
 	// admin: the command changes the chat's subscription, so in groups
 	// only administrators may use it (the handler checks with allowed);
 	// group members' menu leaves it out.
@@ -66,31 +70,34 @@ var commands []command
 
 func init() {
 	commands = []command{
-		{name: "start", help: "subscribe this chat (or forum topic) to status notices", admin: true, run: cleanInChannels(adminsOnly((*handler).cmdStart))},
-		{name: "stop", help: "unsubscribe", admin: true, run: cleanInChannels(adminsOnly((*handler).cmdStop))},
-		{name: "status", args: "[component]", help: "overall status, or one component's status", run: (*handler).cmdStatus},
-		{name: "components", help: "every component and its status", run: (*handler).cmdComponents},
-		{name: "subscribe", help: "show or change notice types and the component filter", admin: true, run: cleanInChannels((*handler).cmdSubscribe)},
-		{name: "unsubscribe", args: "page name", help: "stop following one status page (/stop ends every notice)", admin: true, run: cleanInChannels((*handler).cmdUnsubscribe)},
-		{name: "settings", args: "[test | @channel | channels]", help: "notice types, components, severity, quiet hours, time zone, cards (buttons); test: a test notice", admin: true, run: cleanInChannels(aboutChannel((*handler).cmdSettings))},
-		{name: "history", args: "[count]", help: "recent incidents (default 5, at most 10)", run: (*handler).cmdHistory},
-		{name: "uptime", help: "uptime per component over 24 hours, 7 days and 30 days", run: (*handler).cmdUptime},
-		{name: "info", args: "[@channel]", help: "this chat's subscription and settings", run: cleanInChannels(aboutChannel((*handler).cmdInfo))},
-		{name: "why", args: "[@channel]", help: "what became of the last notices: sent, silent, withheld (by which setting) or waiting", run: cleanInChannels(aboutChannel((*handler).cmdWhy))},
-		{name: "help", help: "this list", run: func(h *handler, ctx context.Context, r *request) { h.reply(ctx, r, HelpFor(h.offer)) }},
+		{name: "start", admin: true, run: cleanInChannels(adminsOnly((*handler).cmdStart))},
+		{name: "stop", admin: true, run: cleanInChannels(adminsOnly((*handler).cmdStop))},
+		{name: "status", argsKey: "args.status", run: (*handler).cmdStatus},
+		{name: "components", run: (*handler).cmdComponents},
+		{name: "subscribe", admin: true, run: cleanInChannels((*handler).cmdSubscribe)},
+		{name: "unsubscribe", argsKey: "args.unsubscribe", admin: true, run: cleanInChannels((*handler).cmdUnsubscribe)},
+		{name: "settings", args: "[test | @channel | channels]", admin: true, run: cleanInChannels(aboutChannel((*handler).cmdSettings))},
+		{name: "history", argsKey: "args.history", run: (*handler).cmdHistory},
+		{name: "uptime", run: (*handler).cmdUptime},
+		{name: "info", args: "[@channel]", run: cleanInChannels(aboutChannel((*handler).cmdInfo))},
+		{name: "why", args: "[@channel]", run: cleanInChannels(aboutChannel((*handler).cmdWhy))},
+		{name: "help", run: func(h *handler, ctx context.Context, r *request) { h.reply(ctx, r, HelpIn(h.lang(ctx, r), h.offer)) }},
 	}
 }
 
-// HelpFor is HelpText, naming the pages when several are on offer.
-func HelpFor(offer pages.Offer) string {
+// HelpFor is HelpIn in English.
+func HelpFor(offer pages.Offer) string { return HelpIn(en, offer) }
+
+// HelpIn is HelpTextIn, naming the pages when several are on offer.
+func HelpIn(c i18n.Catalog, offer pages.Offer) string {
 	if len(offer.List) < 2 {
-		return HelpText()
+		return HelpTextIn(c)
 	}
 	names := make([]string, len(offer.List))
 	for i, p := range offer.List {
 		names[i] = p.Name
 	}
-	return HelpText() + "\nPages on offer: " + message.Escape(strings.Join(names, ", ")) + "."
+	return HelpTextIn(c) + "\n" + c.T("help.offer", "Pages", message.Escape(strings.Join(names, ", ")))
 }
 
 func lookupCommand(name string) *command {
@@ -102,19 +109,29 @@ func lookupCommand(name string) *command {
 	return nil
 }
 
-func HelpText() string {
-	lines := []string{"<b>OpenAI status bot</b>"}
-	for _, c := range commands {
-		l := "/" + c.name
-		if c.args != "" {
-			l += " " + c.args
-		}
-		lines = append(lines, l+" — "+c.help)
+// argsIn is the command's arguments as /help shows them.
+func (c *command) argsIn(cat i18n.Catalog) string {
+	if c.argsKey != "" {
+		return cat.T(c.argsKey)
 	}
-	lines = append(lines, "", "With several status pages on offer: /subscribe page &lt;name&gt; follows one more; /status, /components, /history and /uptime take a page's name first and otherwise cover the chat's pages.",
-		"In groups only administrators can /start, /stop or change /subscribe and /settings.",
-		"A channel's settings are changed here, in a private chat: /settings @channel (or its ID); its readers see nothing. "+
-			"/settings channels lists the channels you changed.")
+	return c.args
+}
+
+// HelpText is HelpTextIn in English.
+func HelpText() string { return HelpTextIn(en) }
+
+// HelpTextIn answers /help: every command, and who may use which.
+func HelpTextIn(cat i18n.Catalog) string {
+	lines := []string{cat.T("help.title")}
+	for i := range commands {
+		c := &commands[i]
+		l := "/" + c.name
+		if a := c.argsIn(cat); a != "" {
+			l += " " + a
+		}
+		lines = append(lines, l+" — "+cat.T("cmd."+c.name))
+	}
+	lines = append(lines, "", cat.T("help.pages"), cat.T("help.groups"), cat.T("help.channels"))
 	return strings.Join(lines, "\n")
 }
 
@@ -135,29 +152,63 @@ var MenuScopes = []menuScope{
 	{scope: &models.BotCommandScopeAllChatAdministrators{}, admins: true},
 }
 
-// Menu is the command menu for a scope: admins false leaves out the
-// commands that change the subscription.
-func Menu(admins bool) []models.BotCommand {
+// Menu is MenuIn in English.
+func Menu(admins bool) []models.BotCommand { return MenuIn(en, admins) }
+
+// MenuIn is the command menu for a scope in a language: admins false
+// leaves out the commands that change the subscription.
+func MenuIn(cat i18n.Catalog, admins bool) []models.BotCommand {
 	var out []models.BotCommand
-	for _, c := range commands {
+	for i := range commands {
+		c := &commands[i]
 		if c.admin && !admins {
 			continue
 		}
-		d := c.help
-		if c.args != "" {
-			d += ": /" + c.name + " " + c.args
+		d := cat.T("cmd." + c.name)
+		if a := c.argsIn(cat); a != "" {
+			d += ": /" + c.name + " " + a
 		}
 		out = append(out, models.BotCommand{Command: c.name, Description: capitalize(d)})
 	}
 	return out
 }
 
-// SetMenus registers the menus of every scope.
+// SetMenus registers the menus of every scope: English for every
+// language without a catalog, then each other catalog's for the users
+// whose Telegram language it is (language_code: a two-letter ISO 639-1
+// code, so one call per catalog with one; pt-BR is "pt", zh-Hans "zh").
 func SetMenus(ctx context.Context, api *tgbot.Bot) error {
-	for _, m := range MenuScopes {
-		if _, err := api.SetMyCommands(ctx, &tgbot.SetMyCommandsParams{Commands: Menu(m.admins), Scope: m.scope}); err != nil {
-			return err
+	for _, code := range MenuLanguages() {
+		cat := i18n.Of(i18n.Match(code))
+		for _, m := range MenuScopes {
+			p := &tgbot.SetMyCommandsParams{Commands: MenuIn(cat, m.admins), Scope: m.scope, LanguageCode: code}
+			if _, err := api.SetMyCommands(ctx, p); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
+}
+
+// MenuLanguages are the language_codes SetMenus sets a menu for: ""
+// (English, for every language without a catalog), then each other
+// catalog's.
+func MenuLanguages() []string {
+	out := []string{""}
+	for _, l := range i18n.Languages {
+		if code := menuCode(l.Tag); l.Tag != i18n.Default && code != "" {
+			out = append(out, code)
+		}
+	}
+	return out
+}
+
+// menuCode is the language_code setMyCommands takes for a catalog: its
+// ISO 639-1 language ("" when it has none).
+func menuCode(tag string) string {
+	base, _, _ := strings.Cut(tag, "-")
+	if len(base) != 2 {
+		return ""
+	}
+	return strings.ToLower(base)
 }

@@ -58,7 +58,7 @@ func (h *handler) changePages(ctx context.Context, r *request, typed string, on 
 	}
 	switch {
 	case errors.Is(err, store.ErrNotSubscribed):
-		h.reply(ctx, r, NotSubscribedReply(r.topic(), r.channel))
+		h.reply(ctx, r, NotSubscribedIn(h.lang(ctx, r), r.topic(), r.channel))
 	case errors.Is(err, pages.ErrLastPage):
 		h.reply(ctx, r, "<b>"+message.Escape(page.Name)+"</b> is the only page "+place(r.topic(), r.channel)+" follows. "+
 			"Follow another first (/subscribe page &lt;name&gt;), or use /stop to stop every notice.")

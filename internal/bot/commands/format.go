@@ -5,10 +5,13 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/openai-status-bot/statusbot/internal/bot/pageset"
 	"github.com/openai-status-bot/statusbot/internal/bot/screens"
 	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/internal/i18n"
 	"github.com/openai-status-bot/statusbot/internal/message"
 	"github.com/openai-status-bot/statusbot/internal/notice"
 	"github.com/openai-status-bot/statusbot/internal/pages"
@@ -58,24 +61,31 @@ func place(topic, channel bool) string {
 	return "this chat"
 }
 
+// capitalize upper-cases the first letter (of any script: a menu
+// description may be Cyrillic).
 func capitalize(s string) string {
-	if s == "" {
+	r, n := utf8.DecodeRuneInString(s)
+	if n == 0 {
 		return s
 	}
-	return strings.ToUpper(s[:1]) + s[1:]
+	return string(unicode.ToUpper(r)) + s[n:]
 }
 
-// Fixed replies.
-const (
-	ReplyUnknown    = "Unknown command. Use /help."
-	ReplyNotAdmin   = "Only group administrators can change this chat's subscription."
-	ReplyAdminError = "Could not check your administrator rights. Please try again."
-	ReplyStoreError = "Something went wrong on our side. Please try again later."
-	ReplyNoPage     = "The status page could not be reached. Please try again later."
+// Fixed replies, in English (the catalogs have them in every language).
+var (
+	ReplyUnknown    = en.T("reply.unknown")
+	ReplyNotAdmin   = en.T("reply.notAdmin")
+	ReplyAdminError = en.T("reply.adminError")
+	ReplyStoreError = en.T("reply.storeError")
+	ReplyNoPage     = en.T("reply.noPage")
 )
 
-func NotSubscribedReply(topic, channel bool) string {
-	return capitalize(place(topic, channel)) + " is not subscribed. Use /start first."
+// NotSubscribedReply is NotSubscribedIn in English.
+func NotSubscribedReply(topic, channel bool) string { return NotSubscribedIn(en, topic, channel) }
+
+// NotSubscribedIn says the chat (topic, channel) is not subscribed.
+func NotSubscribedIn(c i18n.Catalog, topic, channel bool) string {
+	return c.T("notSubscribed." + placeKey(topic, channel))
 }
 
 // staleNote is added when a reply uses an old snapshot because the page
@@ -263,19 +273,27 @@ func uptimeReply(ups []ComponentUptime) string {
 		"<i>Operational and under maintenance count as up; degraded performance and outages as down.</i>")
 }
 
-// infoReply answers /info. names is nil when the page is unavailable.
+// infoReply answers /info (in English). names is nil when the page is
+// unavailable.
 func infoReply(chatID int64, thread int, sub *store.Subscriber, names map[string]string) string {
+	return infoReplyIn(en, chatID, thread, sub, names)
+}
+
+// infoReplyIn answers /info in c's language: the IDs, whether and since
+// when the chat is subscribed, its language and its settings.
+func infoReplyIn(c i18n.Catalog, chatID int64, thread int, sub *store.Subscriber, names map[string]string) string {
 	var b strings.Builder
-	b.WriteString("<b>Chat ID:</b> <code>" + strconv.FormatInt(chatID, 10) + "</code>")
+	b.WriteString(c.T("info.chat", "ID", strconv.FormatInt(chatID, 10)))
 	if thread != 0 {
-		b.WriteString("\n<b>Topic ID:</b> <code>" + strconv.Itoa(thread) + "</code>")
+		b.WriteString("\n" + c.T("info.topic", "ID", strconv.Itoa(thread)))
 	}
 	if sub == nil {
-		b.WriteString("\n<b>Subscribed:</b> no. Use /start to subscribe.")
+		b.WriteString("\n" + c.T("info.notSubscribed"))
 		return b.String()
 	}
-	b.WriteString("\n<b>Subscribed:</b> yes, since " + message.Escape(notice.FormatTime(sub.CreatedAt, notice.Zone(sub.Settings))))
-	b.WriteString("\n" + screens.Summary(sub, names))
+	b.WriteString("\n" + c.T("info.since", "When", message.Escape(notice.FormatTime(sub.CreatedAt, notice.Zone(sub.Settings)))))
+	b.WriteString("\n" + c.T("info.language", "Name", i18n.Name(i18n.Of(sub.Settings.Lang).Tag())))
+	b.WriteString("\n" + screens.SummaryIn(c, sub, names))
 	s := b.String()
 	if screens.UTF16Len(s) > screens.ReplyBudget {
 		s = message.Truncate(s, screens.ReplyBudget)

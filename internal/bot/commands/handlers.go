@@ -10,6 +10,7 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"github.com/openai-status-bot/statusbot/internal/bot/pageset"
+	"github.com/openai-status-bot/statusbot/internal/i18n"
 	"github.com/openai-status-bot/statusbot/internal/metrics"
 	"github.com/openai-status-bot/statusbot/internal/pages"
 	"github.com/openai-status-bot/statusbot/internal/store"
@@ -75,6 +76,9 @@ type request struct {
 	// noPage: the chat follows no page still on offer, and the reply
 	// shows the default page instead (cover), saying so (withStale).
 	noPage bool
+	// cat is the catalog the replies speak (lang), once langDone.
+	cat      i18n.Catalog
+	langDone bool
 }
 
 func (r *request) key() string {
@@ -112,7 +116,7 @@ func (h *handler) onMessage(ctx context.Context, m *models.Message, channelPost 
 	}
 	cmd, ok := ParseCommand(m.Text)
 	if !ok && m.Chat.Type == models.ChatTypePrivate && m.From != nil && !m.From.IsBot {
-		h.post(ctx, outgoing{chatID: m.Chat.ID, text: ReplyPlainText})
+		h.post(ctx, outgoing{chatID: m.Chat.ID, text: h.lang(ctx, &request{msg: m, chatID: m.Chat.ID, private: true}).T("reply.plainText")})
 		return
 	}
 	if !ok || !cmd.For(h.username) {
@@ -132,6 +136,12 @@ func (h *handler) onMessage(ctx context.Context, m *models.Message, channelPost 
 		r.thread = m.MessageThreadID
 	}
 	h.log.Debug("command", "name", cmd.Name, "chat_id", r.chatID, "thread", r.thread)
+	if r.private {
+		// Follow the user's Telegram language before the command reads
+		// the subscription: a keyboard it draws then carries the
+		// settings as they are.
+		h.lang(ctx, r)
+	}
 	if c := lookupCommand(cmd.Name); c != nil {
 		c.handler()(h, ctx, r)
 		return
@@ -140,7 +150,7 @@ func (h *handler) onMessage(ctx context.Context, m *models.Message, channelPost 
 	// In groups and channels other bots' commands are common: answer
 	// only when the command was addressed to this bot.
 	if r.private || cmd.Mention != "" {
-		h.reply(ctx, r, ReplyUnknown)
+		h.reply(ctx, r, h.lang(ctx, r).T("reply.unknown"))
 	}
 }
 

@@ -123,7 +123,7 @@ func (x *Handler) FloodNote(ctx context.Context, u *models.Update) { x.h.floodNo
 
 // RefuseTap answers a tap dropped by the flood budget at once.
 func (x *Handler) RefuseTap(ctx context.Context, q *models.CallbackQuery) {
-	x.h.answerTap(ctx, &tap{q: q, answer: AnsTooManyTaps})
+	x.h.answerTap(ctx, &tap{q: q, answer: tapTooManyTaps})
 }
 
 // Urgent reports whether u is a command that changes a chat's

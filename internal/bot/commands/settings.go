@@ -8,6 +8,7 @@ import (
 
 	"github.com/openai-status-bot/statusbot/internal/bot/screens"
 	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/internal/i18n"
 	"github.com/openai-status-bot/statusbot/internal/message"
 	"github.com/openai-status-bot/statusbot/internal/store"
 )
@@ -23,10 +24,25 @@ type SettingsRequest struct {
 	Kinds  []event.Kind
 	// Name is the setting's canonical name ("quiet", "pin", ...).
 	Name string
-	// Done says what was set, for the reply.
-	Done string
-	// Err is the problem with the input, for the reply (plain text).
-	Err string
+	// Done says what was set, for the reply (English); doneIn says it in
+	// a chat's language.
+	Done   string
+	doneIn func(i18n.Catalog) string
+	// Err is the problem with the input, for the reply (plain text);
+	// errIn says it in the chat's language where a catalog has it (nil:
+	// Err, in English).
+	Err   string
+	errIn func(i18n.Catalog) string
+	// Lang is the language chosen ("language": a catalog tag).
+	Lang string
+}
+
+// ErrIn is the problem with the input in c's language.
+func (r SettingsRequest) ErrIn(c i18n.Catalog) string {
+	if r.errIn != nil {
+		return r.errIn(c)
+	}
+	return message.Escape(r.Err)
 }
 
 // settingsUsage lists the typed settings.
@@ -40,6 +56,7 @@ const settingsUsage = "<b>Typed settings</b>\n" +
 	"/settings tz Europe/Berlin|UTC\n" +
 	"/settings mode cards|messages\n" +
 	"/settings pin on|off\n" +
+	"/settings language de|es|pt-BR|ru|uk|fr|tr|id|hi|zh-Hans|ja|fa|en\n" +
 	"/settings reminders on|off|&lt;minutes&gt;\n" +
 	"/settings test — a test notice, sent as a real one would be (quiet hours, topic)\n" +
 	"Components: /subscribe component &lt;name&gt;, or the buttons."
@@ -61,16 +78,22 @@ var canonicalSetting = map[string]string{
 	"quiet-resolutions": "quiet-resolutions", "quiet-mode": "quiet-mode", "resolutions": "quiet-resolutions",
 	"tz": "tz", "timezone": "tz", "zone": "tz", "mode": "mode", "pin": "pin",
 	"reminders": "reminders", "reminder": "reminders", "ring": "ring",
+	"language": "language", "lang": "language",
 }
 
 func parseSetting(name, value string) SettingsRequest {
 	lv := strings.ToLower(value)
 	fail := func(msg string) SettingsRequest { return SettingsRequest{Err: msg} }
-	ok := func(c store.SettingChange, err error, done string) SettingsRequest {
+	// ok is a change made: what was set, message id and placeholders.
+	ok := func(c store.SettingChange, err error, id string, data ...any) SettingsRequest {
 		if err != nil {
 			return fail(strings.TrimPrefix(err.Error(), store.ErrBadSetting.Error()+": "))
 		}
-		return SettingsRequest{Change: c, Done: done}
+		in := func(cat i18n.Catalog) string { return cat.T(id, data...) }
+		if id == "set.remMinutes" {
+			in = func(cat i18n.Catalog) string { return cat.N(id, data[1].(int)) }
+		}
+		return SettingsRequest{Change: c, Done: in(en), doneIn: in}
 	}
 	switch name {
 	case "":
@@ -82,24 +105,25 @@ func parseSetting(name, value string) SettingsRequest {
 		if req.Op != SubKinds {
 			return fail("Say which notice types: incident, component, maintenance or all.")
 		}
-		return SettingsRequest{Kinds: req.Kinds, Done: "notice types: " + screens.KindList(req.Kinds)}
+		in := func(cat i18n.Catalog) string { return cat.T("set.kinds", "Kinds", screens.KindListIn(cat, req.Kinds)) }
+		return SettingsRequest{Kinds: req.Kinds, Done: in(en), doneIn: in}
 	case "severity":
 		switch lv {
 		case "all", "everything":
 			c, err := store.SetSeverity(store.SeverityAll, false)
-			return ok(c, err, "every severity")
+			return ok(c, err, "set.sevAll")
 		case "outage", "outages":
 			c, err := store.SetSeverity(store.SeverityOutage, false)
-			return ok(c, err, "outages and major incidents only; the rest is not sent")
+			return ok(c, err, "set.sevOutage")
 		case "outage-silent", "outages-silent":
 			c, err := store.SetSeverity(store.SeverityOutage, true)
-			return ok(c, err, "outages and major incidents with sound; the rest silently")
+			return ok(c, err, "set.sevOutageSilent")
 		}
 		return fail("Severity is all, outage or outage-silent.")
 	case "quiet":
 		if lv == "off" || lv == "none" {
 			c, err := store.SetQuietHours("", "")
-			return ok(c, err, "no quiet hours")
+			return ok(c, err, "set.quietOff")
 		}
 		window, mode := value, ""
 		if f := strings.Fields(value); len(f) > 1 {
@@ -114,33 +138,33 @@ func parseSetting(name, value string) SettingsRequest {
 		c, err := store.SetQuietHours(a, b)
 		switch mode {
 		case "hold":
-			return ok(c.And(store.SetQuietHold(true)), err, "quiet hours "+a+"–"+b+": notices held, one morning summary at "+b)
+			return ok(c.And(store.SetQuietHold(true)), err, "set.quietHold", "Start", a, "End", b)
 		case "silent":
-			return ok(c.And(store.SetQuietHold(false)), err, "quiet hours "+a+"–"+b+", notices silent")
+			return ok(c.And(store.SetQuietHold(false)), err, "set.quietSilent", "Start", a, "End", b)
 		}
-		return ok(c, err, "quiet hours "+a+"–"+b)
+		return ok(c, err, "set.quiet", "Start", a, "End", b)
 	case "quiet-mode":
 		switch lv {
 		case "hold", "summary":
-			return ok(store.SetQuietHold(true), nil, "quiet hours hold notices: one morning summary when they end")
+			return ok(store.SetQuietHold(true), nil, "set.modeHold")
 		case "silent":
-			return ok(store.SetQuietHold(false), nil, "notices in quiet hours arrive silently")
+			return ok(store.SetQuietHold(false), nil, "set.modeSilent")
 		}
 		return fail("Quiet hours are silent (notices without sound) or hold (one morning summary).")
 	case "quiet-resolutions", "resolutions":
 		switch lv {
 		case "silent", "on":
-			return ok(store.SetQuietResolutions(true), nil, "resolutions silent in quiet hours")
+			return ok(store.SetQuietResolutions(true), nil, "set.resSilent")
 		case "audible", "off":
-			return ok(store.SetQuietResolutions(false), nil, "resolutions audible in quiet hours")
+			return ok(store.SetQuietResolutions(false), nil, "set.resAudible")
 		}
 		return fail("Resolutions in quiet hours are silent or audible.")
 	case "ring":
 		switch lv {
 		case "every", "all", "always":
-			return ok(store.SetRingEvery(true), nil, "every update rings")
+			return ok(store.SetRingEvery(true), nil, "set.ringEvery")
 		case "news", "changes":
-			return ok(store.SetRingEvery(false), nil, "only news rings: a new incident, a status or impact change, the end; other updates come silently")
+			return ok(store.SetRingEvery(false), nil, "set.ringNews")
 		}
 		return fail("Ring on news (a new incident, a status or impact change, the end) or on every update: /settings ring news|every.")
 	case "tz", "timezone", "zone":
@@ -149,27 +173,35 @@ func parseSetting(name, value string) SettingsRequest {
 		}
 		zone, abbrev, _ := ResolveZone(value)
 		c, err := store.SetTimeZone(zone)
-		done := "time zone " + zone
 		if abbrev {
-			done += " (" + strings.ToUpper(value) + " read as that region's time, daylight saving included)"
+			return ok(c, err, "set.zoneAbbrev", "Zone", zone, "Abbrev", strings.ToUpper(value))
 		}
-		return ok(c, err, done)
+		return ok(c, err, "set.zone", "Zone", zone)
 	case "mode":
 		c, err := store.SetMode(lv)
 		if err != nil {
 			return fail("Mode is cards or messages.")
 		}
-		return ok(c, nil, modeLabel(lv))
+		if lv == store.ModeCards {
+			return ok(c, nil, "set.cards")
+		}
+		return ok(c, nil, "set.messages")
 	case "pin":
 		on, valid := onOff(lv)
 		if !valid {
 			return fail("Pinning is on or off.")
 		}
-		return ok(store.SetPinCards(on), nil, "pin open cards: "+lv)
+		if on {
+			return ok(store.SetPinCards(on), nil, "set.pinOn")
+		}
+		return ok(store.SetPinCards(on), nil, "set.pinOff")
 	case "reminders", "reminder":
 		if on, valid := onOff(lv); valid {
 			c, err := store.SetReminders(on, 0)
-			return ok(c, err, "maintenance reminders "+lv)
+			if on {
+				return ok(c, err, "set.remOn")
+			}
+			return ok(c, err, "set.remOff")
 		}
 		n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimSuffix(lv, "min"), "m"))
 		if err != nil {
@@ -181,11 +213,38 @@ func parseSetting(name, value string) SettingsRequest {
 			return fail("Reminders come at least " + strconv.Itoa(store.MinReminderMinutes) + " minutes before a maintenance; /settings reminders off turns them off.")
 		}
 		c, err := store.SetReminders(true, n)
-		return ok(c, err, "maintenance reminders "+strconv.Itoa(n)+" minutes ahead")
+		return ok(c, err, "set.remMinutes", "Count", n)
+	case "language", "lang":
+		if value == "" {
+			return SettingsRequest{Err: "Say which language, like /settings language de.",
+				errIn: func(c i18n.Catalog) string { return c.T("settings.languageSay", "List", languageList()) }}
+		}
+		tag, known := typedLanguage(value)
+		if !known {
+			return SettingsRequest{Err: "Unknown language “" + echo(value) + "”.",
+				errIn: func(c i18n.Catalog) string {
+					return c.T("settings.languageUnknown", "Code", escEcho(value), "List", languageList())
+				}}
+		}
+		return SettingsRequest{Change: store.SetLanguage(stored(tag), true), Lang: tag, Done: "language " + i18n.Name(tag)}
 	case "components", "component":
 		return fail("Choose components with the buttons (/settings) or /subscribe component <name>.")
 	}
 	return fail("Unknown setting “" + echo(name) + "”.")
+}
+
+// typedLanguage is the catalog a typed code names: a catalog's tag in
+// any case ("pt-br"), or a code whose nearest catalog is close ("pt",
+// "zh-cn", "de-AT"); false for a code no catalog is near ("xx").
+func typedLanguage(code string) (string, bool) {
+	if tag, ok := i18n.Known(code); ok {
+		return tag, true
+	}
+	tag := i18n.Match(code)
+	if tag == i18n.Default && !strings.HasPrefix(strings.ToLower(strings.TrimSpace(code)), "en") {
+		return "", false
+	}
+	return tag, true
 }
 
 func onOff(s string) (on, ok bool) {
@@ -198,22 +257,15 @@ func onOff(s string) (on, ok bool) {
 	return false, false
 }
 
-func modeLabel(mode string) string {
-	if mode == store.ModeCards {
-		return "incident cards (one message per incident, edited, with replies)"
-	}
-	return "one message per update"
-}
-
-// settingNote adds what a saved setting means for this chat when the
-// bare confirmation would mislead: quiet hours without a zone are UTC;
-// pinning does nothing in messages mode.
-func settingNote(name string, s store.Settings) string {
+// settingNote adds, in c's language, what a saved setting means for this
+// chat when the bare confirmation would mislead: quiet hours without a
+// zone are UTC; pinning does nothing in messages mode.
+func settingNote(c i18n.Catalog, name string, s store.Settings) string {
 	switch {
 	case name == "quiet" && s.QuietStart != "" && s.TimeZone == "":
-		return " These are UTC times: set your zone with /settings tz Europe/Berlin (or your city's zone)."
+		return c.T("set.noteUTC")
 	case name == "pin" && s.PinCards && !s.Cards():
-		return " Pinning applies to incident cards; this chat gets one message per update (/settings mode cards)."
+		return c.T("set.notePin")
 	}
 	return ""
 }
@@ -224,6 +276,10 @@ func (h *handler) cmdSettings(ctx context.Context, r *request) {
 		return
 	}
 	req := ParseSettings(r.cmd.Args)
+	if req.errIn != nil {
+		h.reply(ctx, r, req.ErrIn(h.lang(ctx, r)))
+		return
+	}
 	if req.Err != "" {
 		h.reply(ctx, r, message.Escape(req.Err)+"\n\n"+settingsUsage)
 		return
@@ -259,12 +315,20 @@ func (h *handler) cmdSettings(ctx context.Context, r *request) {
 	}
 	switch {
 	case errors.Is(err, store.ErrNotSubscribed):
-		h.reply(ctx, r, NotSubscribedReply(r.topic(), r.channel))
+		h.reply(ctx, r, NotSubscribedIn(h.lang(ctx, r), r.topic(), r.channel))
 	case errors.Is(err, store.ErrBadSetting):
 		h.reply(ctx, r, message.Escape(err.Error()))
 	case err != nil:
 		h.storeFailed(ctx, r, err)
+	case req.Lang != "":
+		// Said in the language chosen: the chat reads it from now on.
+		h.reply(ctx, r, i18n.Of(req.Lang).T("settings.languageSaved", "Name", i18n.Name(req.Lang)))
 	default:
-		h.reply(ctx, r, "Saved: "+message.Escape(req.Done)+"."+settingNote(req.Name, changed))
+		c := h.lang(ctx, r)
+		done := req.Done
+		if req.doneIn != nil {
+			done = req.doneIn(c)
+		}
+		h.reply(ctx, r, c.T("set.saved", "Done", message.Escape(done))+settingNote(c, req.Name, changed))
 	}
 }

@@ -59,7 +59,7 @@ func TestSettingNote(t *testing.T) {
 		{"pin", store.Settings{Mode: store.ModeCards, PinCards: true}, ""},
 		{"tz", store.Settings{}, ""},
 	} {
-		got := settingNote(c.name, c.s)
+		got := settingNote(en, c.name, c.s)
 		if c.want == "" && got != "" || !strings.Contains(got, c.want) {
 			t.Errorf("%s %+v: %q, want %q", c.name, c.s, got, c.want)
 		}

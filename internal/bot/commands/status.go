@@ -109,10 +109,10 @@ func (h *handler) cmdInfo(ctx context.Context, r *request) {
 			h.reply(ctx, r, fmtRef(replyChannelNotSubscribed, message.Escape(r.about.title), message.Escape(r.about.typed)))
 			return
 		}
-		h.reply(ctx, r, "<b>"+message.Escape(r.about.title)+"</b>\n"+infoReply(r.about.id, 0, sub, h.names(ctx, sub))+h.pagesLine(sub)+h.lastFate(ctx, sub))
+		h.reply(ctx, r, "<b>"+message.Escape(r.about.title)+"</b>\n"+infoReplyIn(h.lang(ctx, r), r.about.id, 0, sub, h.names(ctx, sub))+h.pagesLine(sub)+h.lastFate(ctx, h.lang(ctx, r), sub))
 		return
 	}
-	h.reply(ctx, r, infoReply(r.chatID, r.thread, sub, h.names(ctx, sub))+h.pagesLine(sub)+h.lastFate(ctx, sub))
+	h.reply(ctx, r, infoReplyIn(h.lang(ctx, r), r.chatID, r.thread, sub, h.names(ctx, sub))+h.pagesLine(sub)+h.lastFate(ctx, h.lang(ctx, r), sub))
 }
 
 // zone is the chat's time zone for the times a reply shows (UTC when the
@@ -141,7 +141,7 @@ func (h *handler) readOnce(ctx context.Context, r *request) (*store.Subscriber, 
 func (h *handler) page(ctx context.Context, r *request, cover []string, n pageset.Need) (pageset.View, bool) {
 	pv, err := h.pages.Get(ctx, cover, n)
 	if err != nil {
-		h.reply(ctx, r, ReplyNoPage)
+		h.reply(ctx, r, h.lang(ctx, r).T("reply.noPage"))
 		return pv, false
 	}
 	return pv, true

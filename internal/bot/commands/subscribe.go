@@ -41,7 +41,7 @@ func (h *handler) subscribed(ctx context.Context, r *request) (*store.Subscriber
 		return nil, false
 	}
 	if sub == nil {
-		h.reply(ctx, r, NotSubscribedReply(r.topic(), r.channel))
+		h.reply(ctx, r, NotSubscribedIn(h.lang(ctx, r), r.topic(), r.channel))
 		return nil, false
 	}
 	return sub, true
@@ -86,7 +86,7 @@ func (h *handler) cmdSubscribe(ctx context.Context, r *request) {
 		err := h.st.SetKinds(ctx, r.key(), req.Kinds)
 		switch {
 		case errors.Is(err, store.ErrNotSubscribed):
-			h.reply(ctx, r, NotSubscribedReply(r.topic(), r.channel))
+			h.reply(ctx, r, NotSubscribedIn(h.lang(ctx, r), r.topic(), r.channel))
 		case err != nil:
 			h.storeFailed(ctx, r, err)
 		default:
@@ -117,7 +117,7 @@ func (h *handler) setFilter(ctx context.Context, r *request, ids []string) error
 	err := h.st.SetComponents(ctx, r.key(), ids)
 	switch {
 	case errors.Is(err, store.ErrNotSubscribed):
-		h.reply(ctx, r, NotSubscribedReply(r.topic(), r.channel))
+		h.reply(ctx, r, NotSubscribedIn(h.lang(ctx, r), r.topic(), r.channel))
 	case err != nil:
 		h.storeFailed(ctx, r, err)
 	}
@@ -156,7 +156,7 @@ func (h *handler) addFilter(ctx context.Context, r *request, q string) {
 	case errors.Is(err, store.ErrFilterFull):
 		h.reply(ctx, r, "The component filter is full (at most 50 components). Remove one first, or use /subscribe component all.")
 	case errors.Is(err, store.ErrNotSubscribed):
-		h.reply(ctx, r, NotSubscribedReply(r.topic(), r.channel))
+		h.reply(ctx, r, NotSubscribedIn(h.lang(ctx, r), r.topic(), r.channel))
 	case err != nil:
 		h.storeFailed(ctx, r, err)
 	default:
@@ -207,7 +207,7 @@ func (h *handler) removeFilter(ctx context.Context, r *request, sub *store.Subsc
 	ids, err := h.st.RemoveComponent(ctx, r.key(), removed)
 	switch {
 	case errors.Is(err, store.ErrNotSubscribed):
-		h.reply(ctx, r, NotSubscribedReply(r.topic(), r.channel))
+		h.reply(ctx, r, NotSubscribedIn(h.lang(ctx, r), r.topic(), r.channel))
 		return
 	case errors.Is(err, store.ErrNotInFilter):
 		// Removed meanwhile: the outcome asked for.
@@ -242,5 +242,5 @@ func (h *handler) askWhich(ctx context.Context, r *request, q string, found []st
 
 func (h *handler) storeFailed(ctx context.Context, r *request, err error) {
 	h.log.Warn("store", "command", r.cmd.Name, "chat_id", r.chatID, "err", err)
-	h.reply(ctx, r, ReplyStoreError)
+	h.reply(ctx, r, h.lang(ctx, r).T("reply.storeError"))
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/openai-status-bot/statusbot/internal/bot/pageset"
 	"github.com/openai-status-bot/statusbot/internal/bot/screens"
+	"github.com/openai-status-bot/statusbot/internal/i18n"
 	"github.com/openai-status-bot/statusbot/internal/message"
 	"github.com/openai-status-bot/statusbot/internal/notice"
 	"github.com/openai-status-bot/statusbot/internal/pages"
@@ -21,14 +22,12 @@ import (
 // What a newcomer sees: /start, the greeting when the bot joins a group,
 // the answer to plain text, and /stop keeping the settings.
 
-// ReplyPlainText answers text that is no command in a private chat.
-const ReplyPlainText = "I answer commands only. /start subscribes this chat to OpenAI status notices, " +
-	"/status shows the status now, /help lists everything."
+// ReplyPlainText answers text that is no command in a private chat (in
+// English; the catalogs have it in every language).
+var ReplyPlainText = en.T("reply.plainText")
 
 // GroupGreeting is posted when the bot is added to a group.
-const GroupGreeting = "<b>Hello!</b> I post OpenAI's status here: incidents, component outages and maintenance, as they happen.\n" +
-	"An administrator can /start to subscribe this group (or a forum topic), then choose what to hear with /settings.\n" +
-	"Anyone can ask /status, /components, /history or /uptime; /help lists everything."
+var GroupGreeting = en.T("greeting.one")
 
 // keptDays is store.KeepFor in days, for replies.
 var keptDays = strconv.Itoa(int(store.KeepFor.Hours() / 24))
@@ -44,18 +43,26 @@ func (h *handler) cmdStart(ctx context.Context, r *request) {
 		h.storeFailed(ctx, r, errors.Join(err, store.ErrNotSubscribed))
 		return
 	}
+	if created && restored == nil {
+		h.startLanguage(ctx, r, sub)
+	} else {
+		// Resolved before the subscription was back: again, with the
+		// language it kept (a chosen one stays).
+		r.langDone = false
+	}
+	lang := h.lang(ctx, r)
 	var parts []pageset.Part
 	if pv, ok := h.pages.Stored(ctx, Covered(h.offer, sub, ""), pageset.Components); ok {
 		parts = pv.Parts
 	}
-	text := StartReplyFor(created, restored, r.topic(), r.channel, parts, h.offer, pages.Followed(sub.Pages))
+	text := StartReplyIn(lang, created, restored, r.topic(), r.channel, parts, h.offer, pages.Followed(sub.Pages))
 	if r.channel {
 		h.reply(ctx, r, text) // no buttons for every reader to see
 		return
 	}
 	kb := screens.New(sub, nil)
 	h.replyMarkup(ctx, r, text, &models.InlineKeyboardMarkup{InlineKeyboard: [][]models.InlineKeyboardButton{
-		{kb.Button("⚙️ Settings", "m"), kb.Button("Components", "g", "0")},
+		{kb.Button(lang.T("btn.settings"), "m"), kb.Button(lang.T("btn.components"), "g", "0")},
 	}})
 }
 
@@ -69,41 +76,45 @@ func StartReply(created bool, restored *store.Kept, topic, channel bool, page *s
 	return StartReplyFor(created, restored, topic, channel, parts, pages.Offer{}, nil)
 }
 
-// StartReplyFor is StartReply for the pages the chat follows (parts: as
-// read, nil when not known): each page's status on a line of its own
-// under its name, never a merged "Unknown", and the pages also on offer.
+// StartReplyFor is StartReplyIn in English.
 func StartReplyFor(created bool, restored *store.Kept, topic, channel bool, parts []pageset.Part, offer pages.Offer, followed []string) string {
-	where := place(topic, channel)
+	return StartReplyIn(en, created, restored, topic, channel, parts, offer, followed)
+}
+
+// StartReplyIn is StartReply for the pages the chat follows (parts: as
+// read, nil when not known), in the chat's language: each page's status
+// on a line of its own under its name, never a merged "Unknown", and the
+// pages also on offer.
+func StartReplyIn(c i18n.Catalog, created bool, restored *store.Kept, topic, channel bool, parts []pageset.Part, offer pages.Offer, followed []string) string {
+	where := placeKey(topic, channel)
 	var b strings.Builder
-	what := "OpenAI status notices"
-	if len(offer.List) > 1 {
-		what = "status notices of " + message.Escape(strings.Join(offer.Names(followed), ", "))
-	} else if len(parts) == 1 && strings.TrimSpace(parts[0].Page.Name) != "" {
-		what = screens.EscName(parts[0].Page.Name) + " status notices"
-	}
 	switch {
 	case !created:
-		b.WriteString(capitalize(where) + " is already subscribed; the settings are unchanged.")
+		b.WriteString(c.T("start.already." + where))
 	case restored != nil:
-		b.WriteString("Subscribed " + where + " again, with the settings it had before /stop (" +
-			message.Escape(notice.FormatTime(restored.StoppedAt, notice.Zone(restored.Settings))) + ").")
+		b.WriteString(c.T("start.again."+where, "When", message.Escape(notice.FormatTime(restored.StoppedAt, notice.Zone(restored.Settings)))))
+	case len(offer.List) > 1:
+		b.WriteString(c.T("start.newMany."+where, "Pages", message.Escape(strings.Join(offer.Names(followed), ", "))))
 	default:
-		b.WriteString("Subscribed " + where + " to " + what + ": incidents, component changes and maintenance, as they happen.")
+		page := "OpenAI"
+		if len(parts) == 1 && strings.TrimSpace(parts[0].Page.Name) != "" {
+			page = screens.EscName(parts[0].Page.Name)
+		}
+		b.WriteString(c.T("start.new."+where, "Page", page))
 	}
 	switch {
 	case len(parts) == 1:
-		b.WriteString("\n\n" + statusLine(parts[0].Page))
+		b.WriteString("\n\n" + c.T("start.statusNow", "Status", statusDetail(c, parts[0].Page)))
 	case len(parts) > 1:
-		b.WriteString("\n\n<b>Status now</b>")
+		b.WriteString("\n\n" + c.T("start.statusNowAll"))
 		for _, p := range parts {
-			b.WriteString("\n📄 <b>" + message.Escape(p.Name) + "</b>: " + strings.TrimPrefix(statusLine(p.Page), "<b>Status now:</b> "))
+			b.WriteString("\n📄 <b>" + message.Escape(p.Name) + "</b>: " + statusDetail(c, p.Page))
 		}
 	}
 	if more := alsoOnOffer(offer, followed); more != "" {
-		b.WriteString("\n\nAlso on offer: " + message.Escape(more) + ". /subscribe page &lt;name&gt; follows one more.")
+		b.WriteString("\n\n" + c.T("start.alsoOnOffer", "Pages", message.Escape(more)))
 	}
-	b.WriteString("\n\nChoose what " + where + " hears with /settings: notice types, components, severity, quiet hours, time zone, cards. " +
-		"/status shows the status now, /help lists every command, /stop unsubscribes.")
+	b.WriteString("\n\n" + c.T("start.choose."+where))
 	return b.String()
 }
 
@@ -122,49 +133,48 @@ func alsoOnOffer(offer pages.Offer, followed []string) string {
 	return strings.Join(out, ", ")
 }
 
-// Greeting is posted when the bot is added to a group: GroupGreeting,
+// Greeting is GreetingIn in English.
+func Greeting(offer pages.Offer) string { return GreetingIn(en, offer) }
+
+// GreetingIn is posted when the bot is added to a group: GroupGreeting,
 // naming the pages when several are on offer.
-func Greeting(offer pages.Offer) string {
+func GreetingIn(c i18n.Catalog, offer pages.Offer) string {
 	if len(offer.List) < 2 {
-		return GroupGreeting
+		return c.T("greeting.one")
 	}
 	names := make([]string, len(offer.List))
 	for i, p := range offer.List {
 		names[i] = p.Name
 	}
-	return "<b>Hello!</b> I post status pages here: incidents, component outages and maintenance, as they happen. " +
-		"On offer: " + message.Escape(strings.Join(names, ", ")) + " (a new subscription follows " + message.Escape(offer.Default().Name) + "; /subscribe page &lt;name&gt; adds one).\n" +
-		"An administrator can /start to subscribe this group (or a forum topic), then choose what to hear with /settings.\n" +
-		"Anyone can ask /status, /components, /history or /uptime; /help lists everything."
+	return c.T("greeting.many", "Pages", message.Escape(strings.Join(names, ", ")), "Default", message.Escape(offer.Default().Name))
 }
 
-// statusLine is the page's status in one line, for /start.
-func statusLine(p *statuspage.Page) string {
+// statusDetail is the page's status in one line, for /start: its
+// description, and which components are not operational.
+func statusDetail(c i18n.Catalog, p *statuspage.Page) string {
 	desc := p.Description
 	if strings.TrimSpace(desc) == "" {
 		desc = statuspage.Label(p.Indicator)
 	}
-	line := "<b>Status now:</b> " + screens.EscName(desc)
+	status := screens.EscName(desc)
 	if p.ComponentsErr != "" {
-		return line
+		return status
 	}
 	comps := screens.Components(p)
 	names := screens.ComponentNames(comps)
 	var down []string
-	for _, c := range comps {
-		if c.Status != "operational" {
-			down = append(down, screens.EscName(names[c.ID]))
+	for _, comp := range comps {
+		if comp.Status != "operational" {
+			down = append(down, screens.EscName(names[comp.ID]))
 		}
 	}
 	switch {
 	case len(down) == 0:
-		return line + "; every component is operational."
+		return c.T("status.allOperational", "Status", status)
 	case len(down) > 3:
-		return line + "; " + strconv.Itoa(len(down)) + " components are not operational: " + strings.Join(down[:3], ", ") + " and more."
-	case len(down) == 1:
-		return line + "; not operational: " + down[0] + "."
+		return c.N("status.manyDown", len(down), "Status", status, "Down", strings.Join(down[:3], ", "))
 	}
-	return line + "; not operational: " + strings.Join(down, ", ") + "."
+	return c.T("status.notOperational", "Status", status, "Down", strings.Join(down, ", "))
 }
 
 func (h *handler) cmdStop(ctx context.Context, r *request) {
@@ -173,15 +183,18 @@ func (h *handler) cmdStop(ctx context.Context, r *request) {
 		h.storeFailed(ctx, r, err)
 		return
 	}
-	h.reply(ctx, r, StopReply(err == nil, r.topic(), r.channel))
+	h.reply(ctx, r, StopReplyIn(h.lang(ctx, r), err == nil, r.topic(), r.channel))
 }
 
-func StopReply(removed, topic, channel bool) string {
+// StopReply is StopReplyIn in English.
+func StopReply(removed, topic, channel bool) string { return StopReplyIn(en, removed, topic, channel) }
+
+// StopReplyIn answers /stop: unsubscribed (removed) or was not.
+func StopReplyIn(c i18n.Catalog, removed, topic, channel bool) string {
 	if !removed {
-		return capitalize(place(topic, channel)) + " was not subscribed. Use /start to subscribe."
+		return c.T("stop.not." + placeKey(topic, channel))
 	}
-	return "Unsubscribed " + place(topic, channel) + ". Its settings are kept for " + keptDays +
-		" days: /start within that time subscribes it again with them."
+	return c.T("stop.done."+placeKey(topic, channel), "Days", keptDays)
 }
 
 // onMyChatMember follows the bot's own membership: removed from a chat,
@@ -202,7 +215,8 @@ func (h *handler) onMyChatMember(ctx context.Context, u *models.ChatMemberUpdate
 		if moved, err := h.st.MovedInto(ctx, u.Chat.ID); err != nil || moved {
 			return
 		}
-		h.post(ctx, outgoing{chatID: u.Chat.ID, text: Greeting(h.offer), class: urgent})
+		// In the language of whoever added the bot: likely its admin.
+		h.post(ctx, outgoing{chatID: u.Chat.ID, text: GreetingIn(i18n.Of(i18n.Match(u.From.LanguageCode)), h.offer), class: urgent})
 	}
 }
 

@@ -3,6 +3,7 @@ package commands
 import (
 	"context"
 
+	"github.com/openai-status-bot/statusbot/internal/i18n"
 	"github.com/openai-status-bot/statusbot/internal/notice"
 	"github.com/openai-status-bot/statusbot/internal/pages"
 	"github.com/openai-status-bot/statusbot/internal/store"
@@ -19,7 +20,7 @@ func (h *handler) cmdWhy(ctx context.Context, r *request) {
 		page, _ := pages.Unscope(event)
 		return h.offer.Label(sub.Pages, page)
 	}
-	text, err := notice.WhyAnswer(ctx, h.st, sub.Key, notice.Zone(sub.Settings), label)
+	text, err := notice.WhyAnswerIn(ctx, h.lang(ctx, r), h.st, sub.Key, notice.Zone(sub.Settings), label)
 	if err != nil {
 		h.storeFailed(ctx, r, err)
 		return
@@ -27,9 +28,10 @@ func (h *handler) cmdWhy(ctx context.Context, r *request) {
 	h.reply(ctx, r, text)
 }
 
-// lastFate is /info's line on the chat's last notice ("" when there is
-// none, or the store cannot tell: /info answers all the same).
-func (h *handler) lastFate(ctx context.Context, sub *store.Subscriber) string {
+// lastFate is /info's line on the chat's last notice, in c's language
+// ("" when there is none, or the store cannot tell: /info answers all the
+// same).
+func (h *handler) lastFate(ctx context.Context, c i18n.Catalog, sub *store.Subscriber) string {
 	if sub == nil {
 		return ""
 	}
@@ -37,5 +39,5 @@ func (h *handler) lastFate(ctx context.Context, sub *store.Subscriber) string {
 	if err != nil || len(fates) == 0 {
 		return ""
 	}
-	return "\n<b>Last notice:</b> " + notice.Fate(fates[0], notice.Zone(sub.Settings)) + " More: /why"
+	return "\n" + c.T("info.lastNotice", "Fate", notice.FateIn(c, fates[0], notice.Zone(sub.Settings)))
 }

@@ -2,6 +2,7 @@ package screens
 
 import (
 	"context"
+	"github.com/openai-status-bot/statusbot/internal/i18n"
 	"testing"
 	"time"
 
@@ -42,8 +43,12 @@ func TestCallbackDataWithin64Bytes(t *testing.T) {
 		// channel's ID too: the longest there is.
 		kbs = append(kbs, New(sub, idx), New(sub, idx).For(-1009999999999999, "A channel", "-1009999999999999"))
 	}
+	// Every language's screens: well-formed HTML, within the limits.
+	for _, l := range i18n.Languages {
+		kbs = append(kbs, New(subs[1], idx).For(-1009999999999999, "A channel", "-1009999999999999").Speaking(i18n.Of(l.Tag)))
+	}
 	for _, k := range kbs {
-		screens := []Screen{k.Main(), k.Kinds(), k.Severity(), k.Quiet(), k.Zones(), k.Delivery()}
+		screens := []Screen{k.Main(), k.Kinds(), k.Severity(), k.Quiet(), k.Zones(), k.Delivery(), k.Languages()}
 		for p := 0; p < pages(len(idx.Groups), groupsPerScreen); p++ {
 			screens = append(screens, k.Groups(p))
 		}

@@ -6,6 +6,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/internal/i18n"
 	"github.com/openai-status-bot/statusbot/internal/message"
 	"github.com/openai-status-bot/statusbot/internal/statuspage"
 	"github.com/openai-status-bot/statusbot/internal/store"
@@ -43,13 +44,20 @@ func UTF16Len(s string) int {
 	return n
 }
 
-func KindList(kinds []event.Kind) string {
+func KindList(kinds []event.Kind) string { return KindListIn(i18n.Of(i18n.Default), kinds) }
+
+// KindListIn names notice kinds in c's language (English: as typed).
+func KindListIn(c i18n.Catalog, kinds []event.Kind) string {
 	if len(kinds) == 0 {
 		kinds = event.DefaultKinds
 	}
 	parts := make([]string, len(kinds))
 	for i, k := range kinds {
-		parts[i] = message.Escape(string(k))
+		name := c.T("kind." + string(k))
+		if name == "kind."+string(k) { // a kind no catalog names
+			name = string(k)
+		}
+		parts[i] = message.Escape(name)
 	}
 	return strings.Join(parts, ", ")
 }
@@ -57,8 +65,13 @@ func KindList(kinds []event.Kind) string {
 // FilterList shows a component filter by names; an entry the page does
 // not list (an old name record, or a removed component) is shown as is.
 func FilterList(filter []string, names map[string]string) string {
+	return FilterListIn(i18n.Of(i18n.Default), filter, names)
+}
+
+// FilterListIn is FilterList in c's language.
+func FilterListIn(c i18n.Catalog, filter []string, names map[string]string) string {
 	if len(filter) == 0 {
-		return "all components"
+		return c.T("filter.all")
 	}
 	parts := make([]string, 0, len(filter))
 	for _, f := range filter {
@@ -67,7 +80,7 @@ func FilterList(filter []string, names map[string]string) string {
 		} else if names == nil {
 			parts = append(parts, "<code>"+EscName(f)+"</code>")
 		} else {
-			parts = append(parts, "<code>"+EscName(f)+"</code> (not on the status page)")
+			parts = append(parts, c.T("filter.notOnPage", "Code", "<code>"+EscName(f)+"</code>"))
 		}
 	}
 	return strings.Join(parts, ", ")
@@ -139,58 +152,64 @@ func utf16Cut(s string) string {
 	return s
 }
 
-// Summary lists the settings, for /info and the keyboard.
+// Summary is SummaryIn in English.
 func Summary(sub *store.Subscriber, names map[string]string) string {
+	return SummaryIn(i18n.Of(i18n.Default), sub, names)
+}
+
+// SummaryIn lists the settings in c's language, for /info and the
+// keyboard: a line per setting, "label: value".
+func SummaryIn(c i18n.Catalog, sub *store.Subscriber, names map[string]string) string {
 	s := sub.Settings
-	sev := "everything"
+	sev := "sev.all"
 	if s.MinSeverity == store.SeverityOutage {
-		sev = "outages and major incidents only"
+		sev = "sev.outage"
 		if s.BelowSilent {
-			sev += "; the rest silently"
+			sev = "sev.outageSilent"
 		}
 	}
-	quiet := "off"
+	quiet := c.T("quiet.off")
 	if s.QuietStart != "" {
-		quiet = s.QuietStart + "–" + s.QuietEnd + ", resolutions "
-		if s.QuietHold {
-			quiet = s.QuietStart + "–" + s.QuietEnd + ", held: one morning summary at " + s.QuietEnd
-		} else if s.QuietResolutions {
-			quiet += "silent"
-		} else {
-			quiet += "with sound"
+		id := "quiet.loudRes"
+		switch {
+		case s.QuietHold:
+			id = "quiet.hold"
+		case s.QuietResolutions:
+			id = "quiet.silentRes"
 		}
+		quiet = c.T(id, "Start", message.Escape(s.QuietStart), "End", message.Escape(s.QuietEnd))
 	}
-	mode := "one message per update"
+	mode := "mode.messages"
 	if s.Cards() {
-		mode = "incident cards"
+		mode = "mode.cards"
 		if s.PinCards {
-			mode += ", pinned while open"
+			mode = "mode.cardsPinned"
 		}
 	}
-	ring := RingNewsLine
+	ring := "sum.ringNews"
 	if s.RingEvery {
-		ring = RingEveryLine
+		ring = "sum.ringEvery"
 	}
-	rem := "off"
+	rem := c.T("rem.off")
 	if !s.NoReminders {
-		rem = strconv.Itoa(reminderMinutes(s)) + " minutes before"
+		rem = c.N("rem.before", reminderMinutes(s))
 	}
 	return strings.Join([]string{
-		"<b>Notice types:</b> " + KindList(sub.Kinds),
-		"<b>Components:</b> " + FilterList(sub.Components, names),
-		"<b>Severity:</b> " + sev,
-		"<b>Quiet hours:</b> " + message.Escape(quiet),
-		"<b>Time zone:</b> " + message.Escape(ZoneName(s)),
-		"<b>Delivery:</b> " + mode,
-		ring,
-		"<b>Maintenance reminders:</b> " + rem,
+		c.T("sum.kinds", "Kinds", KindListIn(c, sub.Kinds)),
+		c.T("sum.components", "List", FilterListIn(c, sub.Components, names)),
+		c.T("sum.severity", "Value", c.T(sev)),
+		c.T("sum.quiet", "Value", quiet),
+		c.T("sum.zone", "Zone", message.Escape(ZoneName(s))),
+		c.T("sum.delivery", "Value", c.T(mode)),
+		c.T(ring),
+		c.T("sum.reminders", "Value", rem),
 	}, "\n")
 }
 
 // The ring choice as Summary shows it (issue 28's rule: notice.News).
-const (
-	RingNewsLine  = "<b>Sound:</b> news rings (a new incident, a status or impact change, the end); other updates come silently"
-	RingEveryLine = "<b>Sound:</b> every update rings"
+var (
+	RingNewsLine  = i18n.Of(i18n.Default).T("sum.ringNews")
+	RingEveryLine = i18n.Of(i18n.Default).T("sum.ringEvery")
 )
 
 // CountOf is "1 chosen component", "2 chosen components".

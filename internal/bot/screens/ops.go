@@ -70,6 +70,8 @@ var ops = map[string]op{
 	"R":             {args: 1, changes: true, screen: delivery},
 	"e":             {args: 1, changes: true, screen: delivery},
 	"E":             {args: 1, changes: true, screen: delivery},
+	"l":             {screen: languages},
+	"L":             {args: 1, changes: true, screen: languages},
 	"pg":            {screen: pagesScreen},
 	"F":             {args: 2, changes: true, valid: validPageKey, screen: pagesScreen},
 	"P":             {args: 2, changes: true, valid: validPage, screen: pagesScreen}, // drawn before "F": refused, redrawn
@@ -77,11 +79,12 @@ var ops = map[string]op{
 	OpAddComponent:  {args: 1, reads: LivePage},
 }
 
-func kinds(k *KB, _ Callback) Screen    { return k.Kinds() }
-func severity(k *KB, _ Callback) Screen { return k.Severity() }
-func quiet(k *KB, _ Callback) Screen    { return k.Quiet() }
-func zones(k *KB, _ Callback) Screen    { return k.Zones() }
-func delivery(k *KB, _ Callback) Screen { return k.Delivery() }
+func kinds(k *KB, _ Callback) Screen     { return k.Kinds() }
+func severity(k *KB, _ Callback) Screen  { return k.Severity() }
+func quiet(k *KB, _ Callback) Screen     { return k.Quiet() }
+func zones(k *KB, _ Callback) Screen     { return k.Zones() }
+func delivery(k *KB, _ Callback) Screen  { return k.Delivery() }
+func languages(k *KB, _ Callback) Screen { return k.Languages() }
 
 func pagesScreen(k *KB, _ Callback) Screen {
 	if k.ShowsPages() {

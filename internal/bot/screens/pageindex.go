@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"strconv"
+	"strings"
 
 	offered "github.com/openai-status-bot/statusbot/internal/pages"
 	"github.com/openai-status-bot/statusbot/internal/statuspage"
@@ -79,7 +80,14 @@ func (x *PageIndex) GroupOf(ci int) (gi, pos int) {
 // StateToken hashes what the keyboard shows of a subscription.
 func StateToken(sub *store.Subscriber) string {
 	h := fnv.New32a()
-	fmt.Fprintf(h, "%v|%v|%+v", sub.Kinds, sub.Components, sub.Settings)
+	// The language fields are hashed after the rest, and only when set:
+	// keyboards drawn before languages keep their token.
+	set := sub.Settings
+	lang := fmt.Sprintf(" Lang:%s LangChosen:%v", set.Lang, set.LangChosen)
+	fmt.Fprint(h, strings.Replace(fmt.Sprintf("%v|%v|%+v", sub.Kinds, sub.Components, set), lang, "", 1))
+	if set.Lang != "" || set.LangChosen {
+		fmt.Fprint(h, "|lang"+lang)
+	}
 	if ps := offered.Followed(sub.Pages); len(ps) != 1 || ps[0] != "" {
 		// Keyboards drawn before pages keep their token.
 		fmt.Fprintf(h, "|%v", ps)

@@ -34,8 +34,7 @@ func (k *KB) Pages() Screen {
 		on := offered.Follows(followed, k.offer.EventPage(p.Name))
 		rows = append(rows, []models.InlineKeyboardButton{k.Button(mark(on, p.Name), "F", keyArg(k.offer.EventPage(p.Name)), boolArg(!on))})
 	}
-	return Screen{Text: "<b>Pages</b>\nTap a page to follow it or stop. Notices name their page when this chat follows more than one. " +
-		"Typed: /subscribe page &lt;name&gt;, /unsubscribe page &lt;name&gt;.", Rows: append(rows, k.back())}
+	return Screen{Text: k.lang.T("scr.pages"), Rows: append(rows, k.back())}
 }
 
 // legacyKeyArg is the legacy page's key ("") in a button.

@@ -8,6 +8,7 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/internal/i18n"
 	"github.com/openai-status-bot/statusbot/internal/message"
 	offered "github.com/openai-status-bot/statusbot/internal/pages"
 	"github.com/openai-status-bot/statusbot/internal/store"
@@ -25,7 +26,7 @@ var (
 	quietPresets   = [][2]string{{"22:00", "07:00"}, {"23:00", "08:00"}, {"00:00", "06:00"}, {"20:00", "08:00"}}
 	zonePresets    = []string{"UTC", "Europe/London", "Europe/Berlin", "Europe/Moscow", "Asia/Kolkata", "Asia/Shanghai", "Asia/Tokyo", "Australia/Sydney", "America/New_York", "America/Chicago", "America/Denver", "America/Los_Angeles", "America/Sao_Paulo"}
 	reminderOpts   = []int{15, 30, 60, 120}
-	severityLabels = []string{"Everything", "Outages only, skip the rest", "Outages loud, the rest silently"}
+	severityLabels = []string{"btn.sev.all", "btn.sev.outage", "btn.sev.outageSilent"} // message ids
 )
 
 // Screen is a rendered keyboard message.
@@ -50,11 +51,21 @@ type KB struct {
 	title, typed string
 	// offer: the pages on offer (Offering), for the Pages screen.
 	offer offered.Offer
+	// lang: the catalog the screens speak (the chat's language).
+	lang i18n.Catalog
 }
 
-// New draws the screens of sub's settings (idx nil: the page is not known).
+// New draws the screens of sub's settings (idx nil: the page is not
+// known), in the chat's language.
 func New(sub *store.Subscriber, idx *PageIndex) *KB {
-	return &KB{sub: sub, idx: idx, Tok: StateToken(sub)}
+	return &KB{sub: sub, idx: idx, Tok: StateToken(sub), lang: i18n.Of(sub.Settings.Lang)}
+}
+
+// Speaking draws the screens in c (a private chat that changes a
+// channel's settings reads them in its own language).
+func (k *KB) Speaking(c i18n.Catalog) *KB {
+	k.lang = c
+	return k
 }
 
 // For makes the buttons change chat's settings (a channel's, shown in a
@@ -81,9 +92,9 @@ func (k *KB) typedRef() string {
 // heading is the first screen's title.
 func (k *KB) heading() string {
 	if k.title != "" {
-		return "<b>Settings of " + EscName(k.title) + "</b>"
+		return k.lang.T("settings.headingOf", "Title", EscName(k.title))
 	}
-	return "<b>Settings</b>"
+	return k.lang.T("settings.heading")
 }
 
 func CutButton(s string) string {
@@ -95,7 +106,7 @@ func CutButton(s string) string {
 }
 
 func (k *KB) back() []models.InlineKeyboardButton {
-	return []models.InlineKeyboardButton{k.Button("« Back", "m")}
+	return []models.InlineKeyboardButton{k.Button(k.lang.T("btn.back"), "m")}
 }
 
 func mark(on bool, label string) string {
@@ -114,24 +125,41 @@ func (k *KB) Names() map[string]string {
 
 // Main is the first screen: a summary and a button per topic.
 func (k *KB) Main() Screen {
-	summary := Summary(k.sub, k.Names())
+	summary := SummaryIn(k.lang, k.sub, k.Names())
 	rows := [][]models.InlineKeyboardButton{
-		{k.Button("Notice types", "k"), k.Button("Components", "g", "0")},
-		{k.Button("Severity", "s"), k.Button("Quiet hours", "q")},
-		{k.Button("Time zone", "z"), k.Button("Cards, sound & reminders", "d")},
-		{k.Button("Done", "x")},
+		{k.Button(k.lang.T("btn.kinds"), "k"), k.Button(k.lang.T("btn.components"), "g", "0")},
+		{k.Button(k.lang.T("btn.severity"), "s"), k.Button(k.lang.T("btn.quiet"), "q")},
+		{k.Button(k.lang.T("btn.zone"), "z"), k.Button(k.lang.T("btn.delivery"), "d")},
+		{k.Button(k.lang.T("btn.language"), "l"), k.Button(k.lang.T("btn.done"), "x")},
 	}
 	if l := PagesLine(k.sub.Pages, k.offer); l != "" {
 		summary = l + "\n" + summary
 	}
 	if k.ShowsPages() {
-		rows = append([][]models.InlineKeyboardButton{{k.Button("Pages", "pg")}}, rows...)
+		rows = append([][]models.InlineKeyboardButton{{k.Button(k.lang.T("btn.pages"), "pg")}}, rows...)
 	}
 	return Screen{
-		Text: k.heading() + "\n" + summary +
-			"\n\nTap to change. Every setting can be typed too: /settings " + k.typedRef() + "&lt;name&gt; &lt;value&gt;.",
+		Text: k.heading() + "\n" + summary + "\n\n" + k.lang.T("settings.tap", "Ref", k.typedRef()),
 		Rows: rows,
 	}
+}
+
+// Languages is the language screen: a button per catalog, named in its
+// own language, two to a row.
+func (k *KB) Languages() Screen {
+	cur := i18n.Of(k.sub.Settings.Lang).Tag()
+	var rows [][]models.InlineKeyboardButton
+	var row []models.InlineKeyboardButton
+	for i, l := range i18n.Languages {
+		row = append(row, k.Button(mark(l.Tag == cur, l.Name), "L", strconv.Itoa(i)))
+		if len(row) == 2 {
+			rows, row = append(rows, row), nil
+		}
+	}
+	if row != nil {
+		rows = append(rows, row)
+	}
+	return Screen{Text: k.lang.T("settings.language", "Name", i18n.Name(cur)), Rows: append(rows, k.back())}
 }
 
 func (k *KB) Kinds() Screen {
@@ -149,19 +177,19 @@ func (k *KB) Kinds() Screen {
 		if on {
 			set = "0"
 		}
-		rows = append(rows, []models.InlineKeyboardButton{k.Button(mark(on, kindTitle(kind)), "K", strconv.Itoa(i), set)})
+		rows = append(rows, []models.InlineKeyboardButton{k.Button(mark(on, k.kindTitle(kind)), "K", strconv.Itoa(i), set)})
 	}
-	return Screen{Text: "<b>Notice types</b>\nTap a type to turn it on or off.", Rows: append(rows, k.back())}
+	return Screen{Text: k.lang.T("scr.kinds"), Rows: append(rows, k.back())}
 }
 
-func kindTitle(k event.Kind) string {
-	switch k {
+func (k *KB) kindTitle(kind event.Kind) string {
+	switch kind {
 	case event.KindIncident:
-		return "Incidents"
+		return k.lang.T("btn.kind.incident")
 	case event.KindComponent:
-		return "Component changes"
+		return k.lang.T("btn.kind.component")
 	}
-	return "Maintenance"
+	return k.lang.T("btn.kind.maintenance")
 }
 
 // chosenIn counts the filter's components in a group.
@@ -197,31 +225,29 @@ func (k *KB) pager(pg, total int, op string, before, after []string) []models.In
 		return append(append(append([]string(nil), before...), strconv.Itoa(p)), after...)
 	}
 	if pg > 0 {
-		row = append(row, k.Button("‹ Previous", op, at(pg-1)...))
+		row = append(row, k.Button(k.lang.T("btn.prev"), op, at(pg-1)...))
 	}
 	if pg < total-1 {
-		row = append(row, k.Button("Next ›", op, at(pg+1)...))
+		row = append(row, k.Button(k.lang.T("btn.next"), op, at(pg+1)...))
 	}
 	return row
 }
 
 func (k *KB) Groups(pg int) Screen {
 	if k.idx == nil || len(k.idx.Comps) == 0 {
-		return Screen{Text: "<b>Components</b>\nThe status page's components are unavailable right now. Please try again later.",
+		return Screen{Text: k.lang.T("scr.groupsDown"),
 			Rows: [][]models.InlineKeyboardButton{k.back()}}
 	}
 	total := pages(len(k.idx.Groups), groupsPerScreen)
 	pg = min(pg, total-1)
-	text := "<b>Components</b>\n"
-	if len(k.sub.Components) == 0 {
-		text += "Notices cover every component. Pick components to hear only about those."
-	} else {
-		text += "Notices cover " + CountOf(len(k.sub.Components), "chosen component") + ": " + FilterList(k.sub.Components, k.idx.Names) + "."
+	text := k.lang.T("scr.groupsAll")
+	if len(k.sub.Components) > 0 {
+		text = k.lang.N("scr.groupsChosen", len(k.sub.Components), "List", FilterListIn(k.lang, k.sub.Components, k.idx.Names))
 	}
 	var rows [][]models.InlineKeyboardButton
 	for gi := pg * groupsPerScreen; gi < min(len(k.idx.Groups), (pg+1)*groupsPerScreen); gi++ {
 		g := k.idx.Groups[gi]
-		label := g.Name + " · all"
+		label := k.lang.T("btn.groupAll", "Group", g.Name)
 		if len(k.sub.Components) > 0 {
 			label = fmt.Sprintf("%s · %d/%d", g.Name, k.chosenIn(g), len(g.Members))
 		}
@@ -231,7 +257,7 @@ func (k *KB) Groups(pg int) Screen {
 		rows = append(rows, p)
 	}
 	if len(k.sub.Components) > 0 {
-		rows = append(rows, []models.InlineKeyboardButton{k.Button("Every component (clear the choice)", "C")})
+		rows = append(rows, []models.InlineKeyboardButton{k.Button(k.lang.T("btn.clearChoice"), "C")})
 	}
 	return Screen{Text: utf16Cut(text), Rows: append(rows, k.back())}
 }
@@ -240,9 +266,9 @@ func (k *KB) Group(gi, pg int) Screen {
 	g := k.idx.Groups[gi]
 	total := pages(len(g.Members), compsPerScreen)
 	pg = min(pg, total-1)
-	text := "<b>" + EscName(g.Name) + "</b>\nTap a component to add it to the chosen ones or remove it."
+	text := k.lang.T("scr.group", "Group", EscName(g.Name))
 	if len(k.sub.Components) == 0 {
-		text += " None chosen yet: notices cover every component."
+		text = k.lang.T("scr.groupNone", "Group", EscName(g.Name))
 	}
 	var rows [][]models.InlineKeyboardButton
 	for _, ci := range g.Members[pg*compsPerScreen : min(len(g.Members), (pg+1)*compsPerScreen)] {
@@ -257,7 +283,7 @@ func (k *KB) Group(gi, pg int) Screen {
 	if p := k.pager(pg, total, "G", []string{strconv.Itoa(gi)}, []string{k.idx.Tok}); p != nil {
 		rows = append(rows, p)
 	}
-	rows = append(rows, []models.InlineKeyboardButton{k.Button("« Groups", "g", strconv.Itoa(gi/groupsPerScreen))})
+	rows = append(rows, []models.InlineKeyboardButton{k.Button(k.lang.T("btn.groups"), "g", strconv.Itoa(gi/groupsPerScreen))})
 	return Screen{Text: text, Rows: rows}
 }
 
@@ -271,10 +297,9 @@ func (k *KB) Severity() Screen {
 	}
 	var rows [][]models.InlineKeyboardButton
 	for i, l := range severityLabels {
-		rows = append(rows, []models.InlineKeyboardButton{k.Button(mark(i == cur, l), "S", strconv.Itoa(i))})
+		rows = append(rows, []models.InlineKeyboardButton{k.Button(mark(i == cur, k.lang.T(l)), "S", strconv.Itoa(i))})
 	}
-	return Screen{Text: "<b>Minimum severity</b>\n“Outages” are partial and full outages of components and major and critical incidents. " +
-		"Resolutions follow what they resolve; maintenance is chosen by notice type.", Rows: append(rows, k.back())}
+	return Screen{Text: k.lang.T("scr.severity"), Rows: append(rows, k.back())}
 }
 
 func (k *KB) Quiet() Screen {
@@ -287,21 +312,19 @@ func (k *KB) Quiet() Screen {
 			rows, row = append(rows, row), nil
 		}
 	}
-	rows = append(rows, []models.InlineKeyboardButton{k.Button(mark(s.QuietStart == "", "Off"), "Q", "x")})
-	res, set := "Resolutions: with sound", "1"
+	rows = append(rows, []models.InlineKeyboardButton{k.Button(mark(s.QuietStart == "", k.lang.T("btn.off")), "Q", "x")})
+	res, set := k.lang.T("btn.resLoud"), "1"
 	if s.QuietResolutions {
-		res, set = "Resolutions: silent too", "0"
+		res, set = k.lang.T("btn.resSilent"), "0"
 	}
-	hold, holdSet, how := "Mode: silent (tap to hold for a morning summary)", "1", "Notices in the window arrive without sound. "
+	hold, holdSet, text := k.lang.T("btn.holdOff"), "1", "scr.quietSilent"
 	if s.QuietHold {
-		hold, holdSet, how = "Mode: hold, morning summary (tap for silent)", "0",
-			"Notices in the window are held; one morning summary when it ends tells what opened, what is still open, what resolved. "
+		hold, holdSet, text = k.lang.T("btn.holdOn"), "0", "scr.quietHold"
 	} else {
 		rows = append(rows, []models.InlineKeyboardButton{k.Button(res, "r", set)})
 	}
 	rows = append(rows, []models.InlineKeyboardButton{k.Button(hold, "H", holdSet)})
-	return Screen{Text: "<b>Quiet hours</b> (" + message.Escape(ZoneName(s)) + ")\n" + how +
-		"Other windows: /settings quiet 21:30-06:45 hold.", Rows: append(rows, k.back())}
+	return Screen{Text: k.lang.T(text, "Zone", message.Escape(ZoneName(s))), Rows: append(rows, k.back())}
 }
 
 func (k *KB) Zones() Screen {
@@ -317,26 +340,24 @@ func (k *KB) Zones() Screen {
 	if row != nil {
 		rows = append(rows, row)
 	}
-	return Screen{Text: "<b>Time zone</b>: " + message.Escape(cur) + "\nFor quiet hours and every time the bot shows. Others: /settings tz Asia/Singapore.",
+	return Screen{Text: k.lang.T("scr.zones", "Zone", message.Escape(cur)),
 		Rows: append(rows, k.back())}
 }
 
 func (k *KB) Delivery() Screen {
 	s := k.sub.Settings
 	rows := [][]models.InlineKeyboardButton{
-		{k.Button(mark(s.Cards(), "Incident cards"), "o", "c"), k.Button(mark(!s.Cards(), "Messages"), "o", "m")},
-		{k.Button(mark(s.PinCards, "Pin open cards"), "p", boolArg(!s.PinCards))},
-		{k.Button(mark(!s.RingEvery, "Ring on news only"), "R", "0"), k.Button(mark(s.RingEvery, "Ring on every update"), "R", "1")},
-		{k.Button(mark(!s.NoReminders, "Maintenance reminders"), "e", boolArg(s.NoReminders))},
+		{k.Button(mark(s.Cards(), k.lang.T("btn.cards")), "o", "c"), k.Button(mark(!s.Cards(), k.lang.T("btn.messages")), "o", "m")},
+		{k.Button(mark(s.PinCards, k.lang.T("btn.pin")), "p", boolArg(!s.PinCards))},
+		{k.Button(mark(!s.RingEvery, k.lang.T("btn.ringNews")), "R", "0"), k.Button(mark(s.RingEvery, k.lang.T("btn.ringEvery")), "R", "1")},
+		{k.Button(mark(!s.NoReminders, k.lang.T("btn.reminders")), "e", boolArg(s.NoReminders))},
 	}
 	var row []models.InlineKeyboardButton
 	for i, m := range reminderOpts {
-		row = append(row, k.Button(mark(!s.NoReminders && reminderMinutes(s) == m, strconv.Itoa(m)+" min"), "E", strconv.Itoa(i)))
+		row = append(row, k.Button(mark(!s.NoReminders && reminderMinutes(s) == m, k.lang.N("btn.minutes", m)), "E", strconv.Itoa(i)))
 	}
 	rows = append(rows, row)
-	return Screen{Text: "<b>Cards, sound and reminders</b>\nCards: one message per incident, edited as it changes, with each update as a reply. " +
-		"Messages: one message per update. Sound: news rings (a new incident, a status or impact change, the end) and other updates come silently, " +
-		"or every update rings. Reminders come before a maintenance starts.", Rows: append(rows, k.back())}
+	return Screen{Text: k.lang.T("scr.delivery"), Rows: append(rows, k.back())}
 }
 
 func boolArg(b bool) string {

@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/internal/i18n"
 	"github.com/openai-status-bot/statusbot/internal/store"
 )
 
@@ -28,6 +29,16 @@ func ValidComponentRef(cb Callback, idx *PageIndex) bool {
 func SettingFor(cb Callback) (store.SettingChange, error) {
 	invalid := errors.New("invalid button")
 	switch cb.Op {
+	case "L":
+		i, ok := cb.Arg(0, len(i18n.Languages))
+		if !ok {
+			return store.SettingChange{}, invalid
+		}
+		tag := i18n.Languages[i].Tag
+		if tag == i18n.Default {
+			tag = "" // as the settings keep English
+		}
+		return store.SetLanguage(tag, true), nil
 	case "S":
 		i, ok := cb.Arg(0, len(severityLabels))
 		if !ok {
