@@ -273,14 +273,9 @@ func uptimeReply(ups []ComponentUptime) string {
 		"<i>Operational and under maintenance count as up; degraded performance and outages as down.</i>")
 }
 
-// infoReply answers /info (in English). names is nil when the page is
-// unavailable.
-func infoReply(chatID int64, thread int, sub *store.Subscriber, names map[string]string) string {
-	return infoReplyIn(en, chatID, thread, sub, names)
-}
-
 // infoReplyIn answers /info in c's language: the IDs, whether and since
-// when the chat is subscribed, its language and its settings.
+// when the chat is subscribed, its language and its settings. names is nil
+// when the page is unavailable.
 func infoReplyIn(c i18n.Catalog, chatID int64, thread int, sub *store.Subscriber, names map[string]string) string {
 	var b strings.Builder
 	b.WriteString(c.T("info.chat", "ID", strconv.FormatInt(chatID, 10)))
