@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/internal/i18n"
 	"github.com/openai-status-bot/statusbot/internal/notice"
 	"github.com/openai-status-bot/statusbot/internal/store"
 	"github.com/openai-status-bot/statusbot/internal/telegram"
@@ -114,12 +115,13 @@ func (a *Activities) SendMorningSummary(ctx context.Context, in SummaryInput) (b
 	if err := a.Store.CloseWindow(ctx, in.Sub, in.Window, a.now()); err != nil {
 		return sent, err
 	}
+	lang := i18n.Of(sub.Settings.Lang)
 	for {
 		held, err := a.Store.HeldNotices(ctx, in.Sub, in.Window)
 		if err != nil || len(held) == 0 {
 			return sent, err
 		}
-		part := MorningSummary(held, notice.Zone(sub.Settings), sentParts > 0)[0]
+		part := MorningSummaryIn(lang, held, notice.Zone(sub.Settings), sentParts > 0)[0]
 		claimed, err := a.Store.ClaimHeld(ctx, part.Told, a.now())
 		if err != nil {
 			return sent, err
@@ -130,7 +132,7 @@ func (a *Activities) SendMorningSummary(ctx context.Context, in SummaryInput) (b
 			if len(claimed) == 0 {
 				continue
 			}
-			part = MorningSummary(claimed, notice.Zone(sub.Settings), sentParts > 0)[0]
+			part = MorningSummaryIn(lang, claimed, notice.Zone(sub.Settings), sentParts > 0)[0]
 		}
 		if err := a.sendSummaryPart(ctx, in, sub, sentParts, part); err != nil {
 			return sent, err

@@ -2,12 +2,12 @@ package activities
 
 import (
 	"html"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/internal/i18n"
 	"github.com/openai-status-bot/statusbot/internal/message"
 	"github.com/openai-status-bot/statusbot/internal/store"
 )
@@ -42,15 +42,21 @@ const summaryLineLimit = 1000
 // continued: an earlier part of the same summary already went out (the
 // first part of what is left is headed as a continuation).
 func MorningSummary(held []store.Held, loc *time.Location, continued bool) []SummaryPart {
+	return MorningSummaryIn(i18n.Of(i18n.Default), held, loc, continued)
+}
+
+// MorningSummaryIn is MorningSummary in c's language (the page's own
+// words, titles and updates, as the page wrote them).
+func MorningSummaryIn(c i18n.Catalog, held []store.Held, loc *time.Location, continued bool) []SummaryPart {
 	stories := storiesOf(held)
 	if len(stories) == 0 {
 		return nil
 	}
-	full := summaryItems(stories, loc, false)
-	if parts := packSummary(full, continued); len(parts) == 1 {
+	full := summaryItems(c, stories, loc, false)
+	if parts := packSummary(c, full, continued); len(parts) == 1 {
 		return parts
 	}
-	return packSummary(summaryItems(stories, loc, true), continued)
+	return packSummary(c, summaryItems(c, stories, loc, true), continued)
 }
 
 // heldStory is one story of a held window.
@@ -79,7 +85,8 @@ const (
 	sectionResolved
 )
 
-var sectionTitles = [...]string{"Opened, still open", "Still open", "Resolved meanwhile"}
+// sectionTitles are the catalog keys of the sections' titles.
+var sectionTitles = [...]string{"summary.opened", "summary.open", "summary.resolved"}
 
 func storiesOf(held []store.Held) []*heldStory {
 	var order []*heldStory
@@ -109,7 +116,7 @@ type summaryItem struct {
 
 // summaryItems renders the stories' lines, section by section; condensed,
 // each section's components share lines of names.
-func summaryItems(stories []*heldStory, loc *time.Location, condensed bool) []summaryItem {
+func summaryItems(c i18n.Catalog, stories []*heldStory, loc *time.Location, condensed bool) []summaryItem {
 	var items []summaryItem
 	for sec := range sectionTitles {
 		var components []*heldStory
@@ -122,10 +129,10 @@ func summaryItems(stories []*heldStory, loc *time.Location, condensed bool) []su
 				continue
 			}
 			line := "• <b>" + html.EscapeString(s.title) + "</b>: " + html.EscapeString(s.last) +
-				" (" + message.TimeHTML(s.lastAt, loc, "Jan 2 15:04", message.FormatDateTime) + plural(len(s.held)) + ")"
+				" (" + message.TimeHTML(s.lastAt, loc, c.T("time.card"), message.FormatDateTime) + updates(c, len(s.held)) + ")"
 			items = append(items, summaryItem{section: sec, line: message.Truncate(line, summaryLineLimit), told: s.held})
 		}
-		items = append(items, componentLines(sec, components)...)
+		items = append(items, componentLines(c, sec, components)...)
 	}
 	return items
 }
@@ -133,17 +140,17 @@ func summaryItems(stories []*heldStory, loc *time.Location, condensed bool) []su
 // componentLines names a section's components on as few lines as fit a
 // part: "• Components (45): API, Files, …", with each component's number
 // of changes where it had more than its trip and recovery.
-func componentLines(sec int, components []*heldStory) []summaryItem {
+func componentLines(c i18n.Catalog, sec int, components []*heldStory) []summaryItem {
 	if len(components) == 0 {
 		return nil
 	}
-	label := "• <b>Components (" + strconv.Itoa(len(components)) + ")</b>: "
+	label := "• <b>" + c.N("summary.components", len(components)) + "</b>: "
 	var items []summaryItem
 	cur := summaryItem{section: sec, line: label}
 	for _, s := range components {
 		name := html.EscapeString(s.title)
 		if n := len(s.held); n > 2 {
-			name += " (" + strconv.Itoa(n) + " changes)"
+			name += " (" + c.N("summary.changes", n) + ")"
 		}
 		name = message.Truncate(name, summaryLineLimit)
 		sep := ", "
@@ -162,7 +169,7 @@ func componentLines(sec int, components []*heldStory) []summaryItem {
 
 // packSummary puts the items into as few parts as hold them, each part
 // headed and its sections titled.
-func packSummary(items []summaryItem, continued bool) []SummaryPart {
+func packSummary(c i18n.Catalog, items []summaryItem, continued bool) []SummaryPart {
 	var parts []SummaryPart
 	var b strings.Builder
 	var told []store.Held
@@ -171,23 +178,23 @@ func packSummary(items []summaryItem, continued bool) []SummaryPart {
 		b.Reset()
 		told, section = nil, -1
 		if continued || len(parts) > 0 {
-			b.WriteString("☀️ <b>Morning summary</b> (continued)")
+			b.WriteString(c.T("summary.continued"))
 		} else {
-			b.WriteString("☀️ <b>Morning summary</b>: what happened during your quiet hours")
+			b.WriteString(c.T("summary.title"))
 		}
 	}
 	start()
 	for _, it := range items {
 		add := it.line
 		if it.section != section {
-			add = "\n\n<b>" + sectionTitles[it.section] + "</b>\n" + add
+			add = "\n\n<b>" + c.T(sectionTitles[it.section]) + "</b>\n" + add
 		} else {
 			add = "\n" + add
 		}
 		if len(told) > 0 && !fitsSummary(b.String()+add, summaryLimit) {
 			parts = append(parts, SummaryPart{Text: b.String(), Told: told})
 			start()
-			add = "\n\n<b>" + sectionTitles[it.section] + "</b>\n" + it.line
+			add = "\n\n<b>" + c.T(sectionTitles[it.section]) + "</b>\n" + it.line
 		}
 		b.WriteString(add)
 		section = it.section
@@ -202,9 +209,10 @@ func fitsSummary(s string, limit int) bool {
 	return utf8.RuneCountInString(s) <= limit && message.VisibleLength(s) <= limit
 }
 
-func plural(updates int) string {
-	if updates == 1 {
+// updates counts a story's held steps after its time: nothing for one.
+func updates(c i18n.Catalog, n int) string {
+	if n == 1 {
 		return ""
 	}
-	return ", " + strconv.Itoa(updates) + " updates"
+	return ", " + c.N("summary.updates", n)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/openai-status-bot/statusbot/activities"
+	"github.com/openai-status-bot/statusbot/internal/i18n"
 	"github.com/openai-status-bot/statusbot/internal/message"
 	"github.com/openai-status-bot/statusbot/internal/store"
 )
@@ -148,4 +149,41 @@ func texts(parts []activities.SummaryPart) []string {
 		out = append(out, p.Text)
 	}
 	return out
+}
+
+// Issue 34: the morning summary speaks the chat's language, plurals by
+// the language's rule; the page's words stay as the page wrote them. On
+// the old code every summary was English.
+func TestMorningSummarySpeaksTheChatsLanguage(t *testing.T) {
+	at := func(h, m int) time.Time { return time.Date(2026, 12, 2, h, m, 0, 0, time.UTC) }
+	var held []store.Held
+	for i := range 5 {
+		held = append(held, store.Held{Story: "incident:x", Title: "Elevated errors on ChatGPT", Summary: fmt.Sprintf("Incident update %d", i),
+			Opens: i == 0, EventAt: at(1, i)})
+	}
+	held = append(held, store.Held{Story: "incident:y", Title: "Slow Files", Summary: "Resolved", Ends: true, EventAt: at(2, 0)})
+	for _, tc := range []struct {
+		lang string
+		want []string
+	}{
+		{"de", []string{"☀️ <b>Morgenübersicht</b>: was in Ihren Ruhezeiten geschah", "<b>Neu und noch offen</b>", "5 Updates", "<b>Inzwischen behoben</b>"}},
+		{"ru", []string{"<b>Утренняя сводка</b>", "5 обновлений", "<b>Решены за это время</b>"}},
+		{"xx", []string{"☀️ <b>Morning summary</b>: what happened during your quiet hours", "5 updates", "<b>Resolved meanwhile</b>"}},
+	} {
+		parts := activities.MorningSummaryIn(i18n.Of(i18n.Match(tc.lang)), held, time.UTC, false)
+		require.Len(t, parts, 1, tc.lang)
+		for _, w := range tc.want {
+			require.Contains(t, parts[0].Text, w, tc.lang)
+		}
+		require.Contains(t, parts[0].Text, "<b>Elevated errors on ChatGPT</b>: Incident update 4", "%s: the page's words as written", tc.lang)
+	}
+	// Russian plurals: 2 обновления, 5 обновлений, 21 обновление.
+	ru := i18n.Of("ru")
+	for n, want := range map[int]string{2: "2 обновления", 5: "5 обновлений", 21: "21 обновление"} {
+		var many []store.Held
+		for i := range n {
+			many = append(many, store.Held{Story: "incident:x", Title: "X", Summary: "s", EventAt: at(1, 0).Add(time.Duration(i) * time.Minute)})
+		}
+		require.Contains(t, activities.MorningSummaryIn(ru, many, time.UTC, false)[0].Text, want)
+	}
 }
