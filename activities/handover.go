@@ -45,6 +45,7 @@ type HandOver struct {
 // it took it (its sends from now on tell it), false when it refused or
 // is gone.
 func (a *Activities) HandOverSending(ctx context.Context, in HandOverInput) (bool, error) {
+	defer heartbeatWhile(ctx, sendHeartbeatEvery)() // a delivery's step
 	h, err := a.Temporal.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
 		WorkflowID: in.WorkflowID, UpdateName: UpdateHandOver, Args: []any{HandOver{OrderKey: in.OrderKey, Step: in.Step}},
 		WaitForStage: client.WorkflowUpdateStageCompleted,

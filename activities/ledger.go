@@ -74,6 +74,7 @@ type Retry struct {
 // were told of the story, and the retries of the window's failures: one
 // round trip each. Every write is idempotent: a retried batch is fine.
 func (a *Activities) RecordDelivered(ctx context.Context, in RecordInput) error {
+	defer heartbeatWhile(ctx, sendHeartbeatEvery)() // a delivery's step
 	if err := a.Store.RecordDelivered(ctx, in.EventKey, in.Keys, a.now()); err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 // event is stored beside the text: a chat in another time zone gets the
 // notice rendered again there (see noticeIn).
 func (a *Activities) PrepareMessage(ctx context.Context, e event.Event) (int, error) {
+	defer heartbeatWhile(ctx, sendHeartbeatEvery)() // a delivery's step
 	text := message.Notification(e)
 	if err := a.Store.SaveNotice(ctx, e, text, a.now()); err != nil {
 		return 0, err

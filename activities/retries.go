@@ -36,6 +36,7 @@ type RetryPage struct {
 // groups that moved to a supergroup, and puts off those an earlier update
 // has not reached yet.
 func (a *Activities) Retries(ctx context.Context, in RetryPageInput) (*RetryPage, error) {
+	defer heartbeatWhile(ctx, sendHeartbeatEvery)() // a delivery's step
 	due, next, err := a.Store.DueRetries(ctx, in.Event.Key, in.Cursor, in.DueBy, in.Limit)
 	if err != nil {
 		return nil, err
@@ -232,6 +233,7 @@ type PendingSummary struct {
 // SummarizePending counts the event's retries and finds the next due and
 // the worst off: three round trips.
 func (a *Activities) SummarizePending(ctx context.Context, eventKey string) (*PendingSummary, error) {
+	defer heartbeatWhile(ctx, sendHeartbeatEvery)() // a delivery's step
 	s, err := a.Store.SummarizeRetries(ctx, eventKey, 10)
 	if err != nil {
 		return nil, err
@@ -250,6 +252,7 @@ func (a *Activities) SummarizePending(ctx context.Context, eventKey string) (*Pe
 // updates do not wait for it; it returns how many there were.
 // Each chat dropped is told by /why that it was given up.
 func (a *Activities) DropPending(ctx context.Context, eventKey string) (int, error) {
+	defer heartbeatWhile(ctx, sendHeartbeatEvery)() // a delivery's step
 	keys, err := a.Store.RetryKeys(ctx, eventKey)
 	if err != nil {
 		return 0, err
@@ -289,6 +292,7 @@ type SkipOutcome struct {
 // SkipSubscriber removes the subscriber's retry of the event, if any, and
 // says where it stood.
 func (a *Activities) SkipSubscriber(ctx context.Context, in SkipInput) (*SkipOutcome, error) {
+	defer heartbeatWhile(ctx, sendHeartbeatEvery)() // a delivery's step
 	done, err := a.Store.Delivered(ctx, in.EventKey, []string{in.Key})
 	if err != nil {
 		return nil, err

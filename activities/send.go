@@ -223,31 +223,6 @@ func movedTo(r Recipient, chatID int64) Recipient {
 	return r
 }
 
-// sendHeartbeatEvery: a send that takes longer heartbeats this often, so a
-// send lost with its worker is noticed after the delivery's heartbeat
-// time-out; a send that is quick costs no heartbeat at all.
-const sendHeartbeatEvery = 2 * time.Second
-
-// heartbeatWhile heartbeats every interval until the returned stop is called.
-func heartbeatWhile(ctx context.Context, every time.Duration) (stop func()) {
-	done := make(chan struct{})
-	go func() {
-		tick := time.NewTicker(every)
-		defer tick.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-ctx.Done():
-				return
-			case <-tick.C:
-				activity.RecordHeartbeat(ctx)
-			}
-		}
-	}()
-	return func() { close(done) }
-}
-
 // sendFailure is a failed send; after a move its details name the new recipient.
 func sendFailure(msg, errType string, retryAfter time.Duration, nonRetryable bool, moved *Recipient) error {
 	opts := temporal.ApplicationErrorOptions{NextRetryDelay: retryAfter, NonRetryable: nonRetryable}

@@ -43,6 +43,7 @@ type SupersedeInput struct {
 // over; nil when it may not (it started sending, it finished, it is of a
 // build that does not hand over): then the newer step waits for it.
 func (a *Activities) SupersedeWaiting(ctx context.Context, in SupersedeInput) (*Superseded, error) {
+	defer heartbeatWhile(ctx, sendHeartbeatEvery)() // a delivery's step
 	h, err := a.Temporal.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
 		WorkflowID: in.WorkflowID, UpdateName: UpdateSupersede, Args: []any{in.By},
 		WaitForStage: client.WorkflowUpdateStageCompleted,

@@ -41,9 +41,11 @@ type Tuning struct {
 	// than the longest a send can take (HTTP_TIMEOUT is at most 30s; a move
 	// to a supergroup sends twice).
 	SendTimeout time.Duration `json:"send_timeout,omitempty"`
-	// SendHeartbeat is the send's HeartbeatTimeout: a send that takes long
-	// heartbeats while it waits for Telegram, so one lost with a killed
-	// worker is retried after this, whatever HTTP_TIMEOUT is.
+	// SendHeartbeat is the send's HeartbeatTimeout, and every step's of
+	// the delivery (a page read, a ledger write): a send that takes long
+	// heartbeats while it waits for Telegram, a step while it runs, so one
+	// lost with a killed worker is retried after this, whatever
+	// HTTP_TIMEOUT or the step's own time-out is.
 	SendHeartbeat time.Duration `json:"send_heartbeat,omitempty"`
 }
 
@@ -367,8 +369,13 @@ func (d *delivery) run(ctx workflow.Context) (*Progress, error) {
 }
 
 // step gives an activity call of the delivery its timeout and summary.
-func step(actx workflow.Context, timeout time.Duration, summary string) workflow.Context {
-	return workflow.WithActivityOptions(actx, workflow.ActivityOptions{StartToCloseTimeout: timeout, RetryPolicy: stepRetry, Summary: summary})
+// A step lost with a killed worker is retried after SendHeartbeat, as a
+// send is, not after its timeout: the window of sends waits on some steps
+// (a ledger write, a page read), so a step's 30 s would stall the fan-out
+// (the steps heartbeat while they run: activities.heartbeatWhile).
+func (d *delivery) step(timeout time.Duration, summary string) workflow.Context {
+	return workflow.WithActivityOptions(d.actx, workflow.ActivityOptions{StartToCloseTimeout: timeout,
+		HeartbeatTimeout: d.tune.SendHeartbeat, RetryPolicy: stepRetry, Summary: summary})
 }
 
 // prepare formats the message once, and moves the pending subscribers of a
@@ -376,7 +383,7 @@ func step(actx workflow.Context, timeout time.Duration, summary string) workflow
 func (d *delivery) prepare(ctx workflow.Context) error {
 	st := d.st
 	if !st.MessageReady {
-		c := step(d.actx, 30*time.Second, "Format the notification")
+		c := d.step(30*time.Second, "Format the notification")
 		if err := workflow.ExecuteActivity(c, a.PrepareMessage, d.e).Get(ctx, nil); err != nil {
 			return err
 		}
@@ -439,7 +446,7 @@ func (d *delivery) takeOverWaiting(ctx workflow.Context) error {
 	}
 	took := 0
 	for i := 0; i < maxTakeOvers && d.e.Predecessor != ""; i++ {
-		c := step(d.actx, time.Minute, "Take over the earlier update if it is still waiting")
+		c := d.step(time.Minute, "Take over the earlier update if it is still waiting")
 		var s *activities.Superseded
 		in := activities.SupersedeInput{WorkflowID: DeliveryWorkflowID(d.e.Predecessor), By: d.e.Key}
 		if err := workflow.ExecuteActivity(c, a.SupersedeWaiting, in).Get(ctx, &s); err != nil {
@@ -469,7 +476,7 @@ func (d *delivery) offerHandOver(ctx workflow.Context) error {
 	if !d.handOver || d.e.Predecessor == "" || st.PredecessorChecked || st.HandOverOffered || !handsOver(d.e) {
 		return nil
 	}
-	c := step(d.actx, time.Minute, "Hand this update to the earlier one still sending")
+	c := d.step(time.Minute, "Hand this update to the earlier one still sending")
 	in := activities.HandOverInput{WorkflowID: DeliveryWorkflowID(d.e.Predecessor), OrderKey: d.e.OrderKey,
 		Step: activities.Covered{Event: d.e.Key, Seq: d.e.Seq}}
 	var took bool
@@ -606,7 +613,7 @@ func (d *delivery) readPage(ctx workflow.Context) error {
 // startPage starts reading the next page of recipients.
 func (d *delivery) startPage(ctx workflow.Context) {
 	st := d.st
-	c := step(d.actx, time.Minute, "Read a page of subscribers")
+	c := d.step(time.Minute, "Read a page of subscribers")
 	in := activities.PageInput{Event: d.e, Cursor: st.Cursor, Limit: d.tune.PageSize, Since: st.StartedAt, Recheck: d.tune.Recheck}
 	d.nextPage = workflow.ExecuteActivity(c, a.Recipients, in)
 }
@@ -709,7 +716,7 @@ func (d *delivery) retryRound(ctx workflow.Context) error {
 // readRetries reads the next page of due retries into the queue.
 func (d *delivery) readRetries(ctx workflow.Context) error {
 	st := d.st
-	c := step(d.actx, time.Minute, "Read a page of retries due")
+	c := d.step(time.Minute, "Read a page of retries due")
 	var page activities.RetryPage
 	in := activities.RetryPageInput{Event: d.e, Cursor: st.RoundCursor, Limit: d.tune.PageSize, DueBy: st.RoundDueBy, Recheck: d.tune.Recheck}
 	if err := workflow.ExecuteActivity(c, a.Retries, in).Get(ctx, &page); err != nil {
@@ -731,7 +738,7 @@ func (d *delivery) readRetries(ctx workflow.Context) error {
 
 // summarize reads the count, next due and worst of the pending retries.
 func (d *delivery) summarize(ctx workflow.Context) error {
-	c := step(d.actx, 30*time.Second, "Summarize the pending subscribers")
+	c := d.step(30*time.Second, "Summarize the pending subscribers")
 	var s activities.PendingSummary
 	if err := workflow.ExecuteActivity(c, a.SummarizePending, d.e.Key).Get(ctx, &s); err != nil {
 		return err
@@ -862,7 +869,7 @@ func (d *delivery) flush(ctx workflow.Context) error {
 	if b.size() == 0 {
 		return nil
 	}
-	c := step(d.actx, 30*time.Second, fmt.Sprintf("Record %d delivery(ies) and %d retry(ies)", len(b.delivered), len(b.retries)))
+	c := d.step(30*time.Second, fmt.Sprintf("Record %d delivery(ies) and %d retry(ies)", len(b.delivered), len(b.retries)))
 	in := activities.RecordInput{EventKey: d.e.Key, Keys: b.delivered, OrderKey: d.e.OrderKey, EventAt: d.e.At, Retries: b.retries, Settled: b.settled,
 		Step: activities.StepOf(d.e), Cards: b.cards, Covered: b.covered, GaveUp: b.gaveUp}
 	if err := workflow.ExecuteActivity(c, a.RecordDelivered, in).Get(ctx, nil); err != nil {
@@ -983,7 +990,7 @@ func (d *delivery) finish(ctx workflow.Context) (*Progress, error) {
 // delivery's retries, so that later updates stop waiting for it.
 func (d *delivery) giveUpPending(ctx workflow.Context) error {
 	st := d.st
-	c := step(d.actx, time.Minute, "Drop the pending subscribers (given up)")
+	c := d.step(time.Minute, "Drop the pending subscribers (given up)")
 	var dropped int
 	if err := workflow.ExecuteActivity(c, a.DropPending, d.e.Key).Get(ctx, &dropped); err != nil {
 		return err

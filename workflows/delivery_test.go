@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
@@ -64,6 +66,8 @@ type deliveryEnv struct {
 	// of the activities: "prepare", "handover", "wait").
 	handOvers []activities.HandOverInput
 	steps     []string
+	// heartbeats: each activity type's HeartbeatTimeout as last started.
+	heartbeats map[string]time.Duration
 }
 
 func newDeliveryEnv(t *testing.T) *deliveryEnv { return newSlowDeliveryEnv(t, 0) }
@@ -75,6 +79,19 @@ func newSlowDeliveryEnv(t *testing.T, sendTime time.Duration) *deliveryEnv {
 	d := &deliveryEnv{TestWorkflowEnvironment: env, a: &activities.Activities{}, attempts: map[string]int{},
 		fail: map[string][]error{}, results: map[string]*activities.SendResult{}, gone: map[string]bool{}, retries: map[string]activities.Retry{}}
 	env.RegisterActivity(d.a)
+	// Every activity a delivery starts is noticed lost with a killed worker
+	// by its heartbeat, not after its time-out (TestDeliveryStepsHeartbeat).
+	env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		if d.heartbeats == nil {
+			d.heartbeats = map[string]time.Duration{}
+		}
+		d.heartbeats[info.ActivityType.Name] = info.HeartbeatTimeout
+		if info.HeartbeatTimeout <= 0 {
+			t.Errorf("%s started without a heartbeat time-out: lost with a killed worker, it would stall the delivery for its %v", info.ActivityType.Name, info.StartToCloseTimeout)
+		}
+	})
 	env.OnActivity(d.a.PrepareMessage, mock.Anything, mock.Anything).Return(func(_ context.Context, e event.Event) (int, error) {
 		d.mu.Lock()
 		defer d.mu.Unlock()
@@ -409,6 +426,36 @@ func TestDeliveryOperatorSkipAndGiveUp(t *testing.T) {
 			require.NoError(t, d.GetWorkflowError())
 			require.Equal(t, tc.skipped, d.progress(t).Skipped)
 		})
+	}
+}
+
+// A step lost with a killed worker (a ledger write, a page read) is
+// retried after the delivery's SendHeartbeat, as a send is: the window
+// waits on it, and its 30 s time-out stalled the fan-out
+// (TestWorkerKilledMidFanOutStillDeliversToEveryone saw 29 s when the
+// kill took a ledger write with it). The heartbeat time-out travels in
+// the input.
+func TestDeliveryStepsHeartbeat(t *testing.T) {
+	for _, beat := range []time.Duration{0, 3 * time.Second} {
+		d := newDeliveryEnv(t)
+		d.pages(activities.RecipientPage{Recipients: recipients("a", "b")})
+		boom := temporal.NewApplicationError("502", activities.ErrTypeTransient)
+		for i := 0; i < 1000; i++ {
+			d.fail["b"] = append(d.fail["b"], boom)
+		}
+		var skip, giveUp *opResult
+		d.RegisterDelayedCallback(func() { skip = d.operator(workflows.UpdateSkip, "a") }, 5*time.Minute)
+		d.RegisterDelayedCallback(func() { giveUp = d.operator(workflows.UpdateGiveUp) }, 20*time.Minute)
+		d.ExecuteWorkflow(workflows.DeliveryWorkflow, workflows.DeliveryInput{Event: componentEvent("c1", "major_outage", t0),
+			Tuning: workflows.Tuning{SendHeartbeat: beat}})
+		require.True(t, skip.done && giveUp.done)
+		want := beat
+		if want == 0 {
+			want = workflows.DefaultTuning().SendHeartbeat
+		}
+		for _, name := range []string{"PrepareMessage", "Recipients", "Send", "RecordDelivered", "Retries", "SkipSubscriber", "DropPending"} {
+			require.Equal(t, want, d.heartbeats[name], "%s's heartbeat time-out (started: %v)", name, d.heartbeats)
+		}
 	}
 }
 

@@ -90,7 +90,7 @@ func validSubscriberKey(key string) error {
 // skip leaves one subscriber out and says where it stood.
 func (d *delivery) skip(ctx workflow.Context, key string) (string, error) {
 	st := d.st
-	c := step(d.actx, 30*time.Second, "Skip subscriber "+key)
+	c := d.step(30*time.Second, "Skip subscriber "+key)
 	var out activities.SkipOutcome
 	if err := workflow.ExecuteActivity(c, a.SkipSubscriber, activities.SkipInput{EventKey: d.e.Key, Key: key}).Get(ctx, &out); err != nil {
 		return "", err
