@@ -74,7 +74,7 @@ type RecipientPage struct {
 // of the story, cards), however large the page.
 func (a *Activities) Recipients(ctx context.Context, in PageInput) (*RecipientPage, error) {
 	defer heartbeatWhile(ctx, sendHeartbeatEvery)() // a delivery's step
-	subs, next, err := a.subscribersFor(ctx, in) // reminders.go
+	subs, next, err := a.subscribersFor(ctx, in)    // reminders.go
 	if err != nil {
 		return nil, err
 	}
