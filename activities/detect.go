@@ -50,6 +50,7 @@ type DetectInput struct {
 // events of a page other than the legacy one carry its name and scoped
 // identifiers (event.Event.Scoped); the checkpoint keeps the page's own.
 func (a *Activities) DetectEvents(ctx context.Context, in DetectInput) (*Detection, error) {
+	defer heartbeatWhile(ctx, sendHeartbeatEvery)() // lost with a killed worker: retried after the poll's heartbeat time-out
 	pp, err := a.pollPage(in.Page)
 	if err != nil {
 		return nil, err
@@ -309,6 +310,7 @@ type CommitInput struct {
 // CommitCheckpoint records handed-over events in their page's checkpoint
 // so no later poll finds them again.
 func (a *Activities) CommitCheckpoint(ctx context.Context, in CommitInput) error {
+	defer heartbeatWhile(ctx, sendHeartbeatEvery)() // lost with a killed worker: retried after the poll's heartbeat time-out
 	name := in.Page
 	if name == "" {
 		name = a.Pages.Legacy

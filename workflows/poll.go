@@ -91,7 +91,7 @@ func PollWorkflow(ctx workflow.Context, in *PollInput) (*PollResult, error) {
 		detect, detectArgs = "DetectEvents", nil
 	}
 	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		StartToCloseTimeout: 2 * time.Minute,
+		StartToCloseTimeout: 2 * time.Minute, HeartbeatTimeout: pollHeartbeat,
 		RetryPolicy: &temporal.RetryPolicy{
 			InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 10 * time.Second, MaximumAttempts: 3,
 		},
@@ -123,9 +123,9 @@ func PollWorkflow(ctx workflow.Context, in *PollInput) (*PollResult, error) {
 	}
 	if len(handedOver) > 0 || len(d.Prune) > 0 {
 		cctx := workflow.WithActivityOptions(actx, workflow.ActivityOptions{
-			StartToCloseTimeout: 30 * time.Second,
-			RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: 10 * time.Second},
-			Summary:             fmt.Sprintf("Commit %d event(s) to the checkpoint", len(handedOver)),
+			StartToCloseTimeout: 30 * time.Second, HeartbeatTimeout: pollHeartbeat,
+			RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: 10 * time.Second},
+			Summary:     fmt.Sprintf("Commit %d event(s) to the checkpoint", len(handedOver)),
 		})
 		if err := workflow.ExecuteActivity(cctx, a.CommitCheckpoint, activities.CommitInput{Page: page, Events: handedOver, Prune: d.Prune}).Get(ctx, nil); err != nil {
 			return res, err
@@ -206,3 +206,9 @@ func pollDetails(d *activities.Detection) string {
 	b.WriteString(fmt.Sprintf("\nRead with the %s provider; fetched %d bytes.\n", provider, d.BytesFetched))
 	return b.String()
 }
+
+// pollHeartbeat is the poll's activities' HeartbeatTimeout (they heartbeat
+// while they run): a fetch or a commit lost with a killed worker is retried
+// after this, not after its 2-minute or 30 s time-out, so a page is read
+// again within the minute.
+const pollHeartbeat = 10 * time.Second

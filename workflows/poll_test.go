@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
@@ -34,6 +35,13 @@ func newPollEnv(t *testing.T) (*testsuite.TestWorkflowEnvironment, *activities.A
 	a := &activities.Activities{}
 	env.RegisterActivity(a)
 	env.RegisterWorkflow(workflows.DeliveryWorkflow)
+	// A poll's fetch or commit lost with a killed worker is retried after
+	// its heartbeat time-out, so the page is read again within the minute.
+	env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
+		if info.HeartbeatTimeout <= 0 || info.HeartbeatTimeout > 15*time.Second {
+			t.Errorf("%s started with a heartbeat time-out of %v: lost with a killed worker, the page goes unread for its %v", info.ActivityType.Name, info.HeartbeatTimeout, info.StartToCloseTimeout)
+		}
+	})
 	return env, a
 }
 
