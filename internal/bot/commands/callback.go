@@ -493,11 +493,14 @@ func (h *handler) viewComponent(ctx context.Context, t *tap) {
 	if c == nil {
 		return
 	}
-	loc := time.UTC
-	if sub, err := h.st.Subscription(ctx, t.key); err == nil {
+	loc, cat := time.UTC, t.lang()
+	if sub, err := h.st.Subscription(ctx, t.key); err == nil && sub != nil {
 		loc = notice.Zone(sub.Settings)
+		if t.about == nil {
+			cat = i18n.Of(sub.Settings.Lang)
+		}
 	}
-	t.show(screens.Screen{Text: componentStatusIn(*c, loc)})
+	t.show(screens.Screen{Text: componentStatusIn(cat, *c, loc)})
 }
 
 // addChosen answers an "a" button: the component joins the filter.

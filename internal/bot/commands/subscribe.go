@@ -144,7 +144,7 @@ func (h *handler) addFilter(ctx context.Context, r *request, q string) {
 		h.askWhich(ctx, r, q, res.Ambiguous, pv, opAddComponent)
 		return
 	case res.Match == nil:
-		h.reply(ctx, r, notFoundReply(q))
+		h.reply(ctx, r, notFoundReplyIn(h.lang(ctx, r), q))
 		return
 	}
 	c := *res.Match
@@ -185,7 +185,7 @@ func (h *handler) removeFilter(ctx context.Context, r *request, sub *store.Subsc
 				if len(in) == 1 {
 					i = in[0]
 				} else if len(in) > 1 {
-					h.reply(ctx, r, ambiguousReply(q, res.Ambiguous, names, false))
+					h.reply(ctx, r, ambiguousReplyIn(h.lang(ctx, r), q, res.Ambiguous, names, false))
 					return
 				}
 			} else if res.Match != nil {
@@ -237,7 +237,7 @@ func (h *handler) askWhich(ctx context.Context, r *request, q string, found []st
 			}
 		}
 	}
-	h.replyMarkup(ctx, r, h.withStale(ctx, r, ambiguousReply(q, found, idx.Names, true), pv), &models.InlineKeyboardMarkup{InlineKeyboard: rows})
+	h.replyMarkup(ctx, r, h.withStale(ctx, r, ambiguousReplyIn(h.lang(ctx, r), q, found, idx.Names, true), pv), &models.InlineKeyboardMarkup{InlineKeyboard: rows})
 }
 
 func (h *handler) storeFailed(ctx context.Context, r *request, err error) {
