@@ -1,0 +1,80 @@
+package bot
+
+import (
+	"strings"
+	"testing"
+)
+
+// A German chat gets /status (overview and one component), /components,
+// /history, /uptime and /settings input errors in German, on the real
+// stack; the page's own words (its description, component names,
+// incident titles) stay as the page wrote them, and an English chat's
+// replies are unchanged.
+func TestCommandRepliesSpeakTheChatsLanguage(t *testing.T) {
+	h := newHarness(t)
+	h.snapshot(testPage(h.sp.URL()))
+	h.start()
+	const de, en = 7301, 7302
+	h.exchange(de, 0, speaking(de, "de", "/start"))
+	h.exchange(en, 0, speaking(en, "en", "/start"))
+	ask := func(chat int64, code, text string) string {
+		t.Helper()
+		return h.ask(chat, 0, speaking(chat, code, text))
+	}
+	expect := func(chat int64, code, text, want string) {
+		t.Helper()
+		if got := ask(chat, code, text); got != want {
+			t.Errorf("%s (%s):\n got %q\nwant %q", text, code, got, want)
+		}
+	}
+	const when = "<tg-time unix=\"1772366400\" format=\"dt\">2026-03-01 12:00 UTC</tg-time>"
+
+	expect(de, "de", "/status", "<b>Status von OpenAI:</b> Partially Degraded Service\n\n<b>Gestörte Komponenten</b>\n• API: Eingeschränkte Leistung\n• Sora: Schwerer Ausfall")
+	expect(de, "de", "/status sora", "<b>Sora:</b> Schwerer Ausfall\nLetzte Änderung: "+when)
+	expect(de, "de", "/status nothing", "Keine Komponente passt auf „nothing“. Die Liste zeigt /components.")
+	expect(de, "de", "/components", "<b>Komponenten</b>\n• API: Eingeschränkte Leistung\n• Embeddings: Funktioniert\n• ChatGPT: Funktioniert\n• ChatGPT Enterprise: Funktioniert\n• Sora: Schwerer Ausfall\n\nMeldungen filtern mit /subscribe component &lt;name&gt;.")
+	expect(de, "de", "/history 2", "<b>Letzte Störungen</b>\n\n"+
+		"<b>1. Elevated errors on API</b>\nAuswirkung: Gering · Status: Wird untersucht\nBegonnen: <tg-time unix=\"1772960520\" format=\"dt\">2026-03-08 09:02 UTC</tg-time>\n<a href=\"https://stspg.io/inc1\">Details</a>\n\n"+
+		"<b>2. Sora &lt;outage&gt; &amp; more</b>\nAuswirkung: Schwer · Status: Behoben\nBegonnen: <tg-time unix=\"1772874000\" format=\"dt\">2026-03-07 09:00 UTC</tg-time>\n<a href=\""+h.sp.URL()+"/incidents/inc2\">Details</a>")
+	up := ask(de, "de", "/uptime")
+	if !strings.HasPrefix(up, "<b>Verfügbarkeit</b> (letzte 24 Stunden · 7 Tage · 30 Tage)\n• API: ") ||
+		!strings.HasSuffix(up, "\n\n<i>Funktioniert und Wartung zählen als verfügbar; eingeschränkte Leistung und Ausfälle als nicht verfügbar.</i>") {
+		t.Errorf("/uptime (de):\n%s", up)
+	}
+	bad := ask(de, "de", "/settings quiet soon")
+	if !strings.HasPrefix(bad, "Ruhezeiten schreibst du so: 22:00-07:00, oder 22:00-07:00 hold, oder off.\n\n<b>Einstellungen per Befehl</b>\n/settings types") {
+		t.Errorf("/settings quiet soon (de):\n%s", bad)
+	}
+	expectPrefix := func(chat int64, code, text, want string) {
+		t.Helper()
+		if got := ask(chat, code, text); !strings.HasPrefix(got, want) {
+			t.Errorf("%s (%s):\n got %q\nwant it to start %q", text, code, got, want)
+		}
+	}
+	expectPrefix(de, "de", "/settings bogus", "Unbekannte Einstellung „bogus“.\n\n<b>Einstellungen per Befehl</b>")
+	expectPrefix(de, "de", "/settings tz Mars/Olympus", "Unbekannte Zeitzone „Mars/Olympus“. Gib Region und Stadt an")
+	expectPrefix(de, "de", "/settings reminders 0", "Erinnerungen kommen mindestens 5 Minuten vor einer Wartung")
+	for _, s := range []string{bad, up} {
+		for _, english := range []string{"Typed settings", "Uptime", "last 24 hours", "count as up"} {
+			if strings.Contains(s, english) {
+				t.Errorf("German reply has English %q:\n%s", english, s)
+			}
+		}
+	}
+
+	// English, as it always read.
+	expect(en, "en", "/status", "<b>OpenAI status:</b> Partially Degraded Service\n\n<b>Components not operational</b>\n• API: Degraded Performance\n• Sora: Major Outage")
+	expect(en, "en", "/status sora", "<b>Sora:</b> Major Outage\nLast change: "+when)
+	expect(en, "en", "/status nothing", "No component matches “nothing”. See /components for the list.")
+	expect(en, "en", "/components", "<b>Components</b>\n• API: Degraded Performance\n• Embeddings: Operational\n• ChatGPT: Operational\n• ChatGPT Enterprise: Operational\n• Sora: Major Outage\n\nFilter notices with /subscribe component &lt;name&gt;.")
+	if got := ask(en, "en", "/history 1"); !strings.HasPrefix(got, "<b>Recent incidents</b>\n\n<b>1. Elevated errors on API</b>\nImpact: Minor · Status: Investigating\nCreated: ") {
+		t.Errorf("/history (en):\n%s", got)
+	}
+	if got := ask(en, "en", "/uptime"); !strings.HasPrefix(got, "<b>Uptime</b> (last 24 hours · 7 days · 30 days)\n") ||
+		!strings.HasSuffix(got, "<i>Operational and under maintenance count as up; degraded performance and outages as down.</i>") {
+		t.Errorf("/uptime (en):\n%s", got)
+	}
+	expectPrefix(en, "en", "/settings quiet soon", "Quiet hours are written like 22:00-07:00, or 22:00-07:00 hold, or off.\n\n<b>Typed settings</b>\n/settings types")
+	expectPrefix(en, "en", "/settings bogus", "Unknown setting “bogus”.\n\n<b>Typed settings</b>")
+	expectPrefix(en, "en", "/settings tz Mars/Olympus", "unknown time zone \"Mars/Olympus\"\n\n<b>Typed settings</b>")
+}
