@@ -6,7 +6,7 @@ import (
 )
 
 // A German chat gets /status (overview and one component), /components,
-// /history, /uptime and /settings input errors in German, on the real
+// /history, /uptime, /subscribe and /settings input errors in German, on the real
 // stack; the page's own words (its description, component names,
 // incident titles) stay as the page wrote them, and an English chat's
 // replies are unchanged.
@@ -54,8 +54,19 @@ func TestCommandRepliesSpeakTheChatsLanguage(t *testing.T) {
 	expectPrefix(de, "de", "/settings bogus", "Unbekannte Einstellung „bogus“.\n\n<b>Einstellungen per Befehl</b>")
 	expectPrefix(de, "de", "/settings tz Mars/Olympus", "Unbekannte Zeitzone „Mars/Olympus“. Gib Region und Stadt an")
 	expectPrefix(de, "de", "/settings reminders 0", "Erinnerungen kommen mindestens 5 Minuten vor einer Wartung")
-	for _, s := range []string{bad, up} {
-		for _, english := range []string{"Typed settings", "Uptime", "last 24 hours", "count as up"} {
+	// /subscribe: the component filter, notice types and their errors.
+	expect(de, "de", "/subscribe component sora", "<b>Sora</b> ist jetzt im Komponentenfilter.\nMeldungen betreffen jetzt: Sora.")
+	expect(de, "de", "/subscribe component sora", "<b>Sora</b> ist schon im Komponentenfilter.")
+	expect(de, "de", "/subscribe component remove api", "„api“ ist nicht im Komponentenfilter.\nIm Filter sind: Sora.")
+	expect(de, "de", "/subscribe component all", "Komponentenfilter geleert: Meldungen betreffen alle Komponenten.")
+	expectPrefix(de, "de", "/subscribe bogus", "Unbekannte Meldungsart „bogus“. Die Arten sind incident, component, maintenance oder all.\n\n<b>Verwendung</b>\n")
+	expectPrefix(de, "de", "/subscribe incident", "Meldungsarten jetzt: ")
+	sub := ask(de, "de", "/subscribe")
+	if !strings.Contains(sub, "<b>Aktuelle Einstellungen</b>\nMeldungsarten: ") || !strings.HasPrefix(sub, "<b>Verwendung</b>") {
+		t.Errorf("/subscribe (de):\n%s", sub)
+	}
+	for _, s := range []string{bad, up, sub} {
+		for _, english := range []string{"Typed settings", "Uptime", "last 24 hours", "count as up", "Usage", "Current settings", "Notice types"} {
 			if strings.Contains(s, english) {
 				t.Errorf("German reply has English %q:\n%s", english, s)
 			}
@@ -74,6 +85,9 @@ func TestCommandRepliesSpeakTheChatsLanguage(t *testing.T) {
 		!strings.HasSuffix(got, "<i>Operational and under maintenance count as up; degraded performance and outages as down.</i>") {
 		t.Errorf("/uptime (en):\n%s", got)
 	}
+	expect(en, "en", "/subscribe component sora", "Added <b>Sora</b> to the component filter.\nNotices now cover: Sora.")
+	expect(en, "en", "/subscribe component remove api", "“api” is not in the component filter.\nThe filter holds: Sora.")
+	expectPrefix(en, "en", "/subscribe bogus", "Unknown notification type “bogus”. Types are incident, component, maintenance or all.\n\n<b>Usage</b>\n")
 	expectPrefix(en, "en", "/settings quiet soon", "Quiet hours are written like 22:00-07:00, or 22:00-07:00 hold, or off.\n\n<b>Typed settings</b>\n/settings types")
 	expectPrefix(en, "en", "/settings bogus", "Unknown setting “bogus”.\n\n<b>Typed settings</b>")
 	expectPrefix(en, "en", "/settings tz Mars/Olympus", "unknown time zone \"Mars/Olympus\"\n\n<b>Typed settings</b>")

@@ -322,29 +322,24 @@ func infoReplyIn(c i18n.Catalog, chatID int64, thread int, sub *store.Subscriber
 }
 
 // subscribeUsage answers /subscribe without arguments.
-func subscribeUsage(sub *store.Subscriber, names map[string]string, topic, channel bool) string {
-	s := SubscribeHelp()
+func subscribeUsageIn(c i18n.Catalog, sub *store.Subscriber, names map[string]string, topic, channel bool) string {
+	s := SubscribeHelpIn(c)
 	if sub == nil {
-		return s + "\n\n" + NotSubscribedReply(topic, channel)
+		return s + "\n\n" + NotSubscribedIn(c, topic, channel)
 	}
-	s += "\n\n<b>Current settings</b>\nNotice types: " + screens.KindList(sub.Kinds) +
-		"\nComponents: " + screens.FilterList(sub.Components, names)
+	s += "\n\n" + c.T("sub.current", "Kinds", screens.KindListIn(c, sub.Kinds), "List", screens.FilterListIn(c, sub.Components, names))
 	if screens.UTF16Len(s) > screens.ReplyBudget {
 		s = message.Truncate(s, screens.ReplyBudget)
 	}
 	return s
 }
 
-func SubscribeHelp() string {
-	return strings.Join([]string{
-		"<b>Usage</b>",
-		"/subscribe incident|component|maintenance|all — notice types (several at once: /subscribe incident maintenance)",
-		"/subscribe component &lt;name or ID&gt; — add a component to the filter",
-		"/subscribe component remove &lt;name or ID&gt; — drop one component from the filter",
-		"/subscribe component all — clear the filter: every component",
-	}, "\n")
-}
+// SubscribeHelp is /subscribe's usage in English.
+func SubscribeHelp() string { return SubscribeHelpIn(en) }
 
-func kindsReply(kinds []event.Kind) string {
-	return "Notice types set to: " + screens.KindList(kinds) + "."
+// SubscribeHelpIn is /subscribe's usage in c's language.
+func SubscribeHelpIn(c i18n.Catalog) string { return c.T("sub.usage") }
+
+func kindsReplyIn(c i18n.Catalog, kinds []event.Kind) string {
+	return c.T("sub.kindsSet", "Kinds", screens.KindListIn(c, kinds))
 }
