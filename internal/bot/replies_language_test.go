@@ -3,6 +3,8 @@ package bot
 import (
 	"strings"
 	"testing"
+
+	"github.com/openai-status-bot/statusbot/internal/fakes"
 )
 
 // A German chat gets /status (overview and one component), /components,
@@ -91,4 +93,45 @@ func TestCommandRepliesSpeakTheChatsLanguage(t *testing.T) {
 	expectPrefix(en, "en", "/settings quiet soon", "Quiet hours are written like 22:00-07:00, or 22:00-07:00 hold, or off.\n\n<b>Typed settings</b>\n/settings types")
 	expectPrefix(en, "en", "/settings bogus", "Unknown setting “bogus”.\n\n<b>Typed settings</b>")
 	expectPrefix(en, "en", "/settings tz Mars/Olympus", "unknown time zone \"Mars/Olympus\"\n\n<b>Typed settings</b>")
+}
+
+// A German channel admin managing channels from a private chat hears the
+// refusals and the channel list in German; the channel's name as it is.
+func TestChannelRepliesSpeakTheUsersLanguage(t *testing.T) {
+	h := newHarness(t)
+	newsChannel(t, h)
+	h.tg.AddChat(fakes.Chat{ID: -1002000000001, Type: "channel", Title: "Elsewhere", Username: "otherchan",
+		Members: map[int64]string{newsAdmin: "creator"}})
+	h.tg.AddChat(fakes.Chat{ID: -1002000000003, Type: "supergroup", Title: "Chat", Username: "ourgroup", BotIn: true,
+		Members: map[int64]string{newsAdmin: "creator"}})
+	h.tg.AddChat(fakes.Chat{ID: -1002000000004, Type: "channel", Title: "Quiet", Username: "quietnews", BotIn: true,
+		Members: map[int64]string{newsAdmin: "creator"}})
+	h.start()
+	for _, c := range []struct {
+		from int64
+		cmd  string
+		want string
+	}{
+		{newsAdmin, "/settings channels", "Du hast von hier aus noch keine Kanaleinstellungen geändert."},
+		{newsAdmin, "/settings @nosuchchannel", "Ich kann @nosuchchannel nicht sehen. Prüfe den Namen;"},
+		{newsAdmin, "/settings @otherchan", "Ich bin nicht in @otherchan. Füge mich als Administrator zum Kanal hinzu"},
+		{newsUser, "/settings @ournews", "Nur Administratoren von @ournews können seine Einstellungen von hier aus sehen oder ändern."},
+		{newsAdmin, "/settings @ourgroup", "@ourgroup ist kein Kanal."},
+		{newsAdmin, "/settings @quietnews", "@quietnews ist nicht angemeldet. Poste /start im Kanal"},
+		{newsAdmin, "/info @quietnews", "@quietnews ist nicht angemeldet."},
+		{newsAdmin, "/settings @ournews test", "Eine Testmeldung erreichte alle Leser von @ournews"},
+		{newsAdmin, "/settings @ournews bogus", "Unbekannte Einstellung „bogus“."},
+	} {
+		if got := h.ask(c.from, 0, speaking(c.from, "de", c.cmd)); !strings.HasPrefix(got, c.want) {
+			t.Errorf("%s: got %q, want %q…", c.cmd, got, c.want)
+		}
+	}
+	list := h.exchange(newsAdmin, 0, speaking(newsAdmin, "de", "/settings channels"))
+	if len(list) != 1 || !strings.HasPrefix(list[0].Text, "<b>Deine Kanäle</b>\n") {
+		t.Errorf("/settings channels: %+v", list)
+	}
+	// English, as it always read.
+	if got := h.ask(newsAdmin, 0, private(newsAdmin, "/settings @nosuchchannel")); !strings.HasPrefix(got, "I cannot see @nosuchchannel. Check the name;") {
+		t.Errorf("English: %q", got)
+	}
 }

@@ -200,7 +200,7 @@ func (h *handler) onCallback(ctx context.Context, q *models.CallbackQuery) {
 		t.answer, t.alert = tapNotSubscribed, true
 		text := NotSubscribedIn(t.lang(), thread != 0, t.msg.Chat.Type == models.ChatTypeChannel)
 		if t.about != nil {
-			text = fmtRef(replyChannelNotSubscribed, message.Escape(t.about.title), message.Escape(t.about.typed))
+			text = channelNotSubscribedIn(t.lang(), t.about)
 		}
 		t.show(screens.Screen{Text: text})
 		return

@@ -322,7 +322,7 @@ func (h *handler) cmdSettings(ctx context.Context, r *request) {
 		return
 	}
 	if req.Test && r.about != nil {
-		h.reply(ctx, r, fmtRef(replyChannelNoTest, message.Escape(r.about.title)))
+		h.reply(ctx, r, h.lang(ctx, r).T("chan.noTest", "Name", message.Escape(r.about.title)))
 		return
 	}
 	if req.Test {

@@ -108,7 +108,7 @@ func (h *handler) cmdInfo(ctx context.Context, r *request) {
 	}
 	if r.about != nil {
 		if sub == nil {
-			h.reply(ctx, r, fmtRef(replyChannelNotSubscribed, message.Escape(r.about.title), message.Escape(r.about.typed)))
+			h.reply(ctx, r, channelNotSubscribedIn(h.lang(ctx, r), r.about))
 			return
 		}
 		h.reply(ctx, r, "<b>"+message.Escape(r.about.title)+"</b>\n"+infoReplyIn(h.lang(ctx, r), r.about.id, 0, sub, h.names(ctx, sub))+h.pagesLine(sub)+h.lastFate(ctx, h.lang(ctx, r), sub))

@@ -37,7 +37,7 @@ func (h *handler) subscribed(ctx context.Context, r *request) (*store.Subscriber
 		return nil, false
 	}
 	if sub == nil && r.about != nil {
-		h.reply(ctx, r, fmtRef(replyChannelNotSubscribed, message.Escape(r.about.title), message.Escape(r.about.typed)))
+		h.reply(ctx, r, channelNotSubscribedIn(h.lang(ctx, r), r.about))
 		return nil, false
 	}
 	if sub == nil {
