@@ -3,8 +3,6 @@ package bot
 import (
 	"strings"
 	"testing"
-
-	"github.com/openai-status-bot/statusbot/internal/fakes"
 )
 
 // A German chat gets /status (overview and one component), /components,
@@ -99,13 +97,7 @@ func TestCommandRepliesSpeakTheChatsLanguage(t *testing.T) {
 // refusals and the channel list in German; the channel's name as it is.
 func TestChannelRepliesSpeakTheUsersLanguage(t *testing.T) {
 	h := newHarness(t)
-	newsChannel(t, h)
-	h.tg.AddChat(fakes.Chat{ID: -1002000000001, Type: "channel", Title: "Elsewhere", Username: "otherchan",
-		Members: map[int64]string{newsAdmin: "creator"}})
-	h.tg.AddChat(fakes.Chat{ID: -1002000000003, Type: "supergroup", Title: "Chat", Username: "ourgroup", BotIn: true,
-		Members: map[int64]string{newsAdmin: "creator"}})
-	h.tg.AddChat(fakes.Chat{ID: -1002000000004, Type: "channel", Title: "Quiet", Username: "quietnews", BotIn: true,
-		Members: map[int64]string{newsAdmin: "creator"}})
+	refusingChats(t, h)
 	h.start()
 	for _, c := range []struct {
 		from int64
