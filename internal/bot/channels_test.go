@@ -40,6 +40,21 @@ func newsPost(id int, text string) models.Update {
 	return u
 }
 
+// refusingChats is @ournews and the chats /settings @name refuses: a
+// channel without the bot (@otherchan), a hidden one, a group
+// (@ourgroup) and a channel not subscribed (@quietnews).
+func refusingChats(t *testing.T, h *harness) {
+	t.Helper()
+	newsChannel(t, h)
+	h.tg.AddChat(fakes.Chat{ID: -1002000000001, Type: "channel", Title: "Elsewhere", Username: "otherchan",
+		Members: map[int64]string{newsAdmin: "creator"}})
+	h.tg.AddChat(fakes.Chat{ID: -1002000000002, Type: "channel", Title: "Hidden", Members: map[int64]string{newsAdmin: "creator"}})
+	h.tg.AddChat(fakes.Chat{ID: -1002000000003, Type: "supergroup", Title: "Chat", Username: "ourgroup", BotIn: true,
+		Members: map[int64]string{newsAdmin: "creator"}})
+	h.tg.AddChat(fakes.Chat{ID: -1002000000004, Type: "channel", Title: "Quiet", Username: "quietnews", BotIn: true,
+		Members: map[int64]string{newsAdmin: "creator"}})
+}
+
 // A channel's admin changes its settings from a private chat with the
 // bot: the keyboard, the taps and the answers stay in the private chat,
 // the channel's subscription changes, and the channel gets nothing.
@@ -117,14 +132,7 @@ func TestChannelConfiguredFromPrivateChat(t *testing.T) {
 // not subscribed, a test notice that would reach the readers.
 func TestChannelConfigurationRefusals(t *testing.T) {
 	h := newHarness(t)
-	newsChannel(t, h)
-	h.tg.AddChat(fakes.Chat{ID: -1002000000001, Type: "channel", Title: "Elsewhere", Username: "otherchan",
-		Members: map[int64]string{newsAdmin: "creator"}})
-	h.tg.AddChat(fakes.Chat{ID: -1002000000002, Type: "channel", Title: "Hidden", Members: map[int64]string{newsAdmin: "creator"}})
-	h.tg.AddChat(fakes.Chat{ID: -1002000000003, Type: "supergroup", Title: "Chat", Username: "ourgroup", BotIn: true,
-		Members: map[int64]string{newsAdmin: "creator"}})
-	h.tg.AddChat(fakes.Chat{ID: -1002000000004, Type: "channel", Title: "Quiet", Username: "quietnews", BotIn: true,
-		Members: map[int64]string{newsAdmin: "creator"}})
+	refusingChats(t, h)
 	h.start()
 	for _, c := range []struct {
 		from int64

@@ -200,7 +200,7 @@ func (h *handler) onCallback(ctx context.Context, q *models.CallbackQuery) {
 		t.answer, t.alert = tapNotSubscribed, true
 		text := NotSubscribedIn(t.lang(), thread != 0, t.msg.Chat.Type == models.ChatTypeChannel)
 		if t.about != nil {
-			text = fmtRef(replyChannelNotSubscribed, message.Escape(t.about.title), message.Escape(t.about.typed))
+			text = channelNotSubscribedIn(t.lang(), t.about)
 		}
 		t.show(screens.Screen{Text: text})
 		return
@@ -493,11 +493,14 @@ func (h *handler) viewComponent(ctx context.Context, t *tap) {
 	if c == nil {
 		return
 	}
-	loc := time.UTC
-	if sub, err := h.st.Subscription(ctx, t.key); err == nil {
+	loc, cat := time.UTC, t.lang()
+	if sub, err := h.st.Subscription(ctx, t.key); err == nil && sub != nil {
 		loc = notice.Zone(sub.Settings)
+		if t.about == nil {
+			cat = i18n.Of(sub.Settings.Lang)
+		}
 	}
-	t.show(screens.Screen{Text: componentStatusIn(*c, loc)})
+	t.show(screens.Screen{Text: componentStatusIn(cat, *c, loc)})
 }
 
 // addChosen answers an "a" button: the component joins the filter.

@@ -10,6 +10,7 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"github.com/openai-status-bot/statusbot/internal/bot/screens"
+	"github.com/openai-status-bot/statusbot/internal/i18n"
 	"github.com/openai-status-bot/statusbot/internal/message"
 	"github.com/openai-status-bot/statusbot/internal/store"
 )
@@ -27,23 +28,6 @@ type channelRef struct {
 	typed string // how to name it in a command: "@name" or the ID
 	title string // how to show it
 }
-
-// Answers about a channel named in a private chat.
-const (
-	replyChannelUnknown = "I cannot see %s. Check the name; for a private channel, use its ID " +
-		"(it starts with -100), and add me to the channel as an administrator first."
-	replyChannelNotChannel = "%s is not a channel. Change a group's settings in the group itself."
-	replyBotNotInChannel   = "I am not in %s. Add me to the channel as an administrator, post /start there " +
-		"(I remove the post and my reply), then send /settings %s here."
-	replyNotChannelAdmin      = "Only administrators of %s can see or change its settings from here."
-	replyChannelNotSubscribed = "%s is not subscribed. Post /start in the channel (I remove the post and my reply " +
-		"after a minute), then send /settings %s here."
-	replyChannelCheckFailed = "Could not check the channel or your rights in it. Please try again."
-	replyChannelNoTest      = "A test notice would reach every reader of %s, so it is not sent from here. " +
-		"/settings test in a private chat or group shows how notices arrive."
-	replyNoChannels = "You have not changed a channel's settings from here yet. Send /settings @channel " +
-		"(or the channel's ID) to begin; the channels you do are listed here afterwards."
-)
 
 // parseChannelRef reads a channel named at the start of a private chat's
 // arguments: "@username" (5 to 32 letters, digits or underscores) or a
@@ -80,7 +64,8 @@ func aboutChannel(next commandFunc) commandFunc {
 			next(h, ctx, r)
 			return
 		}
-		ch, refusal := h.checkChannel(ctx, ref, r.msg.From.ID)
+		// Said in the sender's language: the chat's own may not be read yet.
+		ch, refusal := h.checkChannel(ctx, i18n.Of(userLanguage(r.msg)), ref, r.msg.From.ID)
 		if refusal != "" {
 			h.reply(ctx, r, refusal)
 			return
@@ -92,7 +77,7 @@ func aboutChannel(next commandFunc) commandFunc {
 
 // checkChannel finds the channel ref names and checks that the bot is in
 // it and that user administers it; refusal says why not.
-func (h *handler) checkChannel(ctx context.Context, ref string, user int64) (*channelRef, string) {
+func (h *handler) checkChannel(ctx context.Context, c i18n.Catalog, ref string, user int64) (*channelRef, string) {
 	shown := message.Escape(ref)
 	var chatID any = ref
 	if id, err := strconv.ParseInt(ref, 10, 64); err == nil {
@@ -101,12 +86,12 @@ func (h *handler) checkChannel(ctx context.Context, ref string, user int64) (*ch
 	chat, err := h.api.GetChat(ctx, &tgbot.GetChatParams{ChatID: chatID})
 	switch {
 	case err != nil && strings.Contains(err.Error(), "chat not found"):
-		return nil, fmtRef(replyChannelUnknown, shown)
+		return nil, c.T("chan.unknown", "Name", shown)
 	case err != nil:
 		h.log.Warn("getChat", "err", h.redact(err.Error()))
-		return nil, replyChannelCheckFailed
+		return nil, c.T("chan.checkFailed")
 	case chat.Type != models.ChatTypeChannel:
-		return nil, fmtRef(replyChannelNotChannel, shown)
+		return nil, c.T("chan.notChannel", "Name", shown)
 	}
 	ch := &channelRef{id: chat.ID, typed: strconv.FormatInt(chat.ID, 10), title: chat.Title}
 	if chat.Username != "" {
@@ -120,19 +105,19 @@ func (h *handler) checkChannel(ctx context.Context, ref string, user int64) (*ch
 	bot, err := h.member(ctx, chat.ID, h.botID)
 	switch {
 	case err != nil && (isForbidden(err) || strings.Contains(err.Error(), "chat not found")):
-		return nil, fmtRef(replyBotNotInChannel, shown, message.Escape(ch.typed))
+		return nil, c.T("chan.botNotIn", "Name", shown, "Ref", message.Escape(ch.typed))
 	case err != nil:
-		return nil, replyChannelCheckFailed
+		return nil, c.T("chan.checkFailed")
 	case !isAdmin(bot):
 		// In a channel only administrators post: the bot must be one.
-		return nil, fmtRef(replyBotNotInChannel, shown, message.Escape(ch.typed))
+		return nil, c.T("chan.botNotIn", "Name", shown, "Ref", message.Escape(ch.typed))
 	}
 	you, err := h.member(ctx, chat.ID, user)
 	switch {
 	case err != nil:
-		return nil, replyChannelCheckFailed
+		return nil, c.T("chan.checkFailed")
 	case !isAdmin(you):
-		return nil, fmtRef(replyNotChannelAdmin, shown)
+		return nil, c.T("chan.notAdmin", "Name", shown)
 	}
 	h.channels.Store(ch.id, *ch)
 	if err := h.st.RememberChannel(ctx, store.ManagedChannel{UserID: user, ChatID: ch.id, Typed: ch.typed, Title: ch.title, At: h.now()}); err != nil {
@@ -157,7 +142,7 @@ func (h *handler) listChannels(ctx context.Context, r *request) {
 		return
 	}
 	if len(list) == 0 {
-		h.reply(ctx, r, replyNoChannels)
+		h.reply(ctx, r, h.lang(ctx, r).T("chan.none"))
 		return
 	}
 	var rows [][]models.InlineKeyboardButton
@@ -166,7 +151,7 @@ func (h *handler) listChannels(ctx context.Context, r *request) {
 		data := screens.Callback{Chat: c.ChatID, Op: "m", Tok: "0"}.Encode()
 		rows = append(rows, []models.InlineKeyboardButton{{Text: screens.CutButton("⚙️ " + c.Title), CallbackData: data}})
 	}
-	h.replyMarkup(ctx, r, "<b>Your channels</b>\nThe channels whose settings you changed from here. Tap one to change them again.", &models.InlineKeyboardMarkup{InlineKeyboard: rows})
+	h.replyMarkup(ctx, r, h.lang(ctx, r).T("chan.list"), &models.InlineKeyboardMarkup{InlineKeyboard: rows})
 }
 
 // knownChannel is how a channel checked before is named (a tap carries
@@ -205,12 +190,10 @@ func isForbidden(err error) bool {
 	return errors.Is(err, tgbot.ErrorForbidden) || strings.Contains(err.Error(), "Forbidden")
 }
 
-// fmtRef fills a reply's %s with the (escaped) channel names.
-func fmtRef(format string, names ...string) string {
-	for _, n := range names {
-		format = strings.Replace(format, "%s", n, 1)
-	}
-	return format
+// channelNotSubscribedIn says, in c's language, that the channel named is
+// not subscribed and how to subscribe it.
+func channelNotSubscribedIn(c i18n.Catalog, ch *channelRef) string {
+	return c.T("chan.notSubscribed", "Name", message.Escape(ch.title), "Ref", message.Escape(ch.typed))
 }
 
 // aboutKey is the subscription a tap on a keyboard changes.

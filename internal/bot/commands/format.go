@@ -28,14 +28,15 @@ func escEcho(s string) string { return message.Escape(echo(s)) }
 
 // bounded joins head, lines and foot, dropping the lines that do not fit
 // the reply budget and saying how many were left out.
-func bounded(head string, lines []string, foot string) string {
+// c says how many in its language.
+func bounded(c i18n.Catalog, head string, lines []string, foot string) string {
 	used := screens.UTF16Len(head) + screens.UTF16Len(foot) + 40
 	var b strings.Builder
 	b.WriteString(head)
 	for i, l := range lines {
 		n := screens.UTF16Len(l) + 1
 		if used+n > screens.ReplyBudget {
-			b.WriteString("\n…and " + strconv.Itoa(len(lines)-i) + " more.")
+			b.WriteString("\n" + c.N("list.more", len(lines)-i))
 			break
 		}
 		used += n
@@ -90,56 +91,65 @@ func NotSubscribedIn(c i18n.Catalog, topic, channel bool) string {
 
 // staleNote is added when a reply uses an old snapshot because the page
 // could not be fetched.
-func staleNote(at time.Time, loc *time.Location) string {
-	return "<i>The status page could not be reached; this is the status as of " + notice.FormatTimeHTML(at, loc) + ".</i>"
+func staleNote(at time.Time, loc *time.Location) string { return staleNoteIn(en, at, loc) }
+
+func staleNoteIn(c i18n.Catalog, at time.Time, loc *time.Location) string {
+	return c.T("reply.stale", "When", notice.FormatTimeHTML(at, loc))
 }
 
 // statusOverview answers /status without arguments.
-func statusOverview(p *statuspage.Page) string {
+func statusOverview(p *statuspage.Page) string { return statusOverviewIn(en, p) }
+
+// statusOverviewIn is statusOverview in c's language; the page's own
+// description and names stay as it wrote them.
+func statusOverviewIn(c i18n.Catalog, p *statuspage.Page) string {
 	name := p.Name
 	if strings.TrimSpace(name) == "" {
 		name = "OpenAI"
 	}
 	desc := p.Description
 	if strings.TrimSpace(desc) == "" {
-		desc = statuspage.Label(p.Indicator)
+		desc = message.LabelIn(c, p.Indicator)
 	}
-	head := "<b>" + screens.EscName(name) + " status:</b> " + screens.EscName(desc)
+	head := c.T("status.head", "Page", screens.EscName(name), "Status", screens.EscName(desc))
 	if p.ComponentsErr != "" {
-		return head + "\nComponent statuses are unavailable right now."
+		return head + "\n" + c.T("status.componentsDown")
 	}
 	var lines []string
 	comps := screens.Components(p)
 	names := screens.ComponentNames(comps)
-	for _, c := range comps {
-		if c.Status != "operational" {
-			lines = append(lines, "• "+screens.EscName(names[c.ID])+": "+screens.EscName(statuspage.Label(c.Status)))
+	for _, comp := range comps {
+		if comp.Status != "operational" {
+			lines = append(lines, "• "+screens.EscName(names[comp.ID])+": "+screens.EscName(message.LabelIn(c, comp.Status)))
 		}
 	}
 	if len(lines) == 0 {
-		return head + "\nAll components are operational."
+		return head + "\n" + c.T("status.allUp")
 	}
-	return bounded(head+"\n\n<b>Components not operational</b>", lines, "")
+	return bounded(c, head+"\n\n"+c.T("status.downTitle"), lines, "")
 }
 
 // componentStatus answers /status <component>.
-func componentStatus(c statuspage.Component) string { return componentStatusIn(c, time.UTC) }
+func componentStatus(c statuspage.Component) string { return componentStatusIn(en, c, time.UTC) }
 
-// componentStatusIn shows the time in the chat's zone.
-func componentStatusIn(c statuspage.Component, loc *time.Location) string {
-	s := "<b>" + screens.EscName(c.Name) + ":</b> " + screens.EscName(statuspage.Label(c.Status))
-	s += "\nLast change: " + notice.FormatTimeHTML(c.UpdatedAt, loc)
-	return s
+// componentStatusIn shows the time in the chat's zone, in cat's language.
+func componentStatusIn(cat i18n.Catalog, c statuspage.Component, loc *time.Location) string {
+	return cat.T("status.component", "Name", screens.EscName(c.Name), "Status", screens.EscName(message.LabelIn(cat, c.Status)),
+		"When", notice.FormatTimeHTML(c.UpdatedAt, loc))
 }
 
 // componentsList answers /components.
-func componentsList(p *statuspage.Page) string {
+func componentsList(p *statuspage.Page) string { return componentsListIn(en, p) }
+
+// componentsListIn is /components in c's language; the page's group and
+// component names as it wrote them.
+func componentsListIn(cat i18n.Catalog, p *statuspage.Page) string {
 	if p.ComponentsErr != "" {
-		return "Component statuses are unavailable right now. Please try again later."
+		return cat.T("reply.componentsDown")
 	}
 	comps := screens.Components(p)
 	if len(comps) == 0 {
-		return "The status page lists no components."
+		return cat.T("components.none")
 	}
 	names := screens.ComponentNames(comps)
 	lines := make([]string, 0, len(comps))
@@ -150,18 +160,24 @@ func componentsList(p *statuspage.Page) string {
 			group = c.GroupName
 			header := group
 			if header == "" {
-				header = "Other"
+				header = cat.T("components.other")
+			} else {
+				header = screens.EscName(header)
 			}
-			lines = append(lines, "\n<b>"+screens.EscName(header)+"</b>")
+			lines = append(lines, "\n<b>"+header+"</b>")
 		}
-		lines = append(lines, "• "+screens.EscName(names[c.ID])+": "+screens.EscName(statuspage.Label(c.Status)))
+		lines = append(lines, "• "+screens.EscName(names[c.ID])+": "+screens.EscName(message.LabelIn(cat, c.Status)))
 	}
-	return bounded("<b>Components</b>", lines, "Filter notices with /subscribe component &lt;name&gt;.")
+	return bounded(cat, cat.T("components.title"), lines, cat.T("components.foot"))
 }
 
 // ambiguousReply lists the components a query matched by the names
 // /components shows, which can be typed back.
 func ambiguousReply(query string, found []statuspage.Component, names map[string]string, buttons bool) string {
+	return ambiguousReplyIn(en, query, found, names, buttons)
+}
+
+func ambiguousReplyIn(cat i18n.Catalog, query string, found []statuspage.Component, names map[string]string, buttons bool) string {
 	lines := make([]string, len(found))
 	for i, c := range found {
 		n := names[c.ID]
@@ -170,22 +186,25 @@ func ambiguousReply(query string, found []statuspage.Component, names map[string
 		}
 		lines[i] = "• " + screens.EscName(n)
 	}
-	head := "“" + escEcho(query) + "” matches several components. Type its name as shown:"
+	head := cat.T("components.ambiguous", "Query", escEcho(query))
 	if buttons {
-		head = "“" + escEcho(query) + "” matches several components. Tap one, or type its name as shown:"
+		head = cat.T("components.ambiguousTap", "Query", escEcho(query))
 	}
-	return bounded(head, lines, "")
+	return bounded(cat, head, lines, "")
 }
 
-func notFoundReply(query string) string {
-	return "No component matches “" + escEcho(query) + "”. See /components for the list."
+func notFoundReply(query string) string { return notFoundReplyIn(en, query) }
+
+func notFoundReplyIn(cat i18n.Catalog, query string) string {
+	return cat.T("components.notFound", "Query", escEcho(query))
 }
 
 // historyReply answers /history: the n most recent incidents, newest first.
-func historyReply(p *statuspage.Page, n int) string { return historyReplyIn(p, n, time.UTC) }
+func historyReply(p *statuspage.Page, n int) string { return historyReplyIn(en, p, n, time.UTC) }
 
-// historyReplyIn shows times in the chat's zone.
-func historyReplyIn(p *statuspage.Page, n int, loc *time.Location) string {
+// historyReplyIn shows times in the chat's zone, in cat's language; the
+// incidents' titles as the page wrote them.
+func historyReplyIn(cat i18n.Catalog, p *statuspage.Page, n int, loc *time.Location) string {
 	// Incidents only: maintenances are announced, not incidents.
 	var incs []statuspage.Incident
 	for _, inc := range p.Incidents {
@@ -195,7 +214,7 @@ func historyReplyIn(p *statuspage.Page, n int, loc *time.Location) string {
 	}
 	// The maintenances may have been read when the incidents were not.
 	if p.IncidentsErr != "" && len(incs) == 0 {
-		return "Incident history is unavailable right now. Please try again later."
+		return cat.T("history.down")
 	}
 	sort.SliceStable(incs, func(i, j int) bool {
 		if !incs[i].CreatedAt.Equal(incs[j].CreatedAt) {
@@ -204,29 +223,29 @@ func historyReplyIn(p *statuspage.Page, n int, loc *time.Location) string {
 		return incs[i].ID > incs[j].ID
 	})
 	if len(incs) == 0 {
-		return "No recent incidents."
+		return cat.T("history.none")
 	}
 	incs = incs[:min(n, len(incs))]
 	lines := make([]string, 0, len(incs))
 	for i, inc := range incs {
-		title := inc.Name
-		if strings.TrimSpace(title) == "" {
-			title = "Untitled incident"
+		title := screens.EscName(inc.Name)
+		if strings.TrimSpace(inc.Name) == "" {
+			title = cat.T("card.untitled")
 		}
-		entry := "<b>" + strconv.Itoa(i+1) + ". " + screens.EscName(title) + "</b>\n" +
-			"Impact: " + screens.EscName(statuspage.Label(inc.Impact)) + " · Status: " + screens.EscName(statuspage.Label(inc.Status)) + "\n" +
-			"Created: " + notice.FormatTimeHTML(inc.CreatedAt, loc)
+		entry := cat.T("history.entry", "N", strconv.Itoa(i+1), "Title", title,
+			"Impact", screens.EscName(message.LabelIn(cat, inc.Impact)), "Status", screens.EscName(message.LabelIn(cat, inc.Status)),
+			"When", notice.FormatTimeHTML(inc.CreatedAt, loc))
 		url := inc.Shortlink
 		if message.Link(url, "x") == "" {
 			url = strings.TrimRight(p.URL, "/") + "/incidents/" + inc.ID
 		}
-		if l := message.Link(url, "Details"); l != "" {
+		if l := message.Link(url, cat.T("history.details")); l != "" {
 			entry += "\n" + l
 		}
 		lines = append(lines, entry+"\n")
 	}
-	head := "<b>Recent incidents</b>\n"
-	return strings.TrimRight(bounded(head, lines, ""), "\n")
+	head := cat.T("history.title") + "\n"
+	return strings.TrimRight(bounded(cat, head, lines, ""), "\n")
 }
 
 // uptimeReply answers /uptime.
@@ -234,8 +253,13 @@ func historyReplyIn(p *statuspage.Page, n int, loc *time.Location) string {
 // a section per page under its name, each component named as that page's
 // /components names it (not the merged page's "Login (openai · ChatGPT)").
 func UptimeByPage(ups []ComponentUptime, parts []pageset.Part) string {
+	return UptimeByPageIn(en, ups, parts)
+}
+
+// UptimeByPageIn is UptimeByPage in c's language.
+func UptimeByPageIn(c i18n.Catalog, ups []ComponentUptime, parts []pageset.Part) string {
 	if len(parts) < 2 {
-		return uptimeReply(ups)
+		return uptimeReplyIn(c, ups)
 	}
 	byID := make(map[string]ComponentUptime, len(ups))
 	for _, u := range ups {
@@ -248,13 +272,15 @@ func UptimeByPage(ups []ComponentUptime, parts []pageset.Part) string {
 				own = append(own, ComponentUptime{Component: c, Fractions: u.Fractions})
 			}
 		}
-		return uptimeReply(own)
+		return uptimeReplyIn(c, own)
 	}, true)
 }
 
-func uptimeReply(ups []ComponentUptime) string {
+func uptimeReply(ups []ComponentUptime) string { return uptimeReplyIn(en, ups) }
+
+func uptimeReplyIn(c i18n.Catalog, ups []ComponentUptime) string {
 	if len(ups) == 0 {
-		return "The status page lists no components."
+		return c.T("components.none")
 	}
 	names := make([]statuspage.Component, len(ups))
 	for i, u := range ups {
@@ -269,8 +295,7 @@ func uptimeReply(ups []ComponentUptime) string {
 		}
 		lines[i] = "• " + screens.EscName(display[u.Component.ID]) + ": " + strings.Join(parts, " · ")
 	}
-	return bounded("<b>Uptime</b> (last 24 hours · 7 days · 30 days)", lines,
-		"<i>Operational and under maintenance count as up; degraded performance and outages as down.</i>")
+	return bounded(c, c.T("uptime.title"), lines, c.T("uptime.foot"))
 }
 
 // infoReplyIn answers /info in c's language: the IDs, whether and since
@@ -297,29 +322,24 @@ func infoReplyIn(c i18n.Catalog, chatID int64, thread int, sub *store.Subscriber
 }
 
 // subscribeUsage answers /subscribe without arguments.
-func subscribeUsage(sub *store.Subscriber, names map[string]string, topic, channel bool) string {
-	s := SubscribeHelp()
+func subscribeUsageIn(c i18n.Catalog, sub *store.Subscriber, names map[string]string, topic, channel bool) string {
+	s := SubscribeHelpIn(c)
 	if sub == nil {
-		return s + "\n\n" + NotSubscribedReply(topic, channel)
+		return s + "\n\n" + NotSubscribedIn(c, topic, channel)
 	}
-	s += "\n\n<b>Current settings</b>\nNotice types: " + screens.KindList(sub.Kinds) +
-		"\nComponents: " + screens.FilterList(sub.Components, names)
+	s += "\n\n" + c.T("sub.current", "Kinds", screens.KindListIn(c, sub.Kinds), "List", screens.FilterListIn(c, sub.Components, names))
 	if screens.UTF16Len(s) > screens.ReplyBudget {
 		s = message.Truncate(s, screens.ReplyBudget)
 	}
 	return s
 }
 
-func SubscribeHelp() string {
-	return strings.Join([]string{
-		"<b>Usage</b>",
-		"/subscribe incident|component|maintenance|all — notice types (several at once: /subscribe incident maintenance)",
-		"/subscribe component &lt;name or ID&gt; — add a component to the filter",
-		"/subscribe component remove &lt;name or ID&gt; — drop one component from the filter",
-		"/subscribe component all — clear the filter: every component",
-	}, "\n")
-}
+// SubscribeHelp is /subscribe's usage in English.
+func SubscribeHelp() string { return SubscribeHelpIn(en) }
 
-func kindsReply(kinds []event.Kind) string {
-	return "Notice types set to: " + screens.KindList(kinds) + "."
+// SubscribeHelpIn is /subscribe's usage in c's language.
+func SubscribeHelpIn(c i18n.Catalog) string { return c.T("sub.usage") }
+
+func kindsReplyIn(c i18n.Catalog, kinds []event.Kind) string {
+	return c.T("sub.kindsSet", "Kinds", screens.KindListIn(c, kinds))
 }

@@ -1,12 +1,14 @@
 package commands
 
 import (
+	"html"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/internal/i18n"
 )
 
 // Input limits. Telegram allows 4096 characters in a message; nothing a
@@ -181,6 +183,22 @@ type SubRequest struct {
 	Err string
 }
 
+// subProblem is a bad /subscribe argument as the catalogs say it: a
+// message id and its placeholders.
+type subProblem struct {
+	id   string
+	data []any
+}
+
+// In is the problem in c's language (HTML).
+func (p subProblem) In(c i18n.Catalog) string { return c.T(p.id, p.data...) }
+
+// subInvalid is a bad /subscribe argument: Err in English, and the
+// problem for the chat's language.
+func subInvalid(id string, data ...any) (SubRequest, subProblem) {
+	return SubRequest{Op: SubInvalid, Err: html.UnescapeString(en.T(id, data...))}, subProblem{id, data}
+}
+
 // ParseSubscribe reads /subscribe's arguments:
 //
 //	(none)                         usage and current settings
@@ -194,40 +212,46 @@ type SubRequest struct {
 // notices only" (which silently dropped incidents and maintenance for
 // someone who meant to name a component); "component only" says that.
 func ParseSubscribe(args string) SubRequest {
+	r, _ := parseSubscribe(args)
+	return r
+}
+
+// parseSubscribe is ParseSubscribe with, for SubInvalid, the problem to
+// say in the chat's language.
+func parseSubscribe(args string) (SubRequest, subProblem) {
 	args = strings.TrimSpace(args)
 	if args == "" {
-		return SubRequest{Op: SubShow}
+		return SubRequest{Op: SubShow}, subProblem{}
 	}
 	first, rest, _ := strings.Cut(args, " ")
 	rest = strings.TrimSpace(rest)
 	if k, ok := kindWord(first); ok && k == event.KindComponent {
 		switch strings.ToLower(rest) {
 		case "":
-			return SubRequest{Op: SubInvalid, Err: "Which component? /subscribe component <name> adds one to the filter (names as /components shows them). " +
-				"To receive only component-change notices, say /subscribe component only."}
+			return subInvalid("sub.whichComponent")
 		case "only":
-			return SubRequest{Op: SubKinds, Kinds: []event.Kind{event.KindComponent}}
+			return SubRequest{Op: SubKinds, Kinds: []event.Kind{event.KindComponent}}, subProblem{}
 		}
 	}
 	if k, ok := kindWord(first); ok && k == event.KindComponent && rest != "" && !looksLikeKinds(rest) {
 		low := strings.ToLower(rest)
 		if low == "all" || low == "*" || low == "any" {
-			return SubRequest{Op: SubClearComponents}
+			return SubRequest{Op: SubClearComponents}, subProblem{}
 		}
 		verb, q, _ := strings.Cut(rest, " ")
 		switch strings.ToLower(verb) {
 		case "remove", "rm", "delete", "del", "-":
 			q = trimQuotes(q)
 			if q == "" {
-				return SubRequest{Op: SubInvalid, Err: "Say which component to remove: /subscribe component remove <name or ID>."}
+				return subInvalid("sub.sayRemove")
 			}
-			return SubRequest{Op: SubRemoveComponent, Query: q}
+			return SubRequest{Op: SubRemoveComponent, Query: q}, subProblem{}
 		case "add", "+":
 			if q = trimQuotes(q); q != "" {
-				return SubRequest{Op: SubAddComponent, Query: q}
+				return SubRequest{Op: SubAddComponent, Query: q}, subProblem{}
 			}
 		}
-		return SubRequest{Op: SubAddComponent, Query: trimQuotes(rest)}
+		return SubRequest{Op: SubAddComponent, Query: trimQuotes(rest)}, subProblem{}
 	}
 	var kinds []event.Kind
 	all := false
@@ -239,17 +263,17 @@ func ParseSubscribe(args string) SubRequest {
 		}
 		k, ok := kindWord(w)
 		if !ok {
-			return SubRequest{Op: SubInvalid, Err: "Unknown notification type “" + echo(w) + "”. Types are incident, component, maintenance or all."}
+			return subInvalid("sub.unknownType", "Type", escEcho(w))
 		}
 		kinds = append(kinds, k)
 	}
 	if all {
-		return SubRequest{Op: SubKinds, Kinds: append([]event.Kind(nil), event.Kinds...)}
+		return SubRequest{Op: SubKinds, Kinds: append([]event.Kind(nil), event.Kinds...)}, subProblem{}
 	}
 	if len(kinds) == 0 {
 		// Only separators ("/subscribe ,"): no types is not a request
 		// to receive nothing.
-		return SubRequest{Op: SubInvalid, Err: "Say which notification types: incident, component, maintenance or all."}
+		return subInvalid("sub.sayTypes")
 	}
 	// Keep the canonical order, each kind once.
 	var out []event.Kind
@@ -261,7 +285,7 @@ func ParseSubscribe(args string) SubRequest {
 			}
 		}
 	}
-	return SubRequest{Op: SubKinds, Kinds: out}
+	return SubRequest{Op: SubKinds, Kinds: out}, subProblem{}
 }
 
 // looksLikeKinds reports whether every word of s is a type word, as in

@@ -3,6 +3,7 @@ package commands
 import (
 	"context"
 	"errors"
+	"html"
 	"strconv"
 	"strings"
 
@@ -33,6 +34,8 @@ type SettingsRequest struct {
 	// Err, in English).
 	Err   string
 	errIn func(i18n.Catalog) string
+	// bare: the error is said without the list of typed settings.
+	bare bool
 	// Lang is the language chosen ("language": a catalog tag).
 	Lang string
 }
@@ -46,20 +49,7 @@ func (r SettingsRequest) ErrIn(c i18n.Catalog) string {
 }
 
 // settingsUsage lists the typed settings.
-const settingsUsage = "<b>Typed settings</b>\n" +
-	"/settings types incident component maintenance|all\n" +
-	"/settings severity all|outage|outage-silent\n" +
-	"/settings quiet 22:00-07:00 [silent|hold]|off\n" +
-	"/settings quiet-mode silent|hold — hold: no notices in the window, one morning summary at its end\n" +
-	"/settings quiet-resolutions silent|audible\n" +
-	"/settings ring news|every — news (default): only a new incident, a status or impact change and the end ring; every: each update rings\n" +
-	"/settings tz Europe/Berlin|UTC\n" +
-	"/settings mode cards|messages\n" +
-	"/settings pin on|off\n" +
-	"/settings language de|es|pt-BR|ru|uk|fr|tr|id|hi|zh-Hans|ja|fa|en\n" +
-	"/settings reminders on|off|&lt;minutes&gt;\n" +
-	"/settings test — a test notice, sent as a real one would be (quiet hours, topic)\n" +
-	"Components: /subscribe component &lt;name&gt;, or the buttons."
+func settingsUsage(c i18n.Catalog) string { return c.T("settings.usage") }
 
 // ParseSettings reads the arguments of /settings.
 func ParseSettings(args string) SettingsRequest {
@@ -83,11 +73,37 @@ var canonicalSetting = map[string]string{
 
 func parseSetting(name, value string) SettingsRequest {
 	lv := strings.ToLower(value)
-	fail := func(msg string) SettingsRequest { return SettingsRequest{Err: msg} }
+	// failIn is a bad value said by the catalogs: message id, placeholders
+	// (Count: a plural form).
+	failIn := func(id string, data ...any) SettingsRequest {
+		in := func(c i18n.Catalog) string {
+			for i := 0; i+1 < len(data); i += 2 {
+				if data[i] == "Count" {
+					return c.N(id, data[i+1].(int), data...)
+				}
+			}
+			return c.T(id, data...)
+		}
+		return SettingsRequest{Err: html.UnescapeString(in(en)), errIn: in}
+	}
+	// storeFail is a value the store refused: its reason in English as it
+	// always read, the catalog's id in the other languages.
+	storeFail := func(err error, id string, data ...any) SettingsRequest {
+		r := failIn(id, data...)
+		r.Err = strings.TrimPrefix(err.Error(), store.ErrBadSetting.Error()+": ")
+		in := r.errIn
+		r.errIn = func(c i18n.Catalog) string {
+			if c.Tag() == i18n.Default {
+				return message.Escape(r.Err)
+			}
+			return in(c)
+		}
+		return r
+	}
 	// ok is a change made: what was set, message id and placeholders.
 	ok := func(c store.SettingChange, err error, id string, data ...any) SettingsRequest {
 		if err != nil {
-			return fail(strings.TrimPrefix(err.Error(), store.ErrBadSetting.Error()+": "))
+			return storeFail(err, "settings.badValue")
 		}
 		in := func(cat i18n.Catalog) string { return cat.T(id, data...) }
 		if id == "set.remMinutes" {
@@ -103,7 +119,7 @@ func parseSetting(name, value string) SettingsRequest {
 	case "types", "type", "kinds":
 		req := ParseSubscribe(value)
 		if req.Op != SubKinds {
-			return fail("Say which notice types: incident, component, maintenance or all.")
+			return failIn("settings.badTypes")
 		}
 		in := func(cat i18n.Catalog) string { return cat.T("set.kinds", "Kinds", screens.KindListIn(cat, req.Kinds)) }
 		return SettingsRequest{Kinds: req.Kinds, Done: in(en), doneIn: in}
@@ -119,7 +135,7 @@ func parseSetting(name, value string) SettingsRequest {
 			c, err := store.SetSeverity(store.SeverityOutage, true)
 			return ok(c, err, "set.sevOutageSilent")
 		}
-		return fail("Severity is all, outage or outage-silent.")
+		return failIn("settings.badSeverity")
 	case "quiet":
 		if lv == "off" || lv == "none" {
 			c, err := store.SetQuietHours("", "")
@@ -133,9 +149,12 @@ func parseSetting(name, value string) SettingsRequest {
 		}
 		a, b, found := strings.Cut(strings.NewReplacer(" ", "", "–", "-", "—", "-").Replace(window), "-")
 		if !found {
-			return fail("Quiet hours are written like 22:00-07:00, or 22:00-07:00 hold, or off.")
+			return failIn("settings.badQuiet")
 		}
 		c, err := store.SetQuietHours(a, b)
+		if err != nil {
+			return storeFail(err, "settings.badQuietTime", "Start", escEcho(a), "End", escEcho(b))
+		}
 		switch mode {
 		case "hold":
 			return ok(c.And(store.SetQuietHold(true)), err, "set.quietHold", "Start", a, "End", b)
@@ -150,7 +169,7 @@ func parseSetting(name, value string) SettingsRequest {
 		case "silent":
 			return ok(store.SetQuietHold(false), nil, "set.modeSilent")
 		}
-		return fail("Quiet hours are silent (notices without sound) or hold (one morning summary).")
+		return failIn("settings.badQuietMode")
 	case "quiet-resolutions", "resolutions":
 		switch lv {
 		case "silent", "on":
@@ -158,7 +177,7 @@ func parseSetting(name, value string) SettingsRequest {
 		case "audible", "off":
 			return ok(store.SetQuietResolutions(false), nil, "set.resAudible")
 		}
-		return fail("Resolutions in quiet hours are silent or audible.")
+		return failIn("settings.badResolutions")
 	case "ring":
 		switch lv {
 		case "every", "all", "always":
@@ -166,13 +185,16 @@ func parseSetting(name, value string) SettingsRequest {
 		case "news", "changes":
 			return ok(store.SetRingEvery(false), nil, "set.ringNews")
 		}
-		return fail("Ring on news (a new incident, a status or impact change, the end) or on every update: /settings ring news|every.")
+		return failIn("settings.badRing")
 	case "tz", "timezone", "zone":
 		if value == "" {
-			return fail("Say which time zone, like /settings tz Europe/Berlin.")
+			return failIn("settings.sayZone")
 		}
 		zone, abbrev, _ := ResolveZone(value)
 		c, err := store.SetTimeZone(zone)
+		if err != nil {
+			return storeFail(err, "settings.badZone", "Zone", escEcho(value))
+		}
 		if abbrev {
 			return ok(c, err, "set.zoneAbbrev", "Zone", zone, "Abbrev", strings.ToUpper(value))
 		}
@@ -180,7 +202,7 @@ func parseSetting(name, value string) SettingsRequest {
 	case "mode":
 		c, err := store.SetMode(lv)
 		if err != nil {
-			return fail("Mode is cards or messages.")
+			return failIn("settings.badMode")
 		}
 		if lv == store.ModeCards {
 			return ok(c, nil, "set.cards")
@@ -189,7 +211,7 @@ func parseSetting(name, value string) SettingsRequest {
 	case "pin":
 		on, valid := onOff(lv)
 		if !valid {
-			return fail("Pinning is on or off.")
+			return failIn("settings.badPin")
 		}
 		if on {
 			return ok(store.SetPinCards(on), nil, "set.pinOn")
@@ -205,32 +227,35 @@ func parseSetting(name, value string) SettingsRequest {
 		}
 		n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimSuffix(lv, "min"), "m"))
 		if err != nil {
-			return fail("Reminders are on, off or a number of minutes before the maintenance.")
+			return failIn("settings.badReminders")
 		}
 		if n <= 0 {
 			// SetReminders(true, 0) means "on, keeping the lead": never
 			// what "0 minutes" asks for.
-			return fail("Reminders come at least " + strconv.Itoa(store.MinReminderMinutes) + " minutes before a maintenance; /settings reminders off turns them off.")
+			return failIn("settings.remindersMin", "Count", store.MinReminderMinutes)
 		}
 		c, err := store.SetReminders(true, n)
+		if err != nil {
+			return storeFail(err, "settings.remindersRange", "Min", strconv.Itoa(store.MinReminderMinutes), "Max", strconv.Itoa(store.MaxReminderMinutes))
+		}
 		return ok(c, err, "set.remMinutes", "Count", n)
 	case "language", "lang":
 		if value == "" {
-			return SettingsRequest{Err: "Say which language, like /settings language de.",
+			return SettingsRequest{Err: "Say which language, like /settings language de.", bare: true,
 				errIn: func(c i18n.Catalog) string { return c.T("settings.languageSay", "List", languageList()) }}
 		}
 		tag, known := typedLanguage(value)
 		if !known {
-			return SettingsRequest{Err: "Unknown language “" + echo(value) + "”.",
+			return SettingsRequest{Err: "Unknown language “" + echo(value) + "”.", bare: true,
 				errIn: func(c i18n.Catalog) string {
 					return c.T("settings.languageUnknown", "Code", escEcho(value), "List", languageList())
 				}}
 		}
 		return SettingsRequest{Change: store.SetLanguage(stored(tag), true), Lang: tag, Done: "language " + i18n.Name(tag)}
 	case "components", "component":
-		return fail("Choose components with the buttons (/settings) or /subscribe component <name>.")
+		return failIn("settings.components")
 	}
-	return fail("Unknown setting “" + echo(name) + "”.")
+	return failIn("settings.unknown", "Name", escEcho(name))
 }
 
 // typedLanguage is the catalog a typed code names: a catalog's tag in
@@ -276,12 +301,13 @@ func (h *handler) cmdSettings(ctx context.Context, r *request) {
 		return
 	}
 	req := ParseSettings(r.cmd.Args)
-	if req.errIn != nil {
-		h.reply(ctx, r, req.ErrIn(h.lang(ctx, r)))
-		return
-	}
 	if req.Err != "" {
-		h.reply(ctx, r, message.Escape(req.Err)+"\n\n"+settingsUsage)
+		c := h.lang(ctx, r)
+		if req.bare {
+			h.reply(ctx, r, req.ErrIn(c))
+			return
+		}
+		h.reply(ctx, r, req.ErrIn(c)+"\n\n"+settingsUsage(c))
 		return
 	}
 	if !h.allowed(ctx, r) {
@@ -296,7 +322,7 @@ func (h *handler) cmdSettings(ctx context.Context, r *request) {
 		return
 	}
 	if req.Test && r.about != nil {
-		h.reply(ctx, r, fmtRef(replyChannelNoTest, message.Escape(r.about.title)))
+		h.reply(ctx, r, h.lang(ctx, r).T("chan.noTest", "Name", message.Escape(r.about.title)))
 		return
 	}
 	if req.Test {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/openai-status-bot/statusbot/internal/bot/pageset"
 	"github.com/openai-status-bot/statusbot/internal/bot/screens"
+	"github.com/openai-status-bot/statusbot/internal/i18n"
 	"github.com/openai-status-bot/statusbot/internal/message"
 	"github.com/openai-status-bot/statusbot/internal/notice"
 	"github.com/openai-status-bot/statusbot/internal/pages"
@@ -21,23 +22,24 @@ func (h *handler) cmdStatus(ctx context.Context, r *request) {
 		return
 	}
 	var text string
+	c := h.lang(ctx, r)
 	if q == "" {
-		text = sections(pv.Parts, func(p pageset.Part) string { return statusOverview(titled(p, len(pv.Parts))) }, false)
+		text = sections(pv.Parts, func(p pageset.Part) string { return statusOverviewIn(c, titled(p, len(pv.Parts))) }, false)
 	} else if pv.Page.ComponentsErr != "" {
-		text = "Component statuses are unavailable right now. Please try again later."
+		text = c.T("reply.componentsDown")
 	} else {
 		comps := screens.Components(pv.Page)
 		res := ResolveIn(comps, pv.Parts, q)
 		switch {
 		case res.Match != nil:
-			c := *res.Match
-			c.Name = screens.ComponentNames(comps)[c.ID] // as /components shows it
-			text = componentStatusIn(c, h.zone(ctx, r))
+			comp := *res.Match
+			comp.Name = screens.ComponentNames(comps)[comp.ID] // as /components shows it
+			text = componentStatusIn(c, comp, h.zone(ctx, r))
 		case len(res.Ambiguous) > 0:
 			h.askWhich(ctx, r, q, res.Ambiguous, pv, opViewComponent)
 			return
 		default:
-			text = notFoundReply(q)
+			text = notFoundReplyIn(c, q)
 		}
 	}
 	h.reply(ctx, r, h.withStale(ctx, r, text, pv))
@@ -49,7 +51,7 @@ func (h *handler) cmdComponents(ctx context.Context, r *request) {
 	if !ok {
 		return
 	}
-	h.reply(ctx, r, h.withStale(ctx, r, sections(pv.Parts, func(p pageset.Part) string { return componentsList(p.Page) }, true), pv))
+	h.reply(ctx, r, h.withStale(ctx, r, sections(pv.Parts, func(p pageset.Part) string { return componentsListIn(h.lang(ctx, r), p.Page) }, true), pv))
 }
 
 func (h *handler) cmdHistory(ctx context.Context, r *request) {
@@ -58,8 +60,8 @@ func (h *handler) cmdHistory(ctx context.Context, r *request) {
 	if !ok {
 		return
 	}
-	n, loc := parseHistoryCount(rest), h.zone(ctx, r)
-	h.reply(ctx, r, h.withStale(ctx, r, sections(pv.Parts, func(p pageset.Part) string { return historyReplyIn(p.Page, n, loc) }, true), pv))
+	n, loc, c := parseHistoryCount(rest), h.zone(ctx, r), h.lang(ctx, r)
+	h.reply(ctx, r, h.withStale(ctx, r, sections(pv.Parts, func(p pageset.Part) string { return historyReplyIn(c, p.Page, n, loc) }, true), pv))
 }
 
 func (h *handler) cmdUptime(ctx context.Context, r *request) {
@@ -69,7 +71,7 @@ func (h *handler) cmdUptime(ctx context.Context, r *request) {
 		return
 	}
 	if pv.Page.ComponentsErr != "" {
-		h.reply(ctx, r, "Component statuses are unavailable right now. Please try again later.")
+		h.reply(ctx, r, h.lang(ctx, r).T("reply.componentsDown"))
 		return
 	}
 	now := h.now()
@@ -95,7 +97,7 @@ func (h *handler) cmdUptime(ctx context.Context, r *request) {
 			ups = PageUptime(ups, figs)
 		}
 	}
-	h.reply(ctx, r, h.withStale(ctx, r, UptimeByPage(ups, pv.Parts), pv))
+	h.reply(ctx, r, h.withStale(ctx, r, UptimeByPageIn(h.lang(ctx, r), ups, pv.Parts), pv))
 }
 
 func (h *handler) cmdInfo(ctx context.Context, r *request) {
@@ -106,7 +108,7 @@ func (h *handler) cmdInfo(ctx context.Context, r *request) {
 	}
 	if r.about != nil {
 		if sub == nil {
-			h.reply(ctx, r, fmtRef(replyChannelNotSubscribed, message.Escape(r.about.title), message.Escape(r.about.typed)))
+			h.reply(ctx, r, channelNotSubscribedIn(h.lang(ctx, r), r.about))
 			return
 		}
 		h.reply(ctx, r, "<b>"+message.Escape(r.about.title)+"</b>\n"+infoReplyIn(h.lang(ctx, r), r.about.id, 0, sub, h.names(ctx, sub))+h.pagesLine(sub)+h.lastFate(ctx, h.lang(ctx, r), sub))
@@ -164,16 +166,17 @@ func (h *handler) cover(ctx context.Context, r *request, typed string) []string 
 // withStale adds, when the page is an old snapshot, when it was read,
 // in the chat's zone, and which of the covered pages could not be read.
 func (h *handler) withStale(ctx context.Context, r *request, text string, pv pageset.View) string {
+	c := h.lang(ctx, r)
 	if r.noPage {
-		text = NotFollowedNote(h.offer) + "\n\n" + text
+		text = NotFollowedNoteIn(c, h.offer) + "\n\n" + text
 	}
 	if len(pv.Missing) > 0 {
-		text += "\n\n<i>Not reachable right now: " + message.Escape(strings.Join(pv.Missing, ", ")) + ".</i>"
+		text += "\n\n" + c.T("reply.missing", "Pages", message.Escape(strings.Join(pv.Missing, ", ")))
 	}
 	if !pv.Stale {
 		return text
 	}
-	return text + "\n\n" + staleNote(pv.FetchedAt, h.zone(ctx, r))
+	return text + "\n\n" + staleNoteIn(c, pv.FetchedAt, h.zone(ctx, r))
 }
 
 // sections shows each covered page's reply one after the other, each
@@ -224,8 +227,9 @@ func (h *handler) pagesLine(sub *store.Subscriber) string {
 
 // NotFollowedNote heads a reply about the default page to a chat that
 // follows no page the bot still watches: the page shown is not followed.
-func NotFollowedNote(o pages.Offer) string {
-	d := message.Escape(o.Default().Name)
-	return "<i>This chat follows no page the bot watches now (its page was removed from the list), so it gets no notices. " +
-		"Shown: " + d + ", which it does not follow; /subscribe page " + d + " follows it.</i>"
+func NotFollowedNote(o pages.Offer) string { return NotFollowedNoteIn(en, o) }
+
+// NotFollowedNoteIn is NotFollowedNote in c's language.
+func NotFollowedNoteIn(c i18n.Catalog, o pages.Offer) string {
+	return c.T("reply.notFollowed", "Page", message.Escape(o.Default().Name))
 }

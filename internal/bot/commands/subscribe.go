@@ -37,7 +37,7 @@ func (h *handler) subscribed(ctx context.Context, r *request) (*store.Subscriber
 		return nil, false
 	}
 	if sub == nil && r.about != nil {
-		h.reply(ctx, r, fmtRef(replyChannelNotSubscribed, message.Escape(r.about.title), message.Escape(r.about.typed)))
+		h.reply(ctx, r, channelNotSubscribedIn(h.lang(ctx, r), r.about))
 		return nil, false
 	}
 	if sub == nil {
@@ -65,7 +65,7 @@ func (h *handler) cmdSubscribe(ctx context.Context, r *request) {
 		h.changePages(ctx, r, name, true)
 		return
 	}
-	req := ParseSubscribe(r.cmd.Args)
+	req, problem := parseSubscribe(r.cmd.Args)
 	switch req.Op {
 	case SubShow:
 		sub, err := h.subscription(ctx, r)
@@ -73,10 +73,11 @@ func (h *handler) cmdSubscribe(ctx context.Context, r *request) {
 			h.storeFailed(ctx, r, err)
 			return
 		}
-		h.reply(ctx, r, subscribeUsage(sub, h.names(ctx, sub), r.topic(), r.channel)+pagesHelp(h.offer))
+		h.reply(ctx, r, subscribeUsageIn(h.lang(ctx, r), sub, h.names(ctx, sub), r.topic(), r.channel)+pagesHelp(h.offer))
 		return
 	case SubInvalid:
-		h.reply(ctx, r, message.Escape(req.Err)+"\n\n"+SubscribeHelp()+pagesHelp(h.offer))
+		c := h.lang(ctx, r)
+		h.reply(ctx, r, problem.In(c)+"\n\n"+SubscribeHelpIn(c)+pagesHelp(h.offer))
 		return
 	}
 	if !h.allowed(ctx, r) {
@@ -90,7 +91,7 @@ func (h *handler) cmdSubscribe(ctx context.Context, r *request) {
 		case err != nil:
 			h.storeFailed(ctx, r, err)
 		default:
-			h.reply(ctx, r, kindsReply(req.Kinds))
+			h.reply(ctx, r, kindsReplyIn(h.lang(ctx, r), req.Kinds))
 		}
 		return
 	}
@@ -104,7 +105,7 @@ func (h *handler) cmdSubscribe(ctx context.Context, r *request) {
 	switch req.Op {
 	case SubClearComponents:
 		if err := h.setFilter(ctx, r, nil); err == nil {
-			h.reply(ctx, r, "Component filter cleared: notices cover every component.")
+			h.reply(ctx, r, h.lang(ctx, r).T("sub.cleared"))
 		}
 	case SubAddComponent:
 		h.addFilter(ctx, r, req.Query)
@@ -144,23 +145,23 @@ func (h *handler) addFilter(ctx context.Context, r *request, q string) {
 		h.askWhich(ctx, r, q, res.Ambiguous, pv, opAddComponent)
 		return
 	case res.Match == nil:
-		h.reply(ctx, r, notFoundReply(q))
+		h.reply(ctx, r, notFoundReplyIn(h.lang(ctx, r), q))
 		return
 	}
-	c := *res.Match
+	c, cat := *res.Match, h.lang(ctx, r)
 	names := screens.ComponentNames(comps)
 	ids, err := h.st.AddComponent(ctx, r.key(), c.ID, maxFilter)
 	switch {
 	case errors.Is(err, store.ErrInFilter):
-		h.reply(ctx, r, "<b>"+screens.EscName(names[c.ID])+"</b> is already in the component filter.")
+		h.reply(ctx, r, cat.T("sub.inFilter", "Name", screens.EscName(names[c.ID])))
 	case errors.Is(err, store.ErrFilterFull):
-		h.reply(ctx, r, "The component filter is full (at most 50 components). Remove one first, or use /subscribe component all.")
+		h.reply(ctx, r, cat.T("sub.full", "Max", maxFilter))
 	case errors.Is(err, store.ErrNotSubscribed):
 		h.reply(ctx, r, NotSubscribedIn(h.lang(ctx, r), r.topic(), r.channel))
 	case err != nil:
 		h.storeFailed(ctx, r, err)
 	default:
-		h.reply(ctx, r, "Added <b>"+screens.EscName(names[c.ID])+"</b> to the component filter.\nNotices now cover: "+screens.FilterList(ids, names)+".")
+		h.reply(ctx, r, cat.T("sub.added", "Name", screens.EscName(names[c.ID]), "List", screens.FilterListIn(cat, ids, names)))
 	}
 }
 
@@ -185,7 +186,7 @@ func (h *handler) removeFilter(ctx context.Context, r *request, sub *store.Subsc
 				if len(in) == 1 {
 					i = in[0]
 				} else if len(in) > 1 {
-					h.reply(ctx, r, ambiguousReply(q, res.Ambiguous, names, false))
+					h.reply(ctx, r, ambiguousReplyIn(h.lang(ctx, r), q, res.Ambiguous, names, false))
 					return
 				}
 			} else if res.Match != nil {
@@ -193,14 +194,13 @@ func (h *handler) removeFilter(ctx context.Context, r *request, sub *store.Subsc
 			}
 		}
 	}
+	cat := h.lang(ctx, r)
 	if i < 0 {
-		text := "“" + escEcho(q) + "” is not in the component filter."
 		if len(sub.Components) == 0 {
-			text += " The filter is empty: notices cover every component."
+			h.reply(ctx, r, cat.T("sub.notInEmptyFilter", "Query", escEcho(q)))
 		} else {
-			text += "\nThe filter holds: " + screens.FilterList(sub.Components, names) + "."
+			h.reply(ctx, r, cat.T("sub.notInFilter", "Query", escEcho(q), "List", screens.FilterListIn(cat, sub.Components, names)))
 		}
-		h.reply(ctx, r, text)
 		return
 	}
 	removed := sub.Components[i]
@@ -219,7 +219,7 @@ func (h *handler) removeFilter(ctx context.Context, r *request, sub *store.Subsc
 	if n, ok := names[removed]; ok {
 		label = n
 	}
-	h.reply(ctx, r, "Removed <b>"+screens.EscName(label)+"</b> from the component filter.\nNotices now cover: "+screens.FilterList(ids, names)+".")
+	h.reply(ctx, r, cat.T("sub.removed", "Name", screens.EscName(label), "List", screens.FilterListIn(cat, ids, names)))
 }
 
 // askWhich answers a name several components match with a button for
@@ -237,7 +237,7 @@ func (h *handler) askWhich(ctx context.Context, r *request, q string, found []st
 			}
 		}
 	}
-	h.replyMarkup(ctx, r, h.withStale(ctx, r, ambiguousReply(q, found, idx.Names, true), pv), &models.InlineKeyboardMarkup{InlineKeyboard: rows})
+	h.replyMarkup(ctx, r, h.withStale(ctx, r, ambiguousReplyIn(h.lang(ctx, r), q, found, idx.Names, true), pv), &models.InlineKeyboardMarkup{InlineKeyboard: rows})
 }
 
 func (h *handler) storeFailed(ctx context.Context, r *request, err error) {
