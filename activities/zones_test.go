@@ -121,3 +121,57 @@ func TestCardTimelineInTheRecipientsZone(t *testing.T) {
 	require.Contains(t, sendIn(t, w, e.Key, 7, "Asia/Tokyo"), "<b>Timeline (Asia/Tokyo)</b>\n• Nov 30 23:02 Investigating")
 	require.Contains(t, sendIn(t, w, e.Key, 8, ""), "<b>Timeline (UTC)</b>\n• Nov 30 14:02 Investigating")
 }
+
+// The recipients of an event carry their chat's language, first pages
+// and retries alike (a retry used to lose it: the retried notice or card
+// went out in English), and Send says the notice in it.
+func TestRecipientsCarryTheirLanguage(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	for _, chat := range []int64{1, 2} {
+		_, err := w.st.Subscribe(ctx, chat, 0, time.Now())
+		require.NoError(t, err)
+	}
+	_, err := w.st.ChangeSettings(ctx, "1", store.SetLanguage("de", true))
+	require.NoError(t, err)
+	maint := maintenanceEvent()
+
+	v, err := w.env.ExecuteActivity(w.a.Recipients, activities.PageInput{Event: maint, Limit: 10, Since: time.Now()})
+	require.NoError(t, err)
+	var page activities.RecipientPage
+	require.NoError(t, v.Get(&page))
+	langs := map[string]string{}
+	for _, r := range page.Recipients {
+		langs[r.Key] = r.Lang
+	}
+	require.Equal(t, map[string]string{"1": "de", "2": ""}, langs)
+
+	now := time.Now()
+	require.NoError(t, w.st.SaveRetries(ctx, []store.Retry{
+		{Event: maint.Key, OrderKey: maint.OrderKey, EventAt: maint.At, Sub: "1", ChatID: 1, NextAt: now.Add(-time.Second), At: now},
+		{Event: maint.Key, OrderKey: maint.OrderKey, EventAt: maint.At, Sub: "2", ChatID: 2, NextAt: now.Add(-time.Second), At: now},
+	}))
+	v, err = w.env.ExecuteActivity(w.a.Retries, activities.RetryPageInput{Event: maint, Limit: 10, DueBy: time.Now()})
+	require.NoError(t, err)
+	var due activities.RetryPage
+	require.NoError(t, v.Get(&due))
+	got := map[string]string{}
+	var german activities.Recipient
+	for _, r := range due.Retries {
+		got[r.Recipient.Key] = r.Recipient.Lang
+		if r.Recipient.Key == "1" {
+			german = r.Recipient
+		}
+	}
+	require.Equal(t, map[string]string{"1": "de", "2": ""}, got)
+
+	_, err = w.env.ExecuteActivity(w.a.PrepareMessage, maint)
+	require.NoError(t, err)
+	_, err = w.env.ExecuteActivity(w.a.Send, activities.SendInput{EventKey: maint.Key, Recipient: german})
+	require.NoError(t, err)
+	msgs := w.tg.MessagesTo(1, 0)
+	require.NotEmpty(t, msgs)
+	text := msgs[len(msgs)-1].Text
+	require.Contains(t, text, "🛠 <b>Geplante Wartung</b>")
+	require.NotContains(t, text, "Scheduled maintenance")
+}
