@@ -73,15 +73,7 @@ func TestRecipientsCarryTheirZone(t *testing.T) {
 	require.NoError(t, err)
 
 	zones := func(e event.Event) map[string]string {
-		v, err := w.env.ExecuteActivity(w.a.Recipients, activities.PageInput{Event: e, Limit: 10, Since: time.Now()})
-		require.NoError(t, err)
-		var page activities.RecipientPage
-		require.NoError(t, v.Get(&page))
-		out := map[string]string{}
-		for _, r := range page.Recipients {
-			out[r.Key] = r.Zone
-		}
-		return out
+		return recipientsBy(t, w, e, func(r activities.Recipient) string { return r.Zone })
 	}
 	maint := maintenanceEvent()
 	require.Equal(t, map[string]string{"1": "Europe/Berlin", "2": ""}, zones(maint))
@@ -89,20 +81,44 @@ func TestRecipientsCarryTheirZone(t *testing.T) {
 	require.Equal(t, map[string]string{"1": "Europe/Berlin", "2": ""}, zones(comp),
 		"a component change in cards mode may be told on a card, whose timeline shows times")
 
+	got, _ := retriesBy(t, w, maint, func(r activities.Recipient) string { return r.Zone }, 1, 2)
+	require.Equal(t, map[string]string{"1": "Europe/Berlin", "2": ""}, got)
+}
+
+// recipientsBy is f of each recipient of e's first page, by key.
+func recipientsBy(t *testing.T, w *world, e event.Event, f func(activities.Recipient) string) map[string]string {
+	t.Helper()
+	v, err := w.env.ExecuteActivity(w.a.Recipients, activities.PageInput{Event: e, Limit: 10, Since: time.Now()})
+	require.NoError(t, err)
+	var page activities.RecipientPage
+	require.NoError(t, v.Get(&page))
+	out := map[string]string{}
+	for _, r := range page.Recipients {
+		out[r.Key] = f(r)
+	}
+	return out
+}
+
+// retriesBy saves a due retry of e for each chat and returns f of each
+// recipient of the due retries, by key, and the recipients.
+func retriesBy(t *testing.T, w *world, e event.Event, f func(activities.Recipient) string, chats ...int64) (map[string]string, map[string]activities.Recipient) {
+	t.Helper()
 	now := time.Now()
-	require.NoError(t, w.st.SaveRetries(ctx, []store.Retry{
-		{Event: maint.Key, OrderKey: maint.OrderKey, EventAt: maint.At, Sub: "1", ChatID: 1, NextAt: now.Add(-time.Second), At: now},
-		{Event: maint.Key, OrderKey: maint.OrderKey, EventAt: maint.At, Sub: "2", ChatID: 2, NextAt: now.Add(-time.Second), At: now},
-	}))
-	v, err := w.env.ExecuteActivity(w.a.Retries, activities.RetryPageInput{Event: maint, Limit: 10, DueBy: time.Now()})
+	var retries []store.Retry
+	for _, c := range chats {
+		retries = append(retries, store.Retry{Event: e.Key, OrderKey: e.OrderKey, EventAt: e.At, Sub: store.SubscriberKey(c, 0), ChatID: c,
+			NextAt: now.Add(-time.Second), At: now})
+	}
+	require.NoError(t, w.st.SaveRetries(context.Background(), retries))
+	v, err := w.env.ExecuteActivity(w.a.Retries, activities.RetryPageInput{Event: e, Limit: 10, DueBy: time.Now()})
 	require.NoError(t, err)
 	var due activities.RetryPage
 	require.NoError(t, v.Get(&due))
-	got := map[string]string{}
+	out, rs := map[string]string{}, map[string]activities.Recipient{}
 	for _, r := range due.Retries {
-		got[r.Recipient.Key] = r.Recipient.Zone
+		out[r.Recipient.Key], rs[r.Recipient.Key] = f(r.Recipient), r.Recipient
 	}
-	require.Equal(t, map[string]string{"1": "Europe/Berlin", "2": ""}, got)
+	return out, rs
 }
 
 // An incident card's timeline reads in the chat's zone.
@@ -136,34 +152,12 @@ func TestRecipientsCarryTheirLanguage(t *testing.T) {
 	require.NoError(t, err)
 	maint := maintenanceEvent()
 
-	v, err := w.env.ExecuteActivity(w.a.Recipients, activities.PageInput{Event: maint, Limit: 10, Since: time.Now()})
-	require.NoError(t, err)
-	var page activities.RecipientPage
-	require.NoError(t, v.Get(&page))
-	langs := map[string]string{}
-	for _, r := range page.Recipients {
-		langs[r.Key] = r.Lang
-	}
-	require.Equal(t, map[string]string{"1": "de", "2": ""}, langs)
+	lang := func(r activities.Recipient) string { return r.Lang }
+	require.Equal(t, map[string]string{"1": "de", "2": ""}, recipientsBy(t, w, maint, lang))
 
-	now := time.Now()
-	require.NoError(t, w.st.SaveRetries(ctx, []store.Retry{
-		{Event: maint.Key, OrderKey: maint.OrderKey, EventAt: maint.At, Sub: "1", ChatID: 1, NextAt: now.Add(-time.Second), At: now},
-		{Event: maint.Key, OrderKey: maint.OrderKey, EventAt: maint.At, Sub: "2", ChatID: 2, NextAt: now.Add(-time.Second), At: now},
-	}))
-	v, err = w.env.ExecuteActivity(w.a.Retries, activities.RetryPageInput{Event: maint, Limit: 10, DueBy: time.Now()})
-	require.NoError(t, err)
-	var due activities.RetryPage
-	require.NoError(t, v.Get(&due))
-	got := map[string]string{}
-	var german activities.Recipient
-	for _, r := range due.Retries {
-		got[r.Recipient.Key] = r.Recipient.Lang
-		if r.Recipient.Key == "1" {
-			german = r.Recipient
-		}
-	}
+	got, rs := retriesBy(t, w, maint, lang, 1, 2)
 	require.Equal(t, map[string]string{"1": "de", "2": ""}, got)
+	german := rs["1"]
 
 	_, err = w.env.ExecuteActivity(w.a.PrepareMessage, maint)
 	require.NoError(t, err)
