@@ -92,7 +92,7 @@ func (a *Activities) foldBehind(ctx context.Context, in SendInput, r Recipient, 
 		if f, err := a.foldOf(ctx, ev); err != nil || f != nil {
 			break // told on an incident's card (fold.go): its own Send does that
 		}
-		more, err := a.noticeIn(ctx, ev, r.Zone, "") // of the first one's page, named once
+		more, err := a.noticeIn(ctx, ev, r.Zone, r.Lang, "") // of the first one's page, named once
 		if err != nil || more == "" || utf8.RuneCountInString(text)+len(burstSeparator)+utf8.RuneCountInString(more) > burstLimit {
 			break
 		}

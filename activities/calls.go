@@ -120,14 +120,14 @@ func (a *Activities) sendText(ctx context.Context, in SendInput, r *Recipient) (
 		return "", false, err
 	}
 	if e == nil {
-		text, err := a.noticeIn(ctx, in.EventKey, r.Zone, r.Page)
+		text, err := a.noticeIn(ctx, in.EventKey, r.Zone, r.Lang, r.Page)
 		return text, false, err
 	}
 	rang := ringsTogether(*r, r.Quiet.Covers(a.now()), e)
 	if rang {
 		r.Silent = false
 	}
-	return togetherText(*e, r.Zone, r.Page), rang, nil
+	return togetherText(*e, r.Zone, r.Lang, r.Page), rang, nil
 }
 
 // chatTurn takes, right before a call, a slot of the bot's budget for the

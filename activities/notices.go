@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/internal/i18n"
 	"github.com/openai-status-bot/statusbot/internal/message"
 	"github.com/openai-status-bot/statusbot/internal/store"
 	"go.temporal.io/sdk/activity"
@@ -64,28 +65,34 @@ func (a *Activities) message(ctx context.Context, key string) (string, error) {
 	return text, nil
 }
 
-// noticeIn is the event's notice with its times in zone ("" is UTC): the
-// stored text, or, for another zone, the stored event rendered there. A
-// text stored without its event (prepared before zones applied to
-// notices) stays in UTC.
+// noticeIn is the event's notice with its times in zone ("" is UTC) and
+// its frame in lang ("" is English; package i18n): the stored text, or,
+// for another zone or language, the stored event rendered there. A text
+// stored without its event (prepared before zones applied to notices)
+// stays in UTC and English.
 //
 // page names the event's page in front (message.OfPage) for a chat that
 // follows several pages (Recipient.Page); "" leaves it out.
-func (a *Activities) noticeIn(ctx context.Context, key, zone, page string) (string, error) {
-	text, err := a.noticeInZone(ctx, key, zone)
+func (a *Activities) noticeIn(ctx context.Context, key, zone, lang, page string) (string, error) {
+	text, err := a.noticeInZone(ctx, key, zone, lang)
 	return message.OfPage(text, page), err
 }
 
-func (a *Activities) noticeInZone(ctx context.Context, key, zone string) (string, error) {
-	if zone == "" {
+func (a *Activities) noticeInZone(ctx context.Context, key, zone, lang string) (string, error) {
+	c := i18n.Of(lang)
+	if zone == "" && c.Tag() == i18n.Default {
 		return a.message(ctx, key)
 	}
-	return a.inZone(ctx, key, zone, func(loc *time.Location) (string, error) {
+	cacheKey := key
+	if c.Tag() != i18n.Default {
+		cacheKey += "~" + c.Tag()
+	}
+	return a.inZone(ctx, cacheKey, zone, func(loc *time.Location) (string, error) {
 		n, err := a.Store.Notice(ctx, key)
 		if err != nil || n.Event == nil {
 			return n.Text, err
 		}
-		return message.NotificationIn(*n.Event, loc), nil
+		return message.NotificationOf(c, *n.Event, loc), nil
 	})
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"go.temporal.io/sdk/activity"
 
+	"github.com/openai-status-bot/statusbot/internal/i18n"
 	"github.com/openai-status-bot/statusbot/internal/message"
 	"github.com/openai-status-bot/statusbot/internal/notice"
 	"github.com/openai-status-bot/statusbot/internal/pages"
@@ -83,7 +84,7 @@ func (a *Activities) tellPageFollowerOnce(ctx context.Context, n store.PageNotic
 	if !ok {
 		return a.settleRemoved(ctx, n, sub)
 	}
-	text := PageNoticeText(n, a.Pages, sub.Pages)
+	text := PageNoticeTextIn(i18n.Of(sub.Settings.Lang), n, a.Pages, sub.Pages)
 	turnCtx := telegram.WithTurn(ctx, a.chatTurn(sub.ChatID, TicketOf(n.At, n.ID, sub.Key), telegram.BudgetOf(sub.ChatID), 0))
 	err = a.Telegram.SendWith(turnCtx, sub.ChatID, sub.ThreadID, text, telegram.SendOptions{Silent: PageNoticeSilent(sub.Settings, a.now())})
 	var se *telegram.SendError
@@ -193,27 +194,34 @@ func (a *Activities) settleRemoved(ctx context.Context, n store.PageNotice, sub 
 // that changed, from what to what, and, for a removed page, what the chat
 // still follows or how to choose a page.
 func PageNoticeText(n store.PageNotice, o pages.Offer, stored []string) string {
+	return PageNoticeTextIn(i18n.Of(i18n.Default), n, o, stored)
+}
+
+// PageNoticeTextIn is PageNoticeText in c's language (a chat's).
+func PageNoticeTextIn(c i18n.Catalog, n store.PageNotice, o pages.Offer, stored []string) string {
 	name := "<b>" + message.Escape(n.Name) + "</b>"
 	switch n.Kind {
 	case store.PageRepointed:
-		return "ℹ️ The status page " + name + " that this chat follows has changed: it is now " + message.Escape(n.Host) +
-			" (it was " + message.Escape(n.FromHost) + "). Its past incidents are not re-sent; you hear its news from now on."
+		return c.T("pageNotice.repointed", "Name", name, "Host", message.Escape(n.Host), "From", message.Escape(n.FromHost))
 	}
-	s := "ℹ️ The bot no longer watches " + name
+	s := c.T("pageNotice.removed", "Name", name)
 	if n.Host != "" {
-		s += " (" + message.Escape(n.Host) + ")"
+		s = c.T("pageNotice.removedHost", "Name", name, "Host", message.Escape(n.Host))
 	}
-	s += ": this chat hears nothing more from it."
 	live := o.LiveNames(stored)
 	if len(live) > 0 {
-		return s + "\nStill followed: " + message.Escape(strings.Join(live, ", ")) + "."
+		return s + "\n" + c.T("pageNotice.stillFollowed", "Pages", message.Escape(strings.Join(live, ", ")))
 	}
-	s += "\nThis chat now follows no page."
+	s += "\n" + c.T("pageNotice.none")
 	switch len(o.List) {
 	case 0:
 		return s
 	case 1:
-		return s + " To follow " + message.Escape(o.List[0].Name) + ", send /subscribe page " + message.Escape(o.List[0].Name) + "."
+		return s + " " + c.T("pageNotice.followOne", "Page", message.Escape(o.List[0].Name))
 	}
-	return s + " Choose one with /subscribe page &lt;name&gt; (" + message.Escape(o.OnOffer()) + ")."
+	names := make([]string, len(o.List))
+	for i, p := range o.List {
+		names[i] = p.Name
+	}
+	return s + " " + c.T("pageNotice.choose", "Pages", message.Escape(strings.Join(names, ", ")))
 }

@@ -179,7 +179,7 @@ func (a *Activities) retrySends(ctx context.Context, e event.Event, ready []live
 		// stays in MongoDB (a page of them would be 100+ KB of history).
 		sends = append(sends, Retry{Recipient: Recipient{Key: r.retry.Sub, ChatID: r.retry.ChatID, ThreadID: r.retry.ThreadID,
 			Silent: v.Silent, NoNews: v.NoNews, Quiet: notice.QuietFor(r.sub.Settings, e), Zone: notice.TextZone(r.sub.Settings, e),
-			Page: a.Pages.Label(r.sub.Pages, e.Page), Told: toldFolded(e, told[r.retry.Sub])}, Bursts: r.retry.Bursts})
+			Page: a.Pages.Label(r.sub.Pages, e.Page), Told: toldFolded(e, told[r.retry.Sub]), Lang: r.sub.Settings.Lang}, Bursts: r.retry.Bursts})
 	}
 	return sends, dropped, nil
 }

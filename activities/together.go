@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/activity"
 
 	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/internal/i18n"
 	"github.com/openai-status-bot/statusbot/internal/message"
 	"github.com/openai-status-bot/statusbot/internal/notice"
 	"github.com/openai-status-bot/statusbot/internal/statuspage"
@@ -179,13 +180,13 @@ func (a *Activities) sinceTold(ctx context.Context, in SendInput) (*event.Event,
 }
 
 // togetherText is the message of a send that tells later steps too, in
-// the chat's zone and with its page's name.
-func togetherText(e event.Event, zone, page string) string {
+// the chat's zone and language and with its page's name.
+func togetherText(e event.Event, zone, lang, page string) string {
 	loc, err := store.LoadZone(zone)
 	if err != nil || zone == "" {
 		loc = nil
 	}
-	return message.OfPage(message.NotificationIn(e, loc), page)
+	return message.OfPage(message.NotificationOf(i18n.Of(lang), e, loc), page)
 }
 
 // rings: a send told silently as no news rings when what it tells

@@ -73,15 +73,7 @@ func TestRecipientsCarryTheirZone(t *testing.T) {
 	require.NoError(t, err)
 
 	zones := func(e event.Event) map[string]string {
-		v, err := w.env.ExecuteActivity(w.a.Recipients, activities.PageInput{Event: e, Limit: 10, Since: time.Now()})
-		require.NoError(t, err)
-		var page activities.RecipientPage
-		require.NoError(t, v.Get(&page))
-		out := map[string]string{}
-		for _, r := range page.Recipients {
-			out[r.Key] = r.Zone
-		}
-		return out
+		return recipientsBy(t, w, e, func(r activities.Recipient) string { return r.Zone })
 	}
 	maint := maintenanceEvent()
 	require.Equal(t, map[string]string{"1": "Europe/Berlin", "2": ""}, zones(maint))
@@ -89,20 +81,44 @@ func TestRecipientsCarryTheirZone(t *testing.T) {
 	require.Equal(t, map[string]string{"1": "Europe/Berlin", "2": ""}, zones(comp),
 		"a component change in cards mode may be told on a card, whose timeline shows times")
 
+	got, _ := retriesBy(t, w, maint, func(r activities.Recipient) string { return r.Zone }, 1, 2)
+	require.Equal(t, map[string]string{"1": "Europe/Berlin", "2": ""}, got)
+}
+
+// recipientsBy is f of each recipient of e's first page, by key.
+func recipientsBy(t *testing.T, w *world, e event.Event, f func(activities.Recipient) string) map[string]string {
+	t.Helper()
+	v, err := w.env.ExecuteActivity(w.a.Recipients, activities.PageInput{Event: e, Limit: 10, Since: time.Now()})
+	require.NoError(t, err)
+	var page activities.RecipientPage
+	require.NoError(t, v.Get(&page))
+	out := map[string]string{}
+	for _, r := range page.Recipients {
+		out[r.Key] = f(r)
+	}
+	return out
+}
+
+// retriesBy saves a due retry of e for each chat and returns f of each
+// recipient of the due retries, by key, and the recipients.
+func retriesBy(t *testing.T, w *world, e event.Event, f func(activities.Recipient) string, chats ...int64) (map[string]string, map[string]activities.Recipient) {
+	t.Helper()
 	now := time.Now()
-	require.NoError(t, w.st.SaveRetries(ctx, []store.Retry{
-		{Event: maint.Key, OrderKey: maint.OrderKey, EventAt: maint.At, Sub: "1", ChatID: 1, NextAt: now.Add(-time.Second), At: now},
-		{Event: maint.Key, OrderKey: maint.OrderKey, EventAt: maint.At, Sub: "2", ChatID: 2, NextAt: now.Add(-time.Second), At: now},
-	}))
-	v, err := w.env.ExecuteActivity(w.a.Retries, activities.RetryPageInput{Event: maint, Limit: 10, DueBy: time.Now()})
+	var retries []store.Retry
+	for _, c := range chats {
+		retries = append(retries, store.Retry{Event: e.Key, OrderKey: e.OrderKey, EventAt: e.At, Sub: store.SubscriberKey(c, 0), ChatID: c,
+			NextAt: now.Add(-time.Second), At: now})
+	}
+	require.NoError(t, w.st.SaveRetries(context.Background(), retries))
+	v, err := w.env.ExecuteActivity(w.a.Retries, activities.RetryPageInput{Event: e, Limit: 10, DueBy: time.Now()})
 	require.NoError(t, err)
 	var due activities.RetryPage
 	require.NoError(t, v.Get(&due))
-	got := map[string]string{}
+	out, rs := map[string]string{}, map[string]activities.Recipient{}
 	for _, r := range due.Retries {
-		got[r.Recipient.Key] = r.Recipient.Zone
+		out[r.Recipient.Key], rs[r.Recipient.Key] = f(r.Recipient), r.Recipient
 	}
-	require.Equal(t, map[string]string{"1": "Europe/Berlin", "2": ""}, got)
+	return out, rs
 }
 
 // An incident card's timeline reads in the chat's zone.
@@ -120,4 +136,36 @@ func TestCardTimelineInTheRecipientsZone(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, sendIn(t, w, e.Key, 7, "Asia/Tokyo"), "<b>Timeline (Asia/Tokyo)</b>\n• Nov 30 23:02 Investigating")
 	require.Contains(t, sendIn(t, w, e.Key, 8, ""), "<b>Timeline (UTC)</b>\n• Nov 30 14:02 Investigating")
+}
+
+// The recipients of an event carry their chat's language, first pages
+// and retries alike (a retry used to lose it: the retried notice or card
+// went out in English), and Send says the notice in it.
+func TestRecipientsCarryTheirLanguage(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	for _, chat := range []int64{1, 2} {
+		_, err := w.st.Subscribe(ctx, chat, 0, time.Now())
+		require.NoError(t, err)
+	}
+	_, err := w.st.ChangeSettings(ctx, "1", store.SetLanguage("de", true))
+	require.NoError(t, err)
+	maint := maintenanceEvent()
+
+	lang := func(r activities.Recipient) string { return r.Lang }
+	require.Equal(t, map[string]string{"1": "de", "2": ""}, recipientsBy(t, w, maint, lang))
+
+	got, rs := retriesBy(t, w, maint, lang, 1, 2)
+	require.Equal(t, map[string]string{"1": "de", "2": ""}, got)
+	german := rs["1"]
+
+	_, err = w.env.ExecuteActivity(w.a.PrepareMessage, maint)
+	require.NoError(t, err)
+	_, err = w.env.ExecuteActivity(w.a.Send, activities.SendInput{EventKey: maint.Key, Recipient: german})
+	require.NoError(t, err)
+	msgs := w.tg.MessagesTo(1, 0)
+	require.NotEmpty(t, msgs)
+	text := msgs[len(msgs)-1].Text
+	require.Contains(t, text, "🛠 <b>Geplante Wartung</b>")
+	require.NotContains(t, text, "Scheduled maintenance")
 }

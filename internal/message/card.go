@@ -285,7 +285,7 @@ func CardReplyIn(c i18n.Catalog, e event.Event, edited bool) string {
 		body = "<i>" + c.T("card.noBody") + "</i>"
 	}
 	segs := []segment{static(header + "\n\n"), {html: body, body: true}}
-	if earlier := EarlierHTML(e, time.UTC); earlier != "" && !edited {
+	if earlier := EarlierOf(c, e, time.UTC); earlier != "" && !edited {
 		segs = append(segs, static("\n\n"+earlier))
 	}
 	return assemble(segs)

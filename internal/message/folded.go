@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/internal/i18n"
 	"github.com/openai-status-bot/statusbot/internal/statuspage"
 )
 
@@ -22,21 +23,22 @@ const earlierBudget = 1800
 const earlierExcerpt = 140
 
 // EarlierHTML is the list of the steps e tells too, in loc; "" for none.
-func EarlierHTML(e event.Event, loc *time.Location) string {
+func EarlierHTML(e event.Event, loc *time.Location) string { return EarlierOf(en, e, loc) }
+
+// EarlierOf is EarlierHTML in c's language: its heading, statuses, times
+// and counts; the steps' texts as the page wrote them.
+func EarlierOf(c i18n.Catalog, e event.Event, loc *time.Location) string {
 	n := e.Together()
 	if n == 0 {
 		return ""
 	}
-	head := "<b>Also since the last message</b> (" + strconv.Itoa(n) + " earlier update"
-	if n > 1 {
-		head += "s"
-	}
-	head += ", newest first):"
+	head := c.N("notice.earlier", n)
 	lines := []string{head}
 	used := len([]rune(head))
 	shown := 0
+	layout := c.T("time.card")
 	for _, s := range e.Folded {
-		l := "• " + TimeHTML(s.At, loc, "Jan 2 15:04", FormatDateTime) + " " + Escape(truncateRunes(statuspage.Label(s.Status), maxLabelLen))
+		l := "• " + TimeHTML(s.At, loc, layout, FormatDateTime) + " " + Escape(truncateRunes(noticeLabel(c, s.Status), maxLabelLen))
 		if text := firstLine(s.Body); text != "" {
 			l += " — " + Escape(truncateRunes(text, earlierExcerpt))
 		}
@@ -46,7 +48,7 @@ func EarlierHTML(e event.Event, loc *time.Location) string {
 		lines, used, shown = append(lines, l), used+len([]rune(l))+1, shown+1
 	}
 	if rest := n - shown; rest > 0 {
-		lines = append(lines, "<i>… and "+strconv.Itoa(rest)+" earlier update"+plural(rest)+" (the card's timeline and the page show them)</i>")
+		lines = append(lines, c.N("notice.earlierMore", rest))
 	}
 	return strings.Join(lines, "\n")
 }

@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/internal/i18n"
 	"github.com/openai-status-bot/statusbot/internal/statuspage"
 )
 
@@ -34,21 +35,26 @@ func Notification(e event.Event) string { return NotificationIn(e, time.UTC) }
 
 // NotificationIn returns the Telegram HTML for an event with every time it
 // shows in loc (nil is UTC): a chat's time zone.
-func NotificationIn(e event.Event, loc *time.Location) string {
+func NotificationIn(e event.Event, loc *time.Location) string { return NotificationOf(en, e, loc) }
+
+// NotificationOf is NotificationIn with its frame (headings, field names,
+// statuses, counts) in c's language; the page's words (names, texts) stay
+// as the page wrote them.
+func NotificationOf(c i18n.Catalog, e event.Event, loc *time.Location) string {
 	switch e.Kind {
 	case event.KindComponent:
-		return componentNotice(e)
+		return componentNotice(c, e)
 	case event.KindMaintenance:
 		if e.Reminder != nil {
-			return reminderNotice(e, loc)
+			return reminderNotice(c, e, loc)
 		}
-		return incidentNotice(e, "🛠 <b>Scheduled maintenance</b>", loc)
+		return incidentNotice(c, e, c.T("notice.maintenance"), loc)
 	default:
-		header := "🚨 <b>Incident update</b>"
+		header := c.T("notice.incident")
 		if e.UpdateStatus == "resolved" || e.UpdateStatus == "postmortem" {
-			header = "✅ <b>Incident update</b>"
+			header = c.T("notice.incidentResolved")
 		}
-		return incidentNotice(e, header, loc)
+		return incidentNotice(c, e, header, loc)
 	}
 }
 
@@ -59,71 +65,76 @@ func ShowsTimes(e event.Event) bool {
 	return e.Kind != event.KindComponent && ((e.WindowStart != nil && !e.WindowStart.IsZero()) || e.Together() > 0)
 }
 
-func componentNotice(e event.Event) string {
-	label := firstNonEmpty(e.ComponentLabel, e.ComponentName, e.ComponentID, "Unknown component")
+func componentNotice(c i18n.Catalog, e event.Event) string {
+	label := firstNonEmpty(e.ComponentLabel, e.ComponentName, e.ComponentID, c.T("notice.unknownComponent"))
 	segs := []segment{
-		static("🔔 <b>Component status changed</b>\n\n<b>"),
+		static(c.T("notice.component") + "\n\n<b>"),
 		short(Escape(label), maxNameLen),
 		static("</b>\n"),
 	}
 	if strings.TrimSpace(e.OldStatus) == "" {
-		segs = append(segs, static("New component, status: "), short(Escape(statuspage.Label(e.NewStatus)), maxLabelLen))
+		segs = append(segs, frame(c, "notice.newComponent", field{"Status", Escape(noticeLabel(c, e.NewStatus)), maxLabelLen})...)
 	} else {
 		segs = append(segs,
-			short(Escape(statuspage.Label(e.OldStatus)), maxLabelLen),
+			short(Escape(noticeLabel(c, e.OldStatus)), maxLabelLen),
 			static(" -&gt; "),
-			short(Escape(statuspage.Label(e.NewStatus)), maxLabelLen))
+			short(Escape(noticeLabel(c, e.NewStatus)), maxLabelLen))
 	}
-	if l := Link(e.PageURL, "Open status page"); l != "" {
+	if l := Link(e.PageURL, c.T("notice.openPage")); l != "" {
 		segs = append(segs, static("\n\n"+l))
 	}
 	return assemble(segs)
 }
 
-func incidentNotice(e event.Event, header string, loc *time.Location) string {
-	name := firstNonEmpty(e.IncidentName, "Untitled incident")
+func incidentNotice(c i18n.Catalog, e event.Event, header string, loc *time.Location) string {
+	name := firstNonEmpty(e.IncidentName, c.T("card.untitled"))
 	body := Escape(strings.TrimSpace(e.Body))
 	if body == "" {
-		body = "<i>" + NoBody + "</i>"
+		body = "<i>" + c.T("card.noBody") + "</i>"
 	}
 	segs := []segment{
 		static(header + "\n\n<b>"),
 		short(Escape(name), maxNameLen),
-		static("</b>\nStatus: "),
-		short(Escape(statuspage.Label(e.UpdateStatus)), maxLabelLen),
-		static("\nImpact: "),
-		short(Escape(statuspage.Label(e.Impact)), maxLabelLen),
+		static("</b>\n"),
 	}
-	if w := WindowHTML(e.WindowStart, e.WindowEnd, loc); w != "" {
-		segs = append(segs, static("\nWindow: "), short(w, maxLabelLen*2))
-	}
-	if len(e.ComponentNames) > 0 {
-		segs = append(segs, static("\nComponents: "), short(Escape(strings.Join(e.ComponentNames, ", ")), maxNameLen))
-	}
+	segs = append(segs, frame(c, "notice.status", field{"Status", Escape(noticeLabel(c, e.UpdateStatus)), maxLabelLen})...)
+	segs = append(segs, static("\n"))
+	segs = append(segs, frame(c, "notice.impact", field{"Impact", Escape(noticeLabel(c, e.Impact)), maxLabelLen})...)
+	segs = append(segs, windowAndComponents(c, e, loc)...)
 	segs = append(segs, static("\n\n"), segment{html: body, body: true})
-	if earlier := EarlierHTML(e, loc); earlier != "" {
+	if earlier := EarlierOf(c, e, loc); earlier != "" {
 		segs = append(segs, static("\n\n"+earlier))
 	}
-	if l := Link(e.URL, "View incident"); l != "" {
+	if l := Link(e.URL, c.T("card.view")); l != "" {
 		segs = append(segs, static("\n\n"+l))
 	}
 	return assemble(segs)
 }
 
-// reminderNotice says a maintenance starts soon: when, for how long, what.
-func reminderNotice(e event.Event, loc *time.Location) string {
-	segs := []segment{
-		static("⏰ <b>Maintenance starts in " + Lead(e.Reminder.Lead) + "</b>\n\n<b>"),
-		short(Escape(firstNonEmpty(e.IncidentName, "Untitled maintenance")), maxNameLen),
-		static("</b>"),
-	}
+// windowAndComponents are a notice's lines of its maintenance window and
+// its components, those it has.
+func windowAndComponents(c i18n.Catalog, e event.Event, loc *time.Location) []segment {
+	var segs []segment
 	if w := WindowHTML(e.WindowStart, e.WindowEnd, loc); w != "" {
-		segs = append(segs, static("\nWindow: "), short(w, maxLabelLen*2))
+		segs = append(segs, static("\n"))
+		segs = append(segs, frame(c, "notice.window", field{"Window", w, maxLabelLen * 2})...)
 	}
 	if len(e.ComponentNames) > 0 {
-		segs = append(segs, static("\nComponents: "), short(Escape(strings.Join(e.ComponentNames, ", ")), maxNameLen))
+		segs = append(segs, static("\n"))
+		segs = append(segs, frame(c, "notice.components", field{"Components", Escape(strings.Join(e.ComponentNames, ", ")), maxNameLen})...)
 	}
-	if l := Link(e.URL, "View maintenance"); l != "" {
+	return segs
+}
+
+// reminderNotice says a maintenance starts soon: when, for how long, what.
+func reminderNotice(c i18n.Catalog, e event.Event, loc *time.Location) string {
+	segs := []segment{
+		static(reminderHeading(c, e.Reminder.Lead) + "\n\n<b>"),
+		short(Escape(firstNonEmpty(e.IncidentName, c.T("notice.untitledMaintenance"))), maxNameLen),
+		static("</b>"),
+	}
+	segs = append(segs, windowAndComponents(c, e, loc)...)
+	if l := Link(e.URL, c.T("notice.viewMaintenance")); l != "" {
 		segs = append(segs, static("\n\n"+l))
 	}
 	return assemble(segs)
@@ -132,16 +143,73 @@ func reminderNotice(e event.Event, loc *time.Location) string {
 // Lead says how long until a maintenance starts, to the nearest minute:
 // "60 minutes" reads "1 hour", "150 minutes" stays as it is.
 func Lead(d time.Duration) string {
-	m := int((d + 30*time.Second) / time.Minute)
+	m, hours := leadOf(d)
 	switch {
-	case m <= 1:
-		return "1 minute"
-	case m == 60:
+	case hours && m == 60:
 		return "1 hour"
-	case m%60 == 0:
+	case hours:
 		return strconv.Itoa(m/60) + " hours"
+	case m == 1:
+		return "1 minute"
 	}
 	return strconv.Itoa(m) + " minutes"
+}
+
+// leadOf is a reminder's lead in whole minutes (at least 1), and whether
+// it reads in hours.
+func leadOf(d time.Duration) (minutes int, hours bool) {
+	m := max(1, int((d+30*time.Second)/time.Minute))
+	return m, m%60 == 0
+}
+
+// reminderHeading is the reminder's first line, its lead counted in the
+// language's plural forms: "Maintenance starts in 2 hours".
+func reminderHeading(c i18n.Catalog, d time.Duration) string {
+	m, hours := leadOf(d)
+	if hours {
+		return c.N("notice.reminderHours", m/60)
+	}
+	return c.N("notice.reminderMinutes", m)
+}
+
+// noticeLabel is a status or impact as c names it; in English exactly as
+// statuspage.Label, as notices always read.
+func noticeLabel(c i18n.Catalog, status string) string {
+	if c.Tag() == i18n.Default {
+		return statuspage.Label(status)
+	}
+	return LabelIn(c, status)
+}
+
+// field is a value a catalog's message places (escaped HTML), capped at
+// cap when the message is over the limit.
+type field struct {
+	name, html string
+	cap        int
+}
+
+// frame is message id of c as segments, its fields where the language
+// puts them: each stays a short field that assemble may cap, as it was
+// when the frame was English-only code.
+func frame(c i18n.Catalog, id string, fields ...field) []segment {
+	var data []any
+	for i, f := range fields {
+		data = append(data, f.name, "\x00"+strconv.Itoa(i)+"\x00")
+	}
+	parts := strings.Split(c.T(id, data...), "\x00")
+	var segs []segment
+	for i, p := range parts {
+		if i%2 == 0 {
+			if p != "" {
+				segs = append(segs, static(p))
+			}
+			continue
+		}
+		if n, err := strconv.Atoi(p); err == nil && n < len(fields) {
+			segs = append(segs, short(fields[n].html, fields[n].cap))
+		}
+	}
+	return segs
 }
 
 // segment is one piece of a message: trusted static HTML, a short escaped
