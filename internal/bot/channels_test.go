@@ -134,11 +134,7 @@ func TestChannelConfigurationRefusals(t *testing.T) {
 	h := newHarness(t)
 	refusingChats(t, h)
 	h.start()
-	for _, c := range []struct {
-		from int64
-		cmd  string
-		want string
-	}{
+	expectRefusals(t, h, "", []refusal{
 		{newsAdmin, "/settings @nosuchchannel", "I cannot see @nosuchchannel. Check the name;"},
 		{newsAdmin, "/settings @otherchan", "I am not in @otherchan. Add me to the channel as an administrator"},
 		{newsAdmin, "/settings -1002000000002", "I cannot see -1002000000002."},
@@ -148,11 +144,7 @@ func TestChannelConfigurationRefusals(t *testing.T) {
 		{newsAdmin, "/settings @quietnews", "@quietnews is not subscribed. Post /start in the channel"},
 		{newsAdmin, "/info @quietnews", "@quietnews is not subscribed."},
 		{newsAdmin, "/settings @ournews test", "A test notice would reach every reader of @ournews"},
-	} {
-		if got := h.ask(c.from, 0, private(c.from, c.cmd)); !strings.HasPrefix(got, c.want) {
-			t.Errorf("%s: got %q, want %q…", c.cmd, got, c.want)
-		}
-	}
+	})
 	if got := h.tg.MessagesTo(newsID, 0); len(got) != 0 {
 		t.Fatalf("the channel got %+v", got)
 	}
@@ -332,4 +324,27 @@ func (h *harness) deleted(chat int64, id int) bool {
 		}
 	}
 	return false
+}
+
+// refusal is what a command sent from a private chat must be answered with
+// (the start of the reply).
+type refusal struct {
+	from int64
+	cmd  string
+	want string
+}
+
+// expectRefusals sends each command from its private chat, in the
+// language code (none: the update carries none) and checks each reply.
+func expectRefusals(t *testing.T, h *harness, code string, cases []refusal) {
+	t.Helper()
+	for _, c := range cases {
+		u := private(c.from, c.cmd)
+		if code != "" {
+			u = speaking(c.from, code, c.cmd)
+		}
+		if got := h.ask(c.from, 0, u); !strings.HasPrefix(got, c.want) {
+			t.Errorf("%s: got %q, want %q…", c.cmd, got, c.want)
+		}
+	}
 }

@@ -99,11 +99,7 @@ func TestChannelRepliesSpeakTheUsersLanguage(t *testing.T) {
 	h := newHarness(t)
 	refusingChats(t, h)
 	h.start()
-	for _, c := range []struct {
-		from int64
-		cmd  string
-		want string
-	}{
+	expectRefusals(t, h, "de", []refusal{
 		{newsAdmin, "/settings channels", "Du hast von hier aus noch keine Kanaleinstellungen geändert."},
 		{newsAdmin, "/settings @nosuchchannel", "Ich kann @nosuchchannel nicht sehen. Prüfe den Namen;"},
 		{newsAdmin, "/settings @otherchan", "Ich bin nicht in @otherchan. Füge mich als Administrator zum Kanal hinzu"},
@@ -113,11 +109,7 @@ func TestChannelRepliesSpeakTheUsersLanguage(t *testing.T) {
 		{newsAdmin, "/info @quietnews", "@quietnews ist nicht angemeldet."},
 		{newsAdmin, "/settings @ournews test", "Eine Testmeldung erreichte alle Leser von @ournews"},
 		{newsAdmin, "/settings @ournews bogus", "Unbekannte Einstellung „bogus“."},
-	} {
-		if got := h.ask(c.from, 0, speaking(c.from, "de", c.cmd)); !strings.HasPrefix(got, c.want) {
-			t.Errorf("%s: got %q, want %q…", c.cmd, got, c.want)
-		}
-	}
+	})
 	list := h.exchange(newsAdmin, 0, speaking(newsAdmin, "de", "/settings channels"))
 	if len(list) != 1 || !strings.HasPrefix(list[0].Text, "<b>Deine Kanäle</b>\n") {
 		t.Errorf("/settings channels: %+v", list)
