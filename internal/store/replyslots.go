@@ -183,4 +183,3 @@ func (b *SendBudget) TakeReply(ctx context.Context) (Slot, error) {
 	}
 	return Slot{}, errors.New("no slot of the bot's budget free for a reply soon")
 }
-

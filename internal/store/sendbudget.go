@@ -43,12 +43,12 @@ type SendBudget struct {
 	clock    func() time.Time
 
 	mu     sync.Mutex
-	free   []int64       // slot numbers this process holds, ascending
-	offset time.Duration // the server's clock minus this process's
-	synced time.Time     // by this process's clock; zero: never
-	rtt    time.Duration // of the last lease insert: how far ahead to lease
-	next   int64         // the first lease number not known taken
-	taken  []takenLease  // this process's leases, to delete a minute on
+	free   []int64              // slot numbers this process holds, ascending
+	offset time.Duration        // the server's clock minus this process's
+	synced time.Time            // by this process's clock; zero: never
+	rtt    time.Duration        // of the last lease insert: how far ahead to lease
+	next   int64                // the first lease number not known taken
+	taken  []takenLease         // this process's leases, to delete a minute on
 	gates  map[int64]*leaseGate // by lease number: the replies' claims in it (replyslots.go)
 	reply  int64                // the next slot number a reply tries
 
