@@ -90,7 +90,7 @@ func TestFollowReply(t *testing.T) {
 		{[]string{""}, false, true, "This chat no longer follows <b>github</b>; its components left the component filter.\nPages followed: openai."},
 		{[]string{""}, false, false, "This chat does not follow <b>github</b>.\nPages followed: openai."},
 	} {
-		if got := FollowReply(offerTwo, "github", c.list, c.on, c.changed, "this chat"); got != c.want {
+		if got := FollowReply(offerTwo, "github", c.list, c.on, c.changed, false, false); got != c.want {
 			t.Errorf("got %q\nwant %q", got, c.want)
 		}
 	}
