@@ -76,7 +76,9 @@ func PageChoice(cb Callback, o offered.Offer) (offered.Page, bool, bool) {
 func OldPagesButton(cb Callback) bool { return cb.Op == "P" }
 
 // PagesLine is PagesLineIn in English.
-func PagesLine(sub []string, o offered.Offer) string { return PagesLineIn(i18n.Of(i18n.Default), sub, o) }
+func PagesLine(sub []string, o offered.Offer) string {
+	return PagesLineIn(i18n.Of(i18n.Default), sub, o)
+}
 
 // PagesLineIn is the Summary line of the pages a chat follows, in c's
 // language: "" when one page is on offer and the chat follows it, as
