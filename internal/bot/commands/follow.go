@@ -89,11 +89,11 @@ func FollowReplyIn(c i18n.Catalog, o pages.Offer, name string, list []string, on
 	}
 	s := c.T(id+placeKey(topic, channel), "Name", message.Escape(name))
 	followed := o.LiveNames(list)
-	s += "\n" + c.T("follow.followed", "Pages", message.Escape(strings.Join(followed, ", ")))
+	id = "follow.followed"
 	if len(followed) > 1 {
-		s += " " + c.T("follow.eachNamed")
+		id = "follow.followedSeveral" // and each notice names its page
 	}
-	return s
+	return s + "\n" + c.T(id, "Pages", message.Escape(strings.Join(followed, ", ")))
 }
 
 // PagesReply is PagesReplyIn in English.
