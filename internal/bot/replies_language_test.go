@@ -3,6 +3,8 @@ package bot
 import (
 	"strings"
 	"testing"
+
+	"github.com/go-telegram/bot/models"
 )
 
 // A German chat gets /status (overview and one component), /components,
@@ -118,4 +120,78 @@ func TestChannelRepliesSpeakTheUsersLanguage(t *testing.T) {
 	if got := h.ask(newsAdmin, 0, private(newsAdmin, "/settings @nosuchchannel")); !strings.HasPrefix(got, "I cannot see @nosuchchannel. Check the name;") {
 		t.Errorf("English: %q", got)
 	}
+}
+
+// A German chat follows and drops pages in German on the real stack:
+// /subscribe page (the pages on offer), a name not on offer, now follows,
+// already follows, no longer follows, does not follow, the only page,
+// /unsubscribe's usage, /subscribe component of a page not followed, the
+// pages lines of /subscribe's usage, and the Pages line of /info and
+// /settings; a German forum topic hears the topic's own sentences; an
+// English topic reads as it always did. The page names stay as configured.
+func TestPageRepliesSpeakTheChatsLanguage(t *testing.T) {
+	h, _ := twoPageHarness(t)
+	const forum = -1007311
+	h.tg.ChatMembers(map[int64]map[int64]string{forum: {1: "administrator"}})
+	h.start()
+	const de = 7311
+	h.exchange(de, 0, speaking(de, "de", "/start"))
+	expect := func(chat int64, thread int, u models.Update, want string) {
+		t.Helper()
+		if got := h.ask(chat, thread, u); got != want {
+			t.Errorf("%s:\n got %q\nwant %q", u.Message.Text, got, want)
+		}
+	}
+	say := func(text string) models.Update { return speaking(de, "de", text) }
+	const followed = "\nVerfolgte Seiten: openai, github. Jede Meldung nennt ihre Seite."
+	expect(de, 0, say("/subscribe page"), "<b>Angebotene Seiten</b>\n✅ openai\n▫️ github\n\n/subscribe page &lt;Name&gt; folgt einer, /unsubscribe page &lt;Name&gt; beendet das Folgen.")
+	expect(de, 0, say("/subscribe page gitlab"), "Keine Seite heißt „gitlab“; angeboten werden openai, github.")
+	expect(de, 0, say("/subscribe page GitHub"), "Dieser Chat folgt jetzt <b>github</b>."+followed)
+	expect(de, 0, say("/subscribe page github"), "Dieser Chat folgt <b>github</b> bereits."+followed)
+	expect(de, 0, say("/unsubscribe page openai"), "Dieser Chat folgt <b>openai</b> nicht mehr; die Komponenten dieser Seite sind aus dem Komponentenfilter entfernt.\nVerfolgte Seiten: github.")
+	expect(de, 0, say("/unsubscribe page openai"), "Dieser Chat folgt <b>openai</b> nicht.\nVerfolgte Seiten: github.")
+	expect(de, 0, say("/unsubscribe page github"), "<b>github</b> ist die einzige Seite, der dieser Chat folgt. Folge zuerst einer anderen (/subscribe page &lt;Name&gt;) oder beende mit /stop alle Meldungen.")
+	expect(de, 0, say("/unsubscribe"), "/unsubscribe page &lt;Name&gt; beendet das Folgen einer Statusseite (angeboten werden openai, github). Um alle Meldungen in diesem Chat zu beenden, verwende /stop.")
+	expect(de, 0, say("/subscribe component openai API"), "Dieser Chat folgt <b>openai</b> nicht. Folge der Seite zuerst: /subscribe page openai.")
+	usage := h.ask(de, 0, say("/subscribe"))
+	if !strings.HasSuffix(usage, "\n/subscribe page &lt;Name&gt; — einer weiteren Statusseite folgen (angeboten werden openai, github)\n"+
+		"/unsubscribe page &lt;Name&gt; — einer Seite nicht mehr folgen\n"+
+		"/status, /components, /history, /uptime nehmen zuerst den Namen einer Seite (/status github); ohne ihn decken sie die Seiten dieses Chats ab") {
+		t.Errorf("/subscribe (de):\n%s", usage)
+	}
+	info := h.ask(de, 0, say("/info"))
+	if !strings.Contains(info, "\nSeiten: github") {
+		t.Errorf("/info (de):\n%s", info)
+	}
+	settings := h.openSettings(say("/settings"), de)
+	if !strings.Contains(settings.Text, "\nSeiten: github\n") {
+		t.Errorf("/settings (de):\n%s", settings.Text)
+	}
+	for _, s := range []string{usage, info, settings.Text} {
+		for _, english := range []string{"Pages:", "follow one more", "stop following", "take a page's name"} {
+			if strings.Contains(s, english) {
+				t.Errorf("German reply has English %q:\n%s", english, s)
+			}
+		}
+	}
+
+	// A forum topic, subscribed by a German admin: the topic's sentences.
+	inTopic := func(thread int, code, text string) models.Update {
+		u := topicMsg(forum, 1, thread, text)
+		u.Message.From.LanguageCode = code
+		return u
+	}
+	h.exchange(forum, 5, inTopic(5, "de", "/start"))
+	expect(forum, 5, inTopic(5, "de", "/subscribe page github"), "Dieses Thema folgt jetzt <b>github</b>."+followed)
+	expect(forum, 5, inTopic(5, "de", "/unsubscribe page openai"), "Dieses Thema folgt <b>openai</b> nicht mehr; die Komponenten dieser Seite sind aus dem Komponentenfilter entfernt.\nVerfolgte Seiten: github.")
+	expect(forum, 5, inTopic(5, "de", "/unsubscribe page github"), "<b>github</b> ist die einzige Seite, der dieses Thema folgt. Folge zuerst einer anderen (/subscribe page &lt;Name&gt;) oder beende mit /stop alle Meldungen.")
+	expect(forum, 5, inTopic(5, "de", "/subscribe component openai API"), "Dieses Thema folgt <b>openai</b> nicht. Folge der Seite zuerst: /subscribe page openai.")
+
+	// English, as it always read.
+	h.exchange(forum, 6, inTopic(6, "en", "/start"))
+	expect(forum, 6, inTopic(6, "en", "/subscribe page github"), "This topic now follows <b>github</b>.\nPages followed: openai, github. Each notice names its page.")
+	expect(forum, 6, inTopic(6, "en", "/unsubscribe page openai"), "This topic no longer follows <b>openai</b>; its components left the component filter.\nPages followed: github.")
+	expect(forum, 6, inTopic(6, "en", "/subscribe component openai API"), "This topic does not follow <b>openai</b>. Follow it first: /subscribe page openai.")
+	expect(forum, 6, inTopic(6, "en", "/unsubscribe page github"), "<b>github</b> is the only page this topic follows. Follow another first (/subscribe page &lt;name&gt;), or use /stop to stop every notice.")
+	expect(forum, 6, inTopic(6, "en", "/subscribe page gitlab"), "No page is called \"gitlab\"; the pages on offer are openai, github.")
 }

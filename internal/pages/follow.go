@@ -118,20 +118,24 @@ func (o Offer) Lookup(typed string) (Page, error) {
 	if name == "" {
 		return Page{}, fmt.Errorf("say which page: %s", o.OnOffer())
 	}
-	return Page{}, fmt.Errorf("no page is called %q; %s", cutName(typed), o.OnOffer())
+	return Page{}, fmt.Errorf("no page is called %q; %s", CutName(typed), o.OnOffer())
 }
 
 // OnOffer lists the offered pages' names for a reply.
-func (o Offer) OnOffer() string {
+func (o Offer) OnOffer() string { return "the pages on offer are " + o.NameList() }
+
+// NameList is the offered pages' names, comma-separated, for a catalog
+// message that says in its own words that they are on offer.
+func (o Offer) NameList() string {
 	names := make([]string, len(o.List))
 	for i, p := range o.List {
 		names[i] = p.Name
 	}
-	return "the pages on offer are " + strings.Join(names, ", ")
+	return strings.Join(names, ", ")
 }
 
-// cutName bounds a typed name echoed back.
-func cutName(s string) string {
+// CutName bounds a typed name echoed back.
+func CutName(s string) string {
 	s = strings.TrimSpace(s)
 	if r := []rune(s); len(r) > MaxNameLen+10 {
 		return string(r[:MaxNameLen+10]) + "…"

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/openai-status-bot/statusbot/internal/i18n"
 	"github.com/openai-status-bot/statusbot/internal/message"
 	"github.com/openai-status-bot/statusbot/internal/pages"
 	"github.com/openai-status-bot/statusbot/internal/store"
@@ -17,88 +18,95 @@ import (
 func (h *handler) cmdUnsubscribe(ctx context.Context, r *request) {
 	name, ok := ParsePageArg(r.cmd.Args)
 	if !ok {
-		h.reply(ctx, r, UnsubscribeUsage(h.offer))
+		h.reply(ctx, r, UnsubscribeUsageIn(h.lang(ctx, r), h.offer))
 		return
 	}
 	h.changePages(ctx, r, name, false)
 }
 
-// UnsubscribeUsage answers /unsubscribe without "page <name>".
-func UnsubscribeUsage(o pages.Offer) string {
-	return "/unsubscribe page &lt;name&gt; stops following one status page (" + message.Escape(o.OnOffer()) + "). " +
-		"To stop every notice in this chat, use /stop."
+// UnsubscribeUsage is UnsubscribeUsageIn in English.
+func UnsubscribeUsage(o pages.Offer) string { return UnsubscribeUsageIn(en, o) }
+
+// UnsubscribeUsageIn answers /unsubscribe without "page <name>".
+func UnsubscribeUsageIn(c i18n.Catalog, o pages.Offer) string {
+	return c.T("follow.unsubscribeUsage", "Pages", message.Escape(o.NameList()))
 }
 
 // changePages follows (on) or leaves a page the chat typed.
 func (h *handler) changePages(ctx context.Context, r *request, typed string, on bool) {
+	c := h.lang(ctx, r)
 	if typed == "" {
 		sub, err := h.subscription(ctx, r)
 		if err != nil {
 			h.storeFailed(ctx, r, err)
 			return
 		}
-		h.reply(ctx, r, PagesReply(h.offer, sub))
+		h.reply(ctx, r, PagesReplyIn(c, h.offer, sub))
 		return
 	}
 	page, err := h.offer.Lookup(typed)
 	if err != nil {
-		h.reply(ctx, r, capitalize(message.Escape(err.Error()))+".")
+		// typed is not empty here: the one error is a name not on offer.
+		h.reply(ctx, r, c.T("follow.noSuchPage", "Query", message.Escape(pages.CutName(typed)), "Pages", message.Escape(h.offer.NameList())))
 		return
 	}
 	if !h.allowed(ctx, r) {
 		return
 	}
 	ep := h.offer.EventPage(page.Name)
-	var list []string
-	var changed bool
-	if on {
-		list, changed, err = h.st.ChangeFollow(ctx, r.key(), ep, true, h.offer)
-	} else {
-		list, changed, err = h.st.ChangeFollow(ctx, r.key(), ep, false, h.offer)
-	}
+	list, changed, err := h.st.ChangeFollow(ctx, r.key(), ep, on, h.offer)
 	switch {
 	case errors.Is(err, store.ErrNotSubscribed):
-		h.reply(ctx, r, NotSubscribedIn(h.lang(ctx, r), r.topic(), r.channel))
+		h.reply(ctx, r, NotSubscribedIn(c, r.topic(), r.channel))
 	case errors.Is(err, pages.ErrLastPage):
-		h.reply(ctx, r, "<b>"+message.Escape(page.Name)+"</b> is the only page "+place(r.topic(), r.channel)+" follows. "+
-			"Follow another first (/subscribe page &lt;name&gt;), or use /stop to stop every notice.")
+		h.reply(ctx, r, c.T("follow.lastPage."+placeKey(r.topic(), r.channel), "Name", message.Escape(page.Name)))
 	case err != nil:
 		h.storeFailed(ctx, r, err)
 	default:
-		h.reply(ctx, r, FollowReply(h.offer, page.Name, list, on, changed, place(r.topic(), r.channel)))
+		h.reply(ctx, r, FollowReplyIn(c, h.offer, page.Name, list, on, changed, r.topic(), r.channel))
 	}
 }
 
-// FollowReply says what a page command did and what the chat follows now.
-func FollowReply(o pages.Offer, name string, list []string, on, changed bool, where string) string {
-	b := "<b>" + message.Escape(name) + "</b>"
-	var s string
+// FollowReply is FollowReplyIn in English.
+func FollowReply(o pages.Offer, name string, list []string, on, changed, topic, channel bool) string {
+	return FollowReplyIn(en, o, name, list, on, changed, topic, channel)
+}
+
+// FollowReplyIn says what a page command did and what the chat (topic,
+// channel) follows now, in c's language: a sentence per place, since
+// "this chat", "this topic" and "this channel" inflect differently.
+func FollowReplyIn(c i18n.Catalog, o pages.Offer, name string, list []string, on, changed, topic, channel bool) string {
+	var id string
 	switch {
 	case on && changed:
-		s = capitalize(where) + " now follows " + b + "."
+		id = "follow.now."
 	case on:
-		s = capitalize(where) + " already follows " + b + "."
+		id = "follow.already."
 	case changed:
-		s = capitalize(where) + " no longer follows " + b + "; its components left the component filter."
+		id = "follow.left."
 	default:
-		s = capitalize(where) + " does not follow " + b + "."
+		id = "follow.notFollowing."
 	}
+	s := c.T(id+placeKey(topic, channel), "Name", message.Escape(name))
 	followed := o.LiveNames(list)
-	s += "\nPages followed: " + message.Escape(strings.Join(followed, ", ")) + "."
+	id = "follow.followed"
 	if len(followed) > 1 {
-		s += " Each notice names its page."
+		id = "follow.followedSeveral" // and each notice names its page
 	}
-	return s
+	return s + "\n" + c.T(id, "Pages", message.Escape(strings.Join(followed, ", ")))
 }
 
-// PagesReply answers "/subscribe page" without a name: the pages on offer,
-// those followed marked.
-func PagesReply(o pages.Offer, sub *store.Subscriber) string {
+// PagesReply is PagesReplyIn in English.
+func PagesReply(o pages.Offer, sub *store.Subscriber) string { return PagesReplyIn(en, o, sub) }
+
+// PagesReplyIn answers "/subscribe page" without a name: the pages on
+// offer, those followed marked.
+func PagesReplyIn(c i18n.Catalog, o pages.Offer, sub *store.Subscriber) string {
 	var followed []string
 	if sub != nil {
 		followed = pages.Followed(sub.Pages)
 	}
-	lines := []string{"<b>Pages on offer</b>"}
+	lines := []string{c.T("follow.offerTitle")}
 	for _, p := range o.List {
 		mark := "▫️"
 		if sub != nil && pages.Follows(followed, o.EventPage(p.Name)) {
@@ -106,16 +114,15 @@ func PagesReply(o pages.Offer, sub *store.Subscriber) string {
 		}
 		lines = append(lines, mark+" "+message.Escape(p.Name))
 	}
-	lines = append(lines, "", "/subscribe page &lt;name&gt; follows one, /unsubscribe page &lt;name&gt; stops.")
+	lines = append(lines, "", c.T("follow.offerFoot"))
 	return strings.Join(lines, "\n")
 }
 
-// pagesHelp is /subscribe's usage for the pages, when several are offered.
-func pagesHelp(o pages.Offer) string {
+// pagesHelpIn is /subscribe's usage for the pages, when several are
+// offered, in c's language.
+func pagesHelpIn(c i18n.Catalog, o pages.Offer) string {
 	if len(o.List) < 2 {
 		return ""
 	}
-	return "\n/subscribe page &lt;name&gt; — follow one more status page (" + message.Escape(o.OnOffer()) + ")" +
-		"\n/unsubscribe page &lt;name&gt; — stop following one" +
-		"\n/status, /components, /history, /uptime take a page's name first (/status github); without one they cover this chat's pages"
+	return "\n" + c.T("follow.help", "Pages", message.Escape(o.NameList()))
 }

@@ -51,17 +51,6 @@ func bounded(c i18n.Catalog, head string, lines []string, foot string) string {
 	return b.String()
 }
 
-// place names where the command came from, for replies.
-func place(topic, channel bool) string {
-	switch {
-	case topic:
-		return "this topic"
-	case channel:
-		return "this channel"
-	}
-	return "this chat"
-}
-
 // capitalize upper-cases the first letter (of any script: a menu
 // description may be Cyrillic).
 func capitalize(s string) string {

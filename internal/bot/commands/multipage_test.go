@@ -7,6 +7,7 @@ import (
 
 	"github.com/openai-status-bot/statusbot/internal/bot/pageset"
 	"github.com/openai-status-bot/statusbot/internal/bot/screens"
+	"github.com/openai-status-bot/statusbot/internal/i18n"
 	"github.com/openai-status-bot/statusbot/internal/pages"
 	"github.com/openai-status-bot/statusbot/internal/statuspage"
 	"github.com/openai-status-bot/statusbot/internal/store"
@@ -90,7 +91,7 @@ func TestFollowReply(t *testing.T) {
 		{[]string{""}, false, true, "This chat no longer follows <b>github</b>; its components left the component filter.\nPages followed: openai."},
 		{[]string{""}, false, false, "This chat does not follow <b>github</b>.\nPages followed: openai."},
 	} {
-		if got := FollowReply(offerTwo, "github", c.list, c.on, c.changed, "this chat"); got != c.want {
+		if got := FollowReply(offerTwo, "github", c.list, c.on, c.changed, false, false); got != c.want {
 			t.Errorf("got %q\nwant %q", got, c.want)
 		}
 	}
@@ -182,5 +183,46 @@ func TestUptimeByPage(t *testing.T) {
 	}
 	if i, j := strings.Index(got, "openai"), strings.Index(got, "Git Operations"); i > j {
 		t.Errorf("github's component before openai's heading: %s", got)
+	}
+}
+
+// Each place (chat, topic, channel) has its own whole sentence in every
+// language, never one sentence with the place put in: the three differ,
+// and each names the page. Spot checks in German, Russian, French and
+// Japanese, and English as it always read.
+func TestFollowRepliesPerPlace(t *testing.T) {
+	places := []struct{ topic, channel bool }{{false, false}, {true, false}, {false, true}}
+	for _, l := range i18n.Languages {
+		c := i18n.Of(l.Tag)
+		for _, base := range []string{"follow.lastPage", "follow.now", "follow.already", "follow.left", "follow.notFollowing", "follow.followFirst"} {
+			seen := map[string]bool{}
+			for _, p := range places {
+				s := c.T(base+"."+placeKey(p.topic, p.channel), "Name", "github")
+				if seen[s] || !strings.Contains(s, "github") {
+					t.Errorf("%s %s.%s: %q (the same as another place, or no page name)", l.Tag, base, placeKey(p.topic, p.channel), s)
+				}
+				seen[s] = true
+			}
+		}
+	}
+	list := []string{"", "github"}
+	for _, c := range []struct {
+		tag            string
+		on, changed    bool
+		topic, channel bool
+		want           string
+	}{
+		{"de", true, true, false, true, "Dieser Kanal folgt jetzt <b>github</b>.\nVerfolgte Seiten: openai, github. Jede Meldung nennt ihre Seite."},
+		{"de", true, false, true, false, "Dieses Thema folgt <b>github</b> bereits.\nVerfolgte Seiten: openai, github. Jede Meldung nennt ihre Seite."},
+		{"ru", true, true, true, false, "Теперь эта тема следит за <b>github</b>.\nСтраницы в подписке: openai, github. В каждом уведомлении указана его страница."},
+		{"ru", false, false, false, true, "Этот канал не следит за <b>github</b>.\nСтраницы в подписке: openai, github. В каждом уведомлении указана его страница."},
+		{"fr", true, true, false, true, "Cette chaîne suit désormais <b>github</b>.\nPages suivies : openai, github. Chaque notification indique sa page."},
+		{"ja", true, false, false, true, "このチャンネルはすでに <b>github</b> をフォローしています。\nフォロー中のページ：openai, github。各通知にはそのページ名が表示されます。"},
+		{"en", true, true, false, true, "This channel now follows <b>github</b>.\nPages followed: openai, github. Each notice names its page."},
+		{"en", false, false, true, false, "This topic does not follow <b>github</b>.\nPages followed: openai, github. Each notice names its page."},
+	} {
+		if got := FollowReplyIn(i18n.Of(c.tag), offerTwo, "github", list, c.on, c.changed, c.topic, c.channel); got != c.want {
+			t.Errorf("%s: got %q\nwant %q", c.tag, got, c.want)
+		}
 	}
 }

@@ -111,10 +111,10 @@ func (h *handler) cmdInfo(ctx context.Context, r *request) {
 			h.reply(ctx, r, channelNotSubscribedIn(h.lang(ctx, r), r.about))
 			return
 		}
-		h.reply(ctx, r, "<b>"+message.Escape(r.about.title)+"</b>\n"+infoReplyIn(h.lang(ctx, r), r.about.id, 0, sub, h.names(ctx, sub))+h.pagesLine(sub)+h.lastFate(ctx, h.lang(ctx, r), sub))
+		h.reply(ctx, r, "<b>"+message.Escape(r.about.title)+"</b>\n"+infoReplyIn(h.lang(ctx, r), r.about.id, 0, sub, h.names(ctx, sub))+h.pagesLine(h.lang(ctx, r), sub)+h.lastFate(ctx, h.lang(ctx, r), sub))
 		return
 	}
-	h.reply(ctx, r, infoReplyIn(h.lang(ctx, r), r.chatID, r.thread, sub, h.names(ctx, sub))+h.pagesLine(sub)+h.lastFate(ctx, h.lang(ctx, r), sub))
+	h.reply(ctx, r, infoReplyIn(h.lang(ctx, r), r.chatID, r.thread, sub, h.names(ctx, sub))+h.pagesLine(h.lang(ctx, r), sub)+h.lastFate(ctx, h.lang(ctx, r), sub))
 }
 
 // zone is the chat's time zone for the times a reply shows (UTC when the
@@ -215,11 +215,11 @@ func titled(p pageset.Part, parts int) *statuspage.Page {
 
 // pagesLine names the pages a subscription follows, when several are on
 // offer ("" otherwise, and for a chat not subscribed).
-func (h *handler) pagesLine(sub *store.Subscriber) string {
+func (h *handler) pagesLine(c i18n.Catalog, sub *store.Subscriber) string {
 	if sub == nil {
 		return ""
 	}
-	if l := screens.PagesLine(sub.Pages, h.offer); l != "" {
+	if l := screens.PagesLineIn(c, sub.Pages, h.offer); l != "" {
 		return "\n" + l
 	}
 	return ""

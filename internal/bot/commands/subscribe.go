@@ -73,11 +73,11 @@ func (h *handler) cmdSubscribe(ctx context.Context, r *request) {
 			h.storeFailed(ctx, r, err)
 			return
 		}
-		h.reply(ctx, r, subscribeUsageIn(h.lang(ctx, r), sub, h.names(ctx, sub), r.topic(), r.channel)+pagesHelp(h.offer))
+		h.reply(ctx, r, subscribeUsageIn(h.lang(ctx, r), sub, h.names(ctx, sub), r.topic(), r.channel)+pagesHelpIn(h.lang(ctx, r), h.offer))
 		return
 	case SubInvalid:
 		c := h.lang(ctx, r)
-		h.reply(ctx, r, problem.In(c)+"\n\n"+SubscribeHelpIn(c)+pagesHelp(h.offer))
+		h.reply(ctx, r, problem.In(c)+"\n\n"+SubscribeHelpIn(c)+pagesHelpIn(c, h.offer))
 		return
 	}
 	if !h.allowed(ctx, r) {
@@ -130,7 +130,7 @@ func (h *handler) addFilter(ctx context.Context, r *request, q string) {
 	typed, q := SplitPageArg(h.offer, q)
 	if typed != "" {
 		if sub, err := h.subscription(ctx, r); err == nil && sub != nil && !pages.Follows(sub.Pages, h.offer.EventPage(typed)) {
-			h.reply(ctx, r, capitalize(place(r.topic(), r.channel))+" does not follow <b>"+message.Escape(typed)+"</b>. Follow it first: /subscribe page "+message.Escape(typed)+".")
+			h.reply(ctx, r, h.lang(ctx, r).T("follow.followFirst."+placeKey(r.topic(), r.channel), "Name", message.Escape(typed)))
 			return
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/openai-status-bot/statusbot/internal/i18n"
 	offered "github.com/openai-status-bot/statusbot/internal/pages"
 	"github.com/openai-status-bot/statusbot/internal/store"
 )
@@ -75,6 +76,27 @@ func TestPagesLineOfRemovedPages(t *testing.T) {
 		{[]string{"github"}, two, "Pages: none. The pages this chat followed are no longer watched; choose one with /subscribe page &lt;name&gt; (the pages on offer are openai, gitlab)."},
 	} {
 		if got := PagesLine(c.stored, c.o); got != c.want {
+			t.Errorf("%v: %q, want %q", c.stored, got, c.want)
+		}
+	}
+}
+
+// The Pages line in the chat's language: German here, the names as
+// configured.
+func TestPagesLineInTheChatsLanguage(t *testing.T) {
+	one := offered.Offer{List: []offered.Page{{Name: "openai"}}, Legacy: "openai"}
+	two := offered.Offer{List: []offered.Page{{Name: "openai"}, {Name: "gitlab"}}, Legacy: "openai"}
+	de := i18n.Of("de")
+	for _, c := range []struct {
+		stored []string
+		o      offered.Offer
+		want   string
+	}{
+		{[]string{"github"}, one, "Seiten: keine. Die Seite, der dieser Chat folgte, wird nicht mehr beobachtet; /subscribe page openai folgt openai."},
+		{[]string{"", "gitlab"}, two, "Seiten: openai, gitlab"},
+		{[]string{"github"}, two, "Seiten: keine. Die Seiten, denen dieser Chat folgte, werden nicht mehr beobachtet; wähle eine mit /subscribe page &lt;Name&gt; (angeboten werden openai, gitlab)."},
+	} {
+		if got := PagesLineIn(de, c.stored, c.o); got != c.want {
 			t.Errorf("%v: %q, want %q", c.stored, got, c.want)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/go-telegram/bot/models"
 
+	"github.com/openai-status-bot/statusbot/internal/i18n"
 	"github.com/openai-status-bot/statusbot/internal/message"
 	offered "github.com/openai-status-bot/statusbot/internal/pages"
 )
@@ -74,28 +75,34 @@ func PageChoice(cb Callback, o offered.Offer) (offered.Page, bool, bool) {
 // page by its key ("P:<index>"): its index may be another page's now.
 func OldPagesButton(cb Callback) bool { return cb.Op == "P" }
 
-// PagesLine is the Summary line of the pages a chat follows: "" when one
-// page is on offer and the chat follows it, as before pages. Only pages
-// still on offer count as followed; a chat whose pages were all removed is
-// told so and how to choose one (FollowsNoPage).
+// PagesLine is PagesLineIn in English.
 func PagesLine(sub []string, o offered.Offer) string {
+	return PagesLineIn(i18n.Of(i18n.Default), sub, o)
+}
+
+// PagesLineIn is the Summary line of the pages a chat follows, in c's
+// language: "" when one page is on offer and the chat follows it, as
+// before pages. Only pages still on offer count as followed; a chat whose
+// pages were all removed is told so and how to choose one (FollowsNoPage).
+func PagesLineIn(c i18n.Catalog, sub []string, o offered.Offer) string {
 	live := o.LiveNames(sub)
 	if len(live) == 0 && len(o.List) > 0 {
-		return FollowsNoPage(o)
+		return FollowsNoPageIn(c, o)
 	}
 	if len(o.List) < 2 {
 		return ""
 	}
-	return "Pages: " + message.Escape(strings.Join(live, ", "))
+	return c.T("follow.pagesLine", "Pages", message.Escape(strings.Join(live, ", ")))
 }
 
-// FollowsNoPage says that a chat follows no page the bot still watches
+// FollowsNoPage is FollowsNoPageIn in English.
+func FollowsNoPage(o offered.Offer) string { return FollowsNoPageIn(i18n.Of(i18n.Default), o) }
+
+// FollowsNoPageIn says that a chat follows no page the bot still watches
 // (its pages were removed from the list), and how to follow one.
-func FollowsNoPage(o offered.Offer) string {
+func FollowsNoPageIn(c i18n.Catalog, o offered.Offer) string {
 	if len(o.List) == 1 {
-		n := message.Escape(o.List[0].Name)
-		return "Pages: none. The page this chat followed is no longer watched; /subscribe page " + n + " follows " + n + "."
+		return c.T("follow.noneOne", "Page", message.Escape(o.List[0].Name))
 	}
-	return "Pages: none. The pages this chat followed are no longer watched; choose one with /subscribe page &lt;name&gt; (" +
-		message.Escape(o.OnOffer()) + ")."
+	return c.T("follow.noneMany", "Pages", message.Escape(o.NameList()))
 }

@@ -132,7 +132,7 @@ func (k *KB) Main() Screen {
 		{k.Button(k.lang.T("btn.zone"), "z"), k.Button(k.lang.T("btn.delivery"), "d")},
 		{k.Button(k.lang.T("btn.language"), "l"), k.Button(k.lang.T("btn.done"), "x")},
 	}
-	if l := PagesLine(k.sub.Pages, k.offer); l != "" {
+	if l := PagesLineIn(k.lang, k.sub.Pages, k.offer); l != "" {
 		summary = l + "\n" + summary
 	}
 	if k.ShowsPages() {
