@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/openai-status-bot/statusbot/internal/i18n"
 	"github.com/openai-status-bot/statusbot/internal/notice"
 	"github.com/openai-status-bot/statusbot/internal/store"
 )
@@ -119,4 +120,68 @@ func TestWhyNamesThePage(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, text, "<b>Incident update: Degraded Actions, Investigating</b>")
 	require.NotContains(t, text, " · ")
+}
+
+// A fate's reason and the steps it told are stored as codes and their
+// arguments: /why says them in the chat's language, Telegram's own words
+// as Telegram wrote them; in English they read as the Why the delivery
+// stores beside them. A record from before the codes quotes its English.
+// (Before: the stored English sentence inside any language's frame.)
+func TestFateInSpeaksTheChatsLanguage(t *testing.T) {
+	at := time.Date(2026, 12, 1, 13, 45, 0, 0, time.UTC)
+	reason := func(code string, n int, args ...string) *store.Reason {
+		r := &store.Reason{Code: code, N: n}
+		for i := 0; i+1 < len(args); i += 2 {
+			if r.Args == nil {
+				r.Args = map[string]string{}
+			}
+			r.Args[args[i]] = args[i+1]
+		}
+		return r
+	}
+	earlier := &store.FateSteps{Count: 2, Steps: []store.FateStep{{Status: "investigating", At: at.Add(-15 * time.Minute)}, {Status: "investigating", At: at.Add(-25 * time.Minute)}}}
+	later := &store.FateSteps{Count: 3, Steps: []store.FateStep{{Status: "identified", At: at.Add(5 * time.Minute)}}, More: true}
+	for _, tc := range []struct {
+		name, lang string
+		f          store.Fate
+		want       string
+	}{
+		{"bursts spent, en", "en", store.Fate{Outcome: store.FateFailed, Why: "gave up after 12 bursts: 502 <Bad> Gateway", Reason: reason("burstsSpent", 12, "Detail", "502 <Bad> Gateway"), At: at},
+			"Not delivered (Dec 1 13:45 UTC): gave up after 12 bursts: 502 &lt;Bad&gt; Gateway."},
+		{"bursts spent, de", "de", store.Fate{Outcome: store.FateFailed, Why: "gave up after 12 bursts: 502 <Bad> Gateway", Reason: reason("burstsSpent", 12, "Detail", "502 <Bad> Gateway"), At: at},
+			"Nicht zugestellt (01.12. 13:45 UTC): aufgegeben nach 12 Versuchsrunden: 502 &lt;Bad&gt; Gateway."},
+		{"bursts spent, ru few", "ru", store.Fate{Outcome: store.FateFailed, Why: "gave up after 3 bursts: 502", Reason: reason("burstsSpent", 3, "Detail", "502"), At: at},
+			"Не доставлено (01.12 13:45 UTC): попытки прекращены после 3 серий: 502."},
+		{"operator gave up, en", "en", store.Fate{Outcome: store.FateFailed, Reason: reason("operatorGaveUp", 0), At: at},
+			"Not delivered (Dec 1 13:45 UTC): given up by an operator (the delivery's give-up in the Temporal Web UI)."},
+		{"operator gave up, de", "de", store.Fate{Outcome: store.FateFailed, Reason: reason("operatorGaveUp", 0), At: at},
+			"Nicht zugestellt (01.12. 13:45 UTC): von einem Operator aufgegeben (Give-up der Zustellung in der Temporal Web UI)."},
+		{"retry_after, de", "de", store.Fate{Outcome: store.FateWaiting, Reason: reason("rateLimited", 0, "Seconds", "30"), At: at, RetryAt: at.Add(30 * time.Second)},
+			"Wartet seit 01.12. 13:45 UTC: Telegram bat zu warten (retry_after 30 s); nächster Versuch 01.12. 13:45 UTC."},
+		{"behind an earlier update, ru", "ru", store.Fate{Outcome: store.FateWaiting, Reason: reason("behindEarlier", 0), At: at},
+			"Ждёт с 01.12 13:45 UTC: за более ранним обновлением той же истории."},
+		{"dropped by the filter, en", "en", store.Fate{Outcome: store.FateFailed, Reason: reason("dropped.filter", 0, "Setting", "component-filter"), At: at},
+			"Not delivered (Dec 1 13:45 UTC): not sent: the chat's settings changed before its retry (component-filter)."},
+		{"dropped by the filter, de", "de", store.Fate{Outcome: store.FateFailed, Reason: reason("dropped.filter", 0, "Setting", "component-filter"), At: at},
+			"Nicht zugestellt (01.12. 13:45 UTC): nicht gesendet: Die Einstellungen des Chats haben sich vor dem erneuten Versuch geändert — betrifft nicht die Komponenten, denen dieser Chat folgt (/subscribe component)."},
+		{"told together, en", "en", store.Fate{Outcome: store.FateSent, As: store.AsMessage, Together: "stored", Earlier: earlier, Later: later, At: at},
+			"Sent Dec 1 13:45 UTC, with sound, as a message; told together with 2 earlier updates (Investigating, Dec 1 13:30 UTC; Investigating, Dec 1 13:20 UTC) and 3 later updates (Identified, Dec 1 13:50 UTC; …)."},
+		{"told together, de", "de", store.Fate{Outcome: store.FateSent, As: store.AsMessage, Together: "stored", Earlier: earlier, Later: later, At: at},
+			"Gesendet (01.12. 13:45 UTC), mit Ton, als Nachricht; zusammen gemeldet mit 2 früheren Updates (Wird untersucht, 01.12. 13:30 UTC; Wird untersucht, 01.12. 13:20 UTC) und 3 späteren Updates (Ursache gefunden, 01.12. 13:50 UTC; …)."},
+		{"told with one later, ru", "ru", store.Fate{Outcome: store.FateSent, As: store.AsMessage, Later: &store.FateSteps{Count: 1}, At: at},
+			"Отправлено (01.12 13:45 UTC), со звуком, сообщением; вместе с 1 более поздним обновлением."},
+		{"old record: its English", "de", store.Fate{Outcome: store.FateFailed, Why: "gave up after 12 bursts: 502", At: at},
+			"Nicht zugestellt (01.12. 13:45 UTC): gave up after 12 bursts: 502."},
+		{"old record told together: its English", "de", store.Fate{Outcome: store.FateSent, As: store.AsMessage, Together: "1 later update", At: at},
+			"Gesendet (01.12. 13:45 UTC), mit Ton, als Nachricht; zusammen gemeldet mit 1 later update."},
+		{"a code no catalog has: its English", "de", store.Fate{Outcome: store.FateFailed, Why: "something new", Reason: reason("fromTheFuture", 0), At: at},
+			"Nicht zugestellt (01.12. 13:45 UTC): something new."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := tagsOfTimes.ReplaceAllString(notice.FateIn(i18n.Of(tc.lang), tc.f, nil), "")
+			if got != tc.want {
+				t.Errorf("got  %q\nwant %q", got, tc.want)
+			}
+		})
+	}
 }
