@@ -9,6 +9,7 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"github.com/openai-status-bot/statusbot/internal/bot/commands"
+	"github.com/openai-status-bot/statusbot/internal/event"
 	"github.com/openai-status-bot/statusbot/internal/i18n"
 	"github.com/openai-status-bot/statusbot/internal/store"
 )
@@ -151,8 +152,18 @@ func TestGermanUser(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
+	// The told-together notice is stored: /why says what it is about in
+	// German too, the incident's name as the page wrote it.
+	told := event.Event{Key: "incident:t:u2:v", OrderKey: "incident:t", Kind: event.KindIncident, IncidentID: "t", IncidentName: "Errors <API>",
+		UpdateID: "u2", UpdateStatus: "identified", At: at}
+	if err := h.st.SaveNotice(context.Background(), told, "text", at); err != nil {
+		t.Fatal(err)
+	}
 	why = h.ask(chat, 0, speaking(chat, "de", "/why"))
 	checkHTML(t, why)
+	if !strings.Contains(why, "• <b>Störungs-Update: Errors &lt;API&gt;, Ursache gefunden</b>\n  Gesendet") {
+		t.Errorf("/why: the stored notice's summary is not German:\n%s", why)
+	}
 	for _, want := range []string{"Für die Morgenzusammenfassung zurückgehalten", "aufgegeben nach 12 Versuchsrunden: 502 Bad Gateway.",
 		"von einem Operator aufgegeben (Give-up der Zustellung in der Temporal Web UI).",
 		"mit Ton, als Nachricht; zusammen gemeldet mit 1 späteren Update (Ursache gefunden, 01.12. 13:50 UTC)."} {
@@ -160,7 +171,7 @@ func TestGermanUser(t *testing.T) {
 			t.Errorf("/why lacks %q:\n%s", want, why)
 		}
 	}
-	for _, english := range []string{"held for", "gave up", "given up", "later update", "Identified"} {
+	for _, english := range []string{"held for", "gave up", "given up", "later update", "Identified", "Incident update"} {
 		if strings.Contains(why, english) {
 			t.Errorf("/why says %q in English:\n%s", english, why)
 		}

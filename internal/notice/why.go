@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/openai-status-bot/statusbot/internal/event"
 	"github.com/openai-status-bot/statusbot/internal/i18n"
 	"github.com/openai-status-bot/statusbot/internal/message"
 	"github.com/openai-status-bot/statusbot/internal/store"
@@ -235,17 +236,69 @@ func WhyAnswerIn(ctx context.Context, c i18n.Catalog, st Fates, sub string, loc 
 			missing = append(missing, f.Event)
 		}
 	}
-	sums, err := st.Summaries(ctx, missing)
+	sums, err := summariesIn(ctx, c, st, fates, missing)
 	if err != nil {
 		return "", err
 	}
 	for i := range fates {
-		if fates[i].Summary == "" {
-			fates[i].Summary = sums[fates[i].Event]
+		if s, ok := sums[fates[i].Event]; ok && (fates[i].Summary == "" || c.Tag() != i18n.Default) {
+			fates[i].Summary = s
 		}
 		if page := label(fates[i].Event); page != "" && fates[i].Summary != "" {
 			fates[i].Summary = page + " · " + fates[i].Summary
 		}
 	}
 	return ExplainIn(c, fates, loc), nil
+}
+
+// noticeEvents is a Fates that reads the notices' stored events too
+// (store.Store): /why then says what each is about in the chat's language.
+type noticeEvents interface {
+	NoticeEvents(ctx context.Context, events []string) (map[string]event.Event, error)
+}
+
+// summariesIn is what the fates' notices are about, in c's language: in
+// English the stored summaries of those missing one (the fates of the
+// others have theirs); in another language each notice's own, from its
+// stored event (an event no longer stored keeps its English summary).
+func summariesIn(ctx context.Context, c i18n.Catalog, st Fates, fates []store.Fate, missing []string) (map[string]string, error) {
+	ev, ok := st.(noticeEvents)
+	if c.Tag() == i18n.Default || !ok {
+		return st.Summaries(ctx, missing)
+	}
+	keys := make([]string, len(fates))
+	for i, f := range fates {
+		keys[i] = f.Event
+	}
+	events, err := ev.NoticeEvents(ctx, keys)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for k, e := range events {
+		out[k] = SummaryIn(c, e)
+	}
+	return out, nil
+}
+
+// SummaryIn is what a notice is about, on one line, in c's language
+// (event.Summary in English); names as the page wrote them.
+func SummaryIn(c i18n.Catalog, e event.Event) string {
+	var s string
+	switch {
+	case c.Tag() == i18n.Default:
+		s = e.Summary()
+	case e.Kind == event.KindComponent:
+		s = c.T("fate.summary.component", "Name", e.ComponentName, "From", message.StatusIn(c, e.OldStatus), "To", message.StatusIn(c, e.NewStatus))
+	case e.Kind == event.KindMaintenance && e.Reminder != nil:
+		s = c.N("fate.summary.reminder", int(e.Reminder.Lead/time.Minute), "Name", e.IncidentName)
+	case e.Kind == event.KindMaintenance:
+		s = c.T("fate.summary.maintenance", "Name", e.IncidentName, "Status", message.StatusIn(c, e.UpdateStatus))
+	default:
+		s = c.T("fate.summary.incident", "Name", e.IncidentName, "Status", message.StatusIn(c, e.UpdateStatus))
+	}
+	if r := []rune(s); len(r) > 160 {
+		s = string(append(r[:159], '…'))
+	}
+	return s
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/openai-status-bot/statusbot/internal/event"
 	"github.com/openai-status-bot/statusbot/internal/i18n"
 	"github.com/openai-status-bot/statusbot/internal/notice"
 	"github.com/openai-status-bot/statusbot/internal/store"
@@ -184,4 +185,62 @@ func TestFateInSpeaksTheChatsLanguage(t *testing.T) {
 			}
 		})
 	}
+}
+
+// What a notice is about, in the chat's language: English as the summary
+// stored with it (event.Summary); names as the page wrote them.
+func TestSummaryIn(t *testing.T) {
+	comp := event.Event{Kind: event.KindComponent, ComponentName: "API", OldStatus: "operational", NewStatus: "major_outage"}
+	inc := event.Event{Kind: event.KindIncident, IncidentName: "Errors", UpdateStatus: "investigating"}
+	rem := event.Event{Kind: event.KindMaintenance, IncidentName: "DB", Reminder: &event.Reminder{Lead: 60 * time.Minute}}
+	maint := event.Event{Kind: event.KindMaintenance, IncidentName: "DB", UpdateStatus: "scheduled"}
+	for _, e := range []event.Event{comp, inc, rem, maint} {
+		if got := notice.SummaryIn(i18n.Of("en"), e); got != e.Summary() {
+			t.Errorf("en: %q, want %q", got, e.Summary())
+		}
+	}
+	for _, tc := range []struct {
+		lang string
+		e    event.Event
+		want string
+	}{
+		{"de", inc, "Störungs-Update: Errors, Wird untersucht"},
+		{"ru", inc, "Обновление инцидента: Errors, Расследуется"},
+		{"de", rem, "Wartungserinnerung: DB, beginnt in 60 Min."},
+		{"ru", rem, "Напоминание о работах: DB, начало через 60 мин"},
+	} {
+		if got := notice.SummaryIn(i18n.Of(tc.lang), tc.e); got != tc.want {
+			t.Errorf("%s: got %q, want %q", tc.lang, got, tc.want)
+		}
+	}
+	if got := notice.SummaryIn(i18n.Of("de"), comp); !strings.HasPrefix(got, "Komponentenänderung: API, ") || strings.Contains(got, "Operational") {
+		t.Errorf("de component: %q", got)
+	}
+}
+
+// withEvents is a Fates that reads the notices' stored events.
+type withEvents struct {
+	fates
+	events map[string]event.Event
+}
+
+func (w withEvents) NoticeEvents(context.Context, []string) (map[string]event.Event, error) {
+	return w.events, nil
+}
+
+// /why in German says what each stored notice is about in German; one
+// whose event is gone keeps its English summary; English reads as before.
+func TestWhyAnswerSaysWhatInTheChatsLanguage(t *testing.T) {
+	at := time.Date(2026, 12, 2, 5, 0, 0, 0, time.UTC)
+	st := withEvents{fates: fates{
+		{Event: "incident:x:u1", Summary: "Incident update: Errors, Investigating", Outcome: store.FateWithheld, Why: string(notice.WhySeverity), At: at},
+		{Event: "incident:gone:u1", Summary: "Incident update: Gone, Investigating", Outcome: store.FateWithheld, Why: string(notice.WhySeverity), At: at.Add(-time.Minute)},
+	}, events: map[string]event.Event{"incident:x:u1": {Kind: event.KindIncident, IncidentName: "Errors", UpdateStatus: "investigating"}}}
+	de, err := notice.WhyAnswerIn(context.Background(), i18n.Of("de"), st, "1", time.UTC, notice.OnePage)
+	require.NoError(t, err)
+	require.Contains(t, de, "<b>Störungs-Update: Errors, Wird untersucht</b>")
+	require.Contains(t, de, "<b>Incident update: Gone, Investigating</b>")
+	en, err := notice.WhyAnswer(context.Background(), st, "1", time.UTC, notice.OnePage)
+	require.NoError(t, err)
+	require.Contains(t, en, "<b>Incident update: Errors, Investigating</b>")
 }

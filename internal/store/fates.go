@@ -9,6 +9,8 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/openai-status-bot/statusbot/internal/event"
 )
 
 // colFates holds what became of each notice for each chat: sent (when, how,
@@ -183,6 +185,26 @@ func (s *Store) Summaries(ctx context.Context, events []string) (map[string]stri
 	for _, m := range rows {
 		if m.Event != nil {
 			out[m.ID] = m.Event.Summary()
+		}
+	}
+	return out, nil
+}
+
+// NoticeEvents returns the stored events of some notices, for /why to say
+// what each is about in the chat's language: one round trip.
+func (s *Store) NoticeEvents(ctx context.Context, events []string) (map[string]event.Event, error) {
+	out := map[string]event.Event{}
+	if len(events) == 0 {
+		return out, nil
+	}
+	rows, err := findAll[messageDoc](ctx, s.db.Collection(colMessages), "read notices",
+		bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: events}}}})
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range rows {
+		if m.Event != nil {
+			out[m.ID] = *m.Event
 		}
 	}
 	return out, nil
