@@ -117,9 +117,11 @@ func ReasonIn(c i18n.Catalog, r store.Reason) string {
 	for k, v := range r.Args {
 		args = append(args, k, v)
 	}
-	s := c.T(id, args...)
+	var s string
 	if r.N > 0 {
 		s = c.N(id, r.N, args...)
+	} else {
+		s = c.T(id, args...)
 	}
 	if s == id {
 		return ""
