@@ -3,13 +3,14 @@ package activities
 import (
 	"context"
 	"errors"
-	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
 	"go.temporal.io/sdk/activity"
 
 	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/internal/i18n"
 	"github.com/openai-status-bot/statusbot/internal/notice"
 	"github.com/openai-status-bot/statusbot/internal/store"
 	"go.temporal.io/sdk/temporal"
@@ -39,7 +40,9 @@ func pageFates(e event.Event, subs []store.Subscriber, verdicts map[string]notic
 	for _, s := range subs {
 		switch v, ok := verdicts[s.Key]; {
 		case blocked[s.Key]:
-			fate(s.Key, store.FateWaiting, "behind an earlier update of the same story")
+			why, r := because("behindEarlier", 0)
+			fate(s.Key, store.FateWaiting, why)
+			out[len(out)-1].Reason = r
 		case !e.AcceptsKind(s.Kinds):
 			if e.Reminder == nil {
 				fate(s.Key, store.FateWithheld, string(notice.WhyKinds))
@@ -57,29 +60,70 @@ const fateWriteTimeout = 2 * time.Second
 
 // noteSentWith records, after a send, how it went (later names the later
 // steps it told too); a failed write is logged.
-func (a *Activities) noteSentWith(ctx context.Context, eventKey string, r Recipient, severitySilent, quiet bool, as, later string) {
+func (a *Activities) noteSentWith(ctx context.Context, eventKey string, r Recipient, severitySilent, quiet bool, as, later string, laterTold *store.FateSteps) {
 	together := a.togetherOf(ctx, eventKey)
+	var earlier *store.FateSteps
+	if together != "" {
+		earlier = a.earlierTold(ctx, eventKey)
+	}
 	if later != "" {
 		together = strings.TrimPrefix(together+" and "+later, " and ")
 	}
 	a.noteFate(ctx, store.Fate{Sub: r.Key, Event: eventKey, Outcome: store.FateSent, As: as,
-		Silent: severitySilent || quiet, Quiet: quiet, NoNews: r.NoNews && !quiet && severitySilent, Together: together, At: a.now()})
+		Silent: severitySilent || quiet, Quiet: quiet, NoNews: r.NoNews && !quiet && severitySilent, Together: together,
+		Earlier: earlier, Later: laterTold, At: a.now()})
+}
+
+// earlierTold is the earlier steps an event tells (message.TogetherLine in
+// parts), read only for an event that tells some; nil when it cannot be
+// read (/why then quotes the English line).
+func (a *Activities) earlierTold(ctx context.Context, eventKey string) *store.FateSteps {
+	e, err := a.storedEvent(ctx, eventKey)
+	if err != nil || e == nil || e.Together() == 0 {
+		return nil
+	}
+	t := &store.FateSteps{Count: e.Together()}
+	for i, s := range e.Folded {
+		if i == 5 {
+			t.More = true
+			break
+		}
+		t.Steps = append(t.Steps, store.FateStep{Status: s.Status, At: s.At})
+	}
+	return t
+}
+
+// because is a reason of the catalogs (store.Reason; n the count of a
+// plural one, args name, value pairs) and its English, the Why stored
+// with it.
+func because(code string, n int, args ...string) (string, *store.Reason) {
+	r := &store.Reason{Code: code, N: n}
+	for i := 0; i+1 < len(args); i += 2 {
+		if r.Args == nil {
+			r.Args = map[string]string{}
+		}
+		r.Args[args[i]] = args[i+1]
+	}
+	return notice.ReasonIn(i18n.Of(i18n.Default), *r), r
 }
 
 // noteFailed records a send that failed (Send's error): waiting for a
 // retry, or failed for good.
 func (a *Activities) noteFailed(ctx context.Context, eventKey string, r Recipient, err error) {
-	f := store.Fate{Sub: r.Key, Event: eventKey, Outcome: store.FateWaiting, Why: "could not reach Telegram or MongoDB; retrying", At: a.now()}
+	f := store.Fate{Sub: r.Key, Event: eventKey, Outcome: store.FateWaiting, At: a.now()}
+	f.Why, f.Reason = because("unreachable", 0)
 	var ae *temporal.ApplicationError
 	if errors.As(err, &ae) {
 		switch ae.Type() {
 		case ErrTypeRateLimited:
 			d := ae.NextRetryDelay()
-			f.Why, f.RetryAt = fmt.Sprintf("Telegram asked to wait (retry_after %d s)", int(d/time.Second)), a.now().Add(d)
+			f.Why, f.Reason = because("rateLimited", 0, "Seconds", strconv.Itoa(int(d/time.Second)))
+			f.RetryAt = a.now().Add(d)
 		case ErrTypePermanentMessage:
-			f.Outcome, f.Why = store.FateFailed, "Telegram refused it: "+ae.Message()
+			f.Outcome = store.FateFailed
+			f.Why, f.Reason = because("refused", 0, "Detail", ae.Message())
 		default:
-			f.Why = "Telegram failed (" + ae.Message() + "); retrying"
+			f.Why, f.Reason = because("telegramFailed", 0, "Detail", ae.Message())
 		}
 	}
 	a.noteFate(ctx, f)
@@ -90,6 +134,10 @@ func (a *Activities) noteFailed(ctx context.Context, eventKey string, r Recipien
 type GaveUp struct {
 	Key string `json:"key"`
 	Why string `json:"why"`
+	// reason is Why's code, for the ones an activity gives up itself (not
+	// in a workflow's history: the delivery writes only Why, whose reason
+	// burstsSpent reads back).
+	reason *store.Reason
 }
 
 // noteGivenUp records that the event will not reach these chats.
@@ -99,7 +147,11 @@ func (a *Activities) noteGivenUp(ctx context.Context, eventKey string, gave []Ga
 	}
 	fates := make([]store.Fate, len(gave))
 	for i, g := range gave {
-		fates[i] = store.Fate{Sub: g.Key, Event: eventKey, Outcome: store.FateFailed, Why: g.Why, At: a.now()}
+		r := g.reason
+		if r == nil {
+			r = burstsSpent(g.Why)
+		}
+		fates[i] = store.Fate{Sub: g.Key, Event: eventKey, Outcome: store.FateFailed, Why: g.Why, Reason: r, At: a.now()}
 	}
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), fateWriteTimeout)
 	defer cancel()
@@ -108,13 +160,29 @@ func (a *Activities) noteGivenUp(ctx context.Context, eventKey string, gave []Ga
 	}
 }
 
-// givenUp is each of keys given up for one reason.
-func givenUp(keys []string, why string) []GaveUp {
+// givenUp is each of keys given up for one reason (a code of because).
+func givenUp(keys []string, code string) []GaveUp {
+	why, r := because(code, 0)
 	out := make([]GaveUp, len(keys))
 	for i, k := range keys {
-		out[i] = GaveUp{Key: k, Why: why}
+		out[i] = GaveUp{Key: k, Why: why, reason: r}
 	}
 	return out
+}
+
+// burstsSpent is the reason of a delivery's "gave up after 12 bursts:
+// 502 Bad Gateway" (workflows' words, in its history); nil for any other.
+func burstsSpent(why string) *store.Reason {
+	rest, ok := strings.CutPrefix(why, "gave up after ")
+	if !ok {
+		return nil
+	}
+	count, detail, ok := strings.Cut(rest, " bursts: ")
+	n, err := strconv.Atoi(count)
+	if !ok || err != nil || n <= 0 {
+		return nil
+	}
+	return &store.Reason{Code: "burstsSpent", N: n, Args: map[string]string{"Detail": detail}}
 }
 
 func (a *Activities) noteFate(ctx context.Context, f store.Fate) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/openai-status-bot/statusbot/activities"
 	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/internal/i18n"
 	"github.com/openai-status-bot/statusbot/internal/notice"
 	"github.com/openai-status-bot/statusbot/internal/store"
 )
@@ -44,6 +45,19 @@ func TestWhyAfterAGiveUp(t *testing.T) {
 		require.NoError(t, err)
 		return ans
 	}
+	// A German chat reads the same in German (before: the English reasons
+	// inside the German frame); the stored Why stays English.
+	whyDE := func(name string) string {
+		ans, err := notice.WhyAnswerIn(ctx, i18n.Of("de"), w.st, keys[name], time.UTC, notice.OnePage)
+		require.NoError(t, err)
+		return ans
+	}
+	storedWhy := func(name string) string {
+		fs, err := w.st.LastFates(ctx, keys[name], 1)
+		require.NoError(t, err)
+		require.Len(t, fs, 1)
+		return fs[0].Why
+	}
 
 	// The delivery spent its bursts: the ledger's write says so.
 	waiting("bursts")
@@ -53,6 +67,9 @@ func TestWhyAfterAGiveUp(t *testing.T) {
 	require.Contains(t, why("bursts"), "Not delivered")
 	require.Contains(t, why("bursts"), "gave up after 12 bursts: 502 Bad Gateway")
 	require.NotContains(t, why("bursts"), "Waiting")
+	require.Contains(t, whyDE("bursts"), "Nicht zugestellt")
+	require.Contains(t, whyDE("bursts"), "aufgegeben nach 12 Versuchsrunden: 502 Bad Gateway")
+	require.NotContains(t, whyDE("bursts"), "gave up")
 
 	// The operator skips one chat.
 	waiting("skip")
@@ -60,6 +77,8 @@ func TestWhyAfterAGiveUp(t *testing.T) {
 	_, err = w.env.ExecuteActivity(w.a.SkipSubscriber, activities.SkipInput{EventKey: e.Key, Key: keys["skip"]})
 	require.NoError(t, err)
 	require.Contains(t, why("skip"), "skipped by an operator")
+	require.Equal(t, "skipped by an operator (the delivery's skip-subscriber in the Temporal Web UI)", storedWhy("skip"))
+	require.Contains(t, whyDE("skip"), "von einem Operator übersprungen")
 
 	// The chat's settings changed before its retry: the retry is dropped.
 	waiting("settings")
@@ -69,6 +88,9 @@ func TestWhyAfterAGiveUp(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, why("settings"), "Not delivered")
 	require.NotContains(t, why("settings"), "Waiting")
+	require.Contains(t, why("settings"), "not sent: the chat's settings changed before its retry (notice-types)")
+	require.Equal(t, "not sent: the chat's settings changed before its retry (notice-types)", storedWhy("settings"))
+	require.Contains(t, whyDE("settings"), "nicht gesendet: Die Einstellungen des Chats haben sich vor dem erneuten Versuch geändert — dieser Chat erhält diese Art von Meldung nicht (/subscribe)")
 
 	// The operator gives the delivery up: every chat still waiting hears so.
 	waiting("give-up")
@@ -80,6 +102,8 @@ func TestWhyAfterAGiveUp(t *testing.T) {
 	require.Equal(t, 1, dropped)
 	require.Contains(t, why("give-up"), "given up by an operator")
 	require.NotContains(t, why("give-up"), "Waiting")
+	require.Equal(t, "given up by an operator (the delivery's give-up in the Temporal Web UI)", storedWhy("give-up"))
+	require.Contains(t, whyDE("give-up"), "von einem Operator aufgegeben")
 }
 
 // A card's reply whose texts are gone ends the chain without a call (its

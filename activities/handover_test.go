@@ -10,6 +10,8 @@ import (
 
 	"github.com/openai-status-bot/statusbot/activities"
 	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/internal/i18n"
+	"github.com/openai-status-bot/statusbot/internal/notice"
 	"github.com/openai-status-bot/statusbot/internal/store"
 )
 
@@ -99,4 +101,30 @@ func TestHandOverTellsEachChatOnlyWhatItWasNotTold(t *testing.T) {
 	}
 	require.Equal(t, []string{store.AsHandedOver}, as, "/why: step 2 told together with step 1")
 	require.False(t, strings.Contains(text, "earlier update"), "nothing earlier named: %s", text)
+
+	// /why names the steps each send told too in the chat's language (the
+	// stored Together stays English); before, a German chat read them in
+	// English inside its German line.
+	sentFate := func(chat int64, ev string) store.Fate {
+		t.Helper()
+		fs, err := w.st.LastFates(ctx, byKey[chat].Key, 10)
+		require.NoError(t, err)
+		for _, f := range fs {
+			if f.Event == ev {
+				return f
+			}
+		}
+		t.Fatalf("no fate of %s for chat %d", ev, chat)
+		return store.Fate{}
+	}
+	f1 := sentFate(ahead, s1.Key)
+	require.Equal(t, "1 later update (Investigating, "+s2.At.UTC().Format("Jan 2 15:04")+" UTC)", f1.Together)
+	require.Contains(t, notice.FateIn(i18n.Of("de"), f1, time.UTC),
+		"; zusammen gemeldet mit 1 späteren Update (Wird untersucht, "+s2.At.UTC().Format("02.01. 15:04")+" UTC).")
+	f3 := sentFate(passed, s3.Key)
+	require.Equal(t, "1 earlier update (Investigating, "+s2.At.UTC().Format("Jan 2 15:04")+" UTC)", f3.Together)
+	require.Contains(t, notice.FateIn(i18n.Of("de"), f3, time.UTC),
+		"; zusammen gemeldet mit 1 früheren Update (Wird untersucht, "+s2.At.UTC().Format("02.01. 15:04")+" UTC).")
+	require.Contains(t, notice.FateIn(i18n.Of("ru"), f3, time.UTC),
+		"; вместе с 1 более ранним обновлением (Расследуется, "+s2.At.UTC().Format("02.01 15:04")+" UTC).")
 }

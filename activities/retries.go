@@ -98,9 +98,21 @@ type liveRetry struct {
 	sub   store.Subscriber
 }
 
-// droppedWhy: a retry dropped by the chat's own choice since its last try.
-func droppedWhy(w notice.Why) string {
-	return "not sent: the chat's settings changed before its retry (" + string(w) + ")"
+// droppedBy: a retry dropped by the chat's own choice since its last try.
+func droppedBy(key string, w notice.Why) GaveUp {
+	code := "dropped.other"
+	switch w {
+	case notice.WhyKinds:
+		code = "dropped.kinds"
+	case notice.WhyFilter:
+		code = "dropped.filter"
+	case notice.WhySeverity:
+		code = "dropped.severity"
+	case notice.WhyNeverTold:
+		code = "dropped.neverTold"
+	}
+	why, r := because(code, 0, "Setting", string(w))
+	return GaveUp{Key: key, Why: why, reason: r}
 }
 
 func retryKeysOf(gave []GaveUp) []string {
@@ -149,7 +161,7 @@ func (a *Activities) liveRetries(ctx context.Context, e event.Event, due []store
 			r, s = moved.retry, moved.sub
 		}
 		if !e.AcceptsKind(s.Kinds) {
-			unwanted = append(unwanted, GaveUp{Key: r.Sub, Why: droppedWhy(notice.WhyKinds)})
+			unwanted = append(unwanted, droppedBy(r.Sub, notice.WhyKinds))
 			continue
 		}
 		live = append(live, liveRetry{retry: r, sub: s})
@@ -172,7 +184,7 @@ func (a *Activities) retrySends(ctx context.Context, e event.Event, ready []live
 	for _, r := range ready {
 		v := verdicts[r.retry.Sub]
 		if !v.Send {
-			dropped = append(dropped, GaveUp{Key: r.retry.Sub, Why: droppedWhy(v.Why)})
+			dropped = append(dropped, droppedBy(r.retry.Sub, v.Why))
 			continue
 		}
 		// The send needs the recipient and the burst count: the error text
@@ -261,15 +273,9 @@ func (a *Activities) DropPending(ctx context.Context, eventKey string) (int, err
 	if err != nil {
 		return 0, err
 	}
-	a.noteGivenUp(ctx, eventKey, givenUp(keys, WhyOperatorGaveUp))
+	a.noteGivenUp(ctx, eventKey, givenUp(keys, "operatorGaveUp"))
 	return int(n), nil
 }
-
-// What /why says of a notice an operator gave up or skipped.
-const (
-	WhyOperatorGaveUp  = "given up by an operator (the delivery's give-up in the Temporal Web UI)"
-	WhyOperatorSkipped = "skipped by an operator (the delivery's skip-subscriber in the Temporal Web UI)"
-)
 
 // SkipInput names the subscriber an operator skips.
 type SkipInput struct {
@@ -318,7 +324,7 @@ func (a *Activities) SkipSubscriber(ctx context.Context, in SkipInput) (*SkipOut
 	case !errors.Is(err, store.ErrNotSubscribed):
 		return nil, err
 	}
-	a.noteGivenUp(ctx, in.EventKey, givenUp([]string{in.Key}, WhyOperatorSkipped))
+	a.noteGivenUp(ctx, in.EventKey, givenUp([]string{in.Key}, "operatorSkipped"))
 	return out, nil
 }
 

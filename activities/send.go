@@ -126,7 +126,8 @@ func (a *Activities) sendStep(ctx context.Context, in SendInput) (*SendResult, e
 	case err != nil && (in.Step == nil || !in.Step.Held): // a held notice stays held
 		a.noteFailed(ctx, in.EventKey, r, err)
 	case err == nil && res.Next == nil && res.As != "":
-		a.noteSentWith(ctx, in.EventKey, r, severitySilent && !res.Rang, quiet, res.As, laterLine(ctx, a, res.Covers))
+		later, laterTold := laterLine(ctx, a, res.Covers)
+		a.noteSentWith(ctx, in.EventKey, r, severitySilent && !res.Rang, quiet, res.As, later, laterTold)
 		a.noteTogether(ctx, res.Covers, in.Newer, r)
 	}
 	return res, err

@@ -4,8 +4,6 @@ import (
 	"cmp"
 	"context"
 	"slices"
-	"strconv"
-	"strings"
 
 	"go.temporal.io/sdk/activity"
 
@@ -13,7 +11,6 @@ import (
 	"github.com/openai-status-bot/statusbot/internal/i18n"
 	"github.com/openai-status-bot/statusbot/internal/message"
 	"github.com/openai-status-bot/statusbot/internal/notice"
-	"github.com/openai-status-bot/statusbot/internal/statuspage"
 	"github.com/openai-status-bot/statusbot/internal/store"
 )
 
@@ -195,31 +192,25 @@ func ringsTogether(r Recipient, quiet bool, e *event.Event) bool {
 	return r.Silent && r.NoNews && !quiet && e != nil && notice.News(*e)
 }
 
-// laterLine names, for /why, the later steps a send told too.
-func laterLine(ctx context.Context, a *Activities, covers []Covered) string {
+// laterLine names, for /why, the later steps a send told too: in English
+// and in parts (store.FateSteps, for the chat's language).
+func laterLine(ctx context.Context, a *Activities, covers []Covered) (string, *store.FateSteps) {
 	if len(covers) == 0 {
-		return ""
+		return "", nil
 	}
-	var parts []string
+	told := &store.FateSteps{Count: len(covers)}
 	for i, c := range covers {
 		if i == 5 {
-			parts = append(parts, "…")
+			told.More = true
 			break
 		}
 		e, err := a.storedEvent(ctx, c.Event)
 		if err != nil || e == nil {
 			continue
 		}
-		parts = append(parts, statuspage.Label(e.UpdateStatus)+", "+e.At.UTC().Format("Jan 2 15:04 UTC"))
+		told.Steps = append(told.Steps, store.FateStep{Status: e.UpdateStatus, At: e.At})
 	}
-	s := strconv.Itoa(len(covers)) + " later update"
-	if len(covers) > 1 {
-		s += "s"
-	}
-	if len(parts) > 0 {
-		s += " (" + strings.Join(parts, "; ") + ")"
-	}
-	return s
+	return notice.ToldIn(i18n.Of(i18n.Default), nil, told), told
 }
 
 // noteTogether records, for /why, that the later steps were told in the

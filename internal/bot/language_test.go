@@ -9,6 +9,7 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"github.com/openai-status-bot/statusbot/internal/bot/commands"
+	"github.com/openai-status-bot/statusbot/internal/event"
 	"github.com/openai-status-bot/statusbot/internal/i18n"
 	"github.com/openai-status-bot/statusbot/internal/store"
 )
@@ -129,6 +130,51 @@ func TestGermanUser(t *testing.T) {
 	}
 	if s := h.ask(chat, 0, speaking(chat, "de", "/info")); !strings.Contains(s, "<b>Letzte Meldung:</b> Gesendet (") || !strings.Contains(s, "Mehr: /why") {
 		t.Errorf("/info's last notice:\n%s", s)
+	}
+
+	// A held, a given-up and a told-together delivery, recorded as the
+	// delivery records them (activities/fates.go: the English Why and
+	// Together beside their codes): /why says their reasons and the steps
+	// told in German too (before: the English sentences inside the German
+	// frame).
+	if err := h.st.RecordFates(context.Background(), []store.Fate{
+		{Sub: "7001", Event: "incident:h:u1:v", Summary: "Held", Outcome: store.FateHeld, Why: "held for the morning summary",
+			RetryAt: at.Add(10 * time.Hour), At: at.Add(2 * time.Minute)},
+		{Sub: "7001", Event: "incident:g:u1:v", Summary: "GivenUp", Outcome: store.FateFailed,
+			Why:    "gave up after 12 bursts: 502 Bad Gateway",
+			Reason: &store.Reason{Code: "burstsSpent", N: 12, Args: map[string]string{"Detail": "502 Bad Gateway"}}, At: at.Add(3 * time.Minute)},
+		{Sub: "7001", Event: "incident:o:u1:v", Summary: "Operator", Outcome: store.FateFailed,
+			Why:    "given up by an operator (the delivery's give-up in the Temporal Web UI)",
+			Reason: &store.Reason{Code: "operatorGaveUp"}, At: at.Add(4 * time.Minute)},
+		{Sub: "7001", Event: "incident:t:u2:v", Summary: "Together", Outcome: store.FateSent, As: store.AsMessage,
+			Together: "1 later update (Identified, Dec 1 13:50 UTC)",
+			Later:    &store.FateSteps{Count: 1, Steps: []store.FateStep{{Status: "identified", At: at.Add(5 * time.Minute)}}}, At: at.Add(5 * time.Minute)},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// The told-together notice is stored: /why says what it is about in
+	// German too, the incident's name as the page wrote it.
+	told := event.Event{Key: "incident:t:u2:v", OrderKey: "incident:t", Kind: event.KindIncident, IncidentID: "t", IncidentName: "Errors <API>",
+		UpdateID: "u2", UpdateStatus: "identified", At: at}
+	if err := h.st.SaveNotice(context.Background(), told, "text", at); err != nil {
+		t.Fatal(err)
+	}
+	why = h.ask(chat, 0, speaking(chat, "de", "/why"))
+	checkHTML(t, why)
+	if !strings.Contains(why, "• <b>Störungs-Update: Errors &lt;API&gt;, Ursache gefunden</b>\n  Gesendet") {
+		t.Errorf("/why: the stored notice's summary is not German:\n%s", why)
+	}
+	for _, want := range []string{"Für die Morgenzusammenfassung zurückgehalten", "aufgegeben nach 12 Versuchsrunden: 502 Bad Gateway.",
+		"von einem Operator aufgegeben (Give-up der Zustellung in der Temporal Web UI).",
+		"mit Ton, als Nachricht; zusammen gemeldet mit 1 späteren Update (Ursache gefunden, 01.12. 13:50 UTC)."} {
+		if !strings.Contains(why, want) {
+			t.Errorf("/why lacks %q:\n%s", want, why)
+		}
+	}
+	for _, english := range []string{"held for", "gave up", "given up", "later update", "Identified", "Incident update"} {
+		if strings.Contains(why, english) {
+			t.Errorf("/why says %q in English:\n%s", english, why)
+		}
 	}
 
 	// The tap on another language saves it, chosen, and redraws the

@@ -172,6 +172,9 @@ func reminderHeading(c i18n.Catalog, d time.Duration) string {
 	return c.N("notice.reminderMinutes", m)
 }
 
+// StatusIn is a step's status as c's notices name it.
+func StatusIn(c i18n.Catalog, status string) string { return noticeLabel(c, status) }
+
 // noticeLabel is a status or impact as c names it; in English exactly as
 // statuspage.Label, as notices always read.
 func noticeLabel(c i18n.Catalog, status string) string {

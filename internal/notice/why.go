@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/openai-status-bot/statusbot/internal/event"
 	"github.com/openai-status-bot/statusbot/internal/i18n"
 	"github.com/openai-status-bot/statusbot/internal/message"
 	"github.com/openai-status-bot/statusbot/internal/store"
@@ -40,8 +41,10 @@ func ExplainIn(c i18n.Catalog, fates []store.Fate, loc *time.Location) string {
 // Fate is FateIn in English.
 func Fate(f store.Fate, loc *time.Location) string { return FateIn(i18n.Of(i18n.Default), f, loc) }
 
-// FateIn says in a line what became of one notice, in c's language (the
-// reason of a wait or a failure is the delivery's own words, English).
+// FateIn says in a line what became of one notice, in c's language: the
+// reason of a wait or a failure from its code (Telegram's own words in it
+// as Telegram wrote them), or as stored, in English, by a delivery from
+// before the codes.
 func FateIn(c i18n.Catalog, f store.Fate, loc *time.Location) string {
 	at := whyTime(c, f.At, loc)
 	switch f.Outcome {
@@ -77,21 +80,99 @@ func FateIn(c i18n.Catalog, f store.Fate, loc *time.Location) string {
 		return c.T("why.withheld", "Why", withheldBy(c, f.Why))
 	case store.FateWaiting:
 		if !f.RetryAt.IsZero() {
-			return c.T("why.waitingRetry", "At", at, "Why", message.Escape(f.Why), "Then", whyTime(c, f.RetryAt, loc))
+			return c.T("why.waitingRetry", "At", at, "Why", message.Escape(reasonOf(c, f)), "Then", whyTime(c, f.RetryAt, loc))
 		}
-		return c.T("why.waiting", "At", at, "Why", message.Escape(f.Why))
+		return c.T("why.waiting", "At", at, "Why", message.Escape(reasonOf(c, f)))
 	case store.FateFailed:
-		return c.T("why.failed", "At", at, "Why", message.Escape(f.Why))
+		return c.T("why.failed", "At", at, "Why", message.Escape(reasonOf(c, f)))
 	}
 	return message.Escape(f.Outcome)
 }
 
 // together names the earlier steps a notice told too.
 func together(c i18n.Catalog, f store.Fate) string {
-	if f.Together == "" {
+	steps := toldIn(c, f)
+	if steps == "" {
 		return ""
 	}
-	return c.T("why.toldWith", "Steps", message.Escape(f.Together))
+	return c.T("why.toldWith", "Steps", message.Escape(steps))
+}
+
+// reasonOf is why a notice waits or failed, in c's language when its
+// fate has a reason the catalogs know, else as stored.
+func reasonOf(c i18n.Catalog, f store.Fate) string {
+	if f.Reason != nil {
+		if s := ReasonIn(c, *f.Reason); s != "" {
+			return s
+		}
+	}
+	return f.Why
+}
+
+// ReasonIn is r in c's language, as text (not HTML); "" for a code the
+// catalogs do not have. In English it is the Why a delivery stores.
+func ReasonIn(c i18n.Catalog, r store.Reason) string {
+	id := "fate." + r.Code
+	args := make([]any, 0, 2*len(r.Args))
+	for k, v := range r.Args {
+		args = append(args, k, v)
+	}
+	var s string
+	if r.N > 0 {
+		s = c.N(id, r.N, args...)
+	} else {
+		s = c.T(id, args...)
+	}
+	if s == id {
+		return ""
+	}
+	return s
+}
+
+// toldIn names the steps a notice told too, in c's language (as text):
+// from their parts, or the stored English of a fate from before them.
+func toldIn(c i18n.Catalog, f store.Fate) string {
+	if f.Earlier == nil && f.Later == nil {
+		return f.Together
+	}
+	return ToldIn(c, f.Earlier, f.Later)
+}
+
+// ToldIn is "3 earlier updates (Investigating, Jan 2 10:02 UTC; …) and
+// 1 later update (…)" in c's language, as text; in English it is the
+// Together a delivery stores.
+func ToldIn(c i18n.Catalog, earlier, later *store.FateSteps) string {
+	var e, l string
+	if earlier != nil && earlier.Count > 0 {
+		e = c.N("fate.earlier", earlier.Count, "Steps", toldSteps(c, earlier))
+	}
+	if later != nil && later.Count > 0 {
+		if steps := toldSteps(c, later); steps != "" {
+			l = c.N("fate.later", later.Count, "Steps", steps)
+		} else {
+			l = c.N("fate.laterCount", later.Count)
+		}
+	}
+	switch {
+	case e == "":
+		return l
+	case l == "":
+		return e
+	}
+	return c.T("fate.toldBoth", "Earlier", e, "Later", l)
+}
+
+// toldSteps lists a few steps told, each its status and time (UTC, the
+// chat's language's layout), "…" for more.
+func toldSteps(c i18n.Catalog, t *store.FateSteps) string {
+	var parts []string
+	for _, s := range t.Steps {
+		parts = append(parts, c.T("fate.step", "Status", message.StatusIn(c, s.Status), "At", s.At.UTC().Format(c.T("time.short"))))
+	}
+	if t.More {
+		parts = append(parts, "…")
+	}
+	return strings.Join(parts, "; ")
 }
 
 // sentAs is the message id of how a notice went.
@@ -157,17 +238,69 @@ func WhyAnswerIn(ctx context.Context, c i18n.Catalog, st Fates, sub string, loc 
 			missing = append(missing, f.Event)
 		}
 	}
-	sums, err := st.Summaries(ctx, missing)
+	sums, err := summariesIn(ctx, c, st, fates, missing)
 	if err != nil {
 		return "", err
 	}
 	for i := range fates {
-		if fates[i].Summary == "" {
-			fates[i].Summary = sums[fates[i].Event]
+		if s, ok := sums[fates[i].Event]; ok && (fates[i].Summary == "" || c.Tag() != i18n.Default) {
+			fates[i].Summary = s
 		}
 		if page := label(fates[i].Event); page != "" && fates[i].Summary != "" {
 			fates[i].Summary = page + " · " + fates[i].Summary
 		}
 	}
 	return ExplainIn(c, fates, loc), nil
+}
+
+// noticeEvents is a Fates that reads the notices' stored events too
+// (store.Store): /why then says what each is about in the chat's language.
+type noticeEvents interface {
+	NoticeEvents(ctx context.Context, events []string) (map[string]event.Event, error)
+}
+
+// summariesIn is what the fates' notices are about, in c's language: in
+// English the stored summaries of those missing one (the fates of the
+// others have theirs); in another language each notice's own, from its
+// stored event (an event no longer stored keeps its English summary).
+func summariesIn(ctx context.Context, c i18n.Catalog, st Fates, fates []store.Fate, missing []string) (map[string]string, error) {
+	ev, ok := st.(noticeEvents)
+	if c.Tag() == i18n.Default || !ok {
+		return st.Summaries(ctx, missing)
+	}
+	keys := make([]string, len(fates))
+	for i, f := range fates {
+		keys[i] = f.Event
+	}
+	events, err := ev.NoticeEvents(ctx, keys)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for k, e := range events {
+		out[k] = SummaryIn(c, e)
+	}
+	return out, nil
+}
+
+// SummaryIn is what a notice is about, on one line, in c's language
+// (event.Summary in English); names as the page wrote them.
+func SummaryIn(c i18n.Catalog, e event.Event) string {
+	var s string
+	switch {
+	case c.Tag() == i18n.Default:
+		s = e.Summary()
+	case e.Kind == event.KindComponent:
+		s = c.T("fate.summary.component", "Name", e.ComponentName, "From", message.StatusIn(c, e.OldStatus), "To", message.StatusIn(c, e.NewStatus))
+	case e.Kind == event.KindMaintenance && e.Reminder != nil:
+		s = c.N("fate.summary.reminder", int(e.Reminder.Lead/time.Minute), "Name", e.IncidentName)
+	case e.Kind == event.KindMaintenance:
+		s = c.T("fate.summary.maintenance", "Name", e.IncidentName, "Status", message.StatusIn(c, e.UpdateStatus))
+	default:
+		s = c.T("fate.summary.incident", "Name", e.IncidentName, "Status", message.StatusIn(c, e.UpdateStatus))
+	}
+	if r := []rune(s); len(r) > 160 {
+		s = string(append(r[:159], '…'))
+	}
+	return s
 }

@@ -9,6 +9,8 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/openai-status-bot/statusbot/internal/event"
 )
 
 // colFates holds what became of each notice for each chat: sent (when, how,
@@ -62,7 +64,11 @@ type Fate struct {
 	// Why: for a withheld notice the setting that kept it back (notice.Why);
 	// for one waiting or failed, what Telegram said.
 	Why string `bson:"why,omitempty"`
-	As  string `bson:"as,omitempty"`
+	// Reason is Why as a catalog message, for /why in the chat's
+	// language (Why keeps its English for older readers); nil in records
+	// from before it, whose /why quotes Why.
+	Reason *Reason `bson:"reason,omitempty"`
+	As     string  `bson:"as,omitempty"`
 	// Silent: sent without sound, by the severity threshold (a later step
 	// under it) or by quiet hours (Quiet).
 	Silent bool `bson:"silent,omitempty"`
@@ -70,9 +76,38 @@ type Fate struct {
 	// NoNews: silent because the step changed no status or impact.
 	NoNews bool `bson:"no_news,omitempty"`
 	// Together names the earlier steps the notice told too.
-	Together string    `bson:"together,omitempty"`
-	RetryAt  time.Time `bson:"retry_at,omitempty"`
-	At       time.Time `bson:"at"`
+	Together string `bson:"together,omitempty"`
+	// Earlier and Later are Together in parts (the earlier steps the
+	// notice's message tells, the later ones its send told too), for /why
+	// in the chat's language; nil in records from before them.
+	Earlier *FateSteps `bson:"earlier,omitempty"`
+	Later   *FateSteps `bson:"later,omitempty"`
+	RetryAt time.Time  `bson:"retry_at,omitempty"`
+	At      time.Time  `bson:"at"`
+}
+
+// Reason is why a notice waits or failed as a message of the catalogs
+// ("fate."+Code) and its placeholders: Telegram's own words in Args stay
+// as Telegram wrote them.
+type Reason struct {
+	Code string `bson:"code"`
+	// N is the count of a plural message (0: none).
+	N    int               `bson:"n,omitempty"`
+	Args map[string]string `bson:"args,omitempty"`
+}
+
+// FateSteps is a few steps of a story a notice told too: how many, the first
+// few of them, and whether more were left unnamed.
+type FateSteps struct {
+	Count int        `bson:"count"`
+	Steps []FateStep `bson:"steps,omitempty"`
+	More  bool       `bson:"more,omitempty"`
+}
+
+// FateStep is one step told: its status (statuspage's) and time.
+type FateStep struct {
+	Status string    `bson:"status"`
+	At     time.Time `bson:"at"`
 }
 
 func fateID(event, sub string) string { return event + "|" + sub }
@@ -150,6 +185,26 @@ func (s *Store) Summaries(ctx context.Context, events []string) (map[string]stri
 	for _, m := range rows {
 		if m.Event != nil {
 			out[m.ID] = m.Event.Summary()
+		}
+	}
+	return out, nil
+}
+
+// NoticeEvents returns the stored events of some notices, for /why to say
+// what each is about in the chat's language: one round trip.
+func (s *Store) NoticeEvents(ctx context.Context, events []string) (map[string]event.Event, error) {
+	out := map[string]event.Event{}
+	if len(events) == 0 {
+		return out, nil
+	}
+	rows, err := findAll[messageDoc](ctx, s.db.Collection(colMessages), "read notices",
+		bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: events}}}})
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range rows {
+		if m.Event != nil {
+			out[m.ID] = *m.Event
 		}
 	}
 	return out, nil
