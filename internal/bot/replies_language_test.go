@@ -1,10 +1,18 @@
 package bot
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/go-telegram/bot/models"
+)
+
+// Uptime percentages: "99,95\u00a0%" or "100\u00a0%" in German, "99.95%" in
+// English.
+var (
+	germanPercent  = regexp.MustCompile(`: (100|\d{1,2},\d\d)\x{00a0}% · `)
+	englishPercent = regexp.MustCompile(`: (100|\d{1,2}\.\d\d)% · `)
 )
 
 // A German chat gets /status (overview and one component), /components,
@@ -67,8 +75,19 @@ func TestCommandRepliesSpeakTheChatsLanguage(t *testing.T) {
 	if !strings.Contains(sub, "<b>Aktuelle Einstellungen</b>\nMeldungsarten: ") || !strings.HasPrefix(sub, "<b>Verwendung</b>") {
 		t.Errorf("/subscribe (de):\n%s", sub)
 	}
-	for _, s := range []string{bad, up, sub} {
-		for _, english := range []string{"Typed settings", "Uptime", "last 24 hours", "count as up", "Usage", "Current settings", "Notice types"} {
+	// Percentages as German writes them ("99,95 %"), never "99.95%".
+	if !germanPercent.MatchString(up) || englishPercent.MatchString(up) {
+		t.Errorf("/uptime (de) percentages not German:\n%s", up)
+	}
+	// /settings test: the sample notice and its note in German.
+	test := ask(de, "de", "/settings test")
+	for _, want := range []string{"Testmeldung von /settings test", "Das ist ein Test. Alles ist in Ordnung", "<i>Mit Ton gesendet.</i>"} {
+		if !strings.Contains(test, want) {
+			t.Errorf("/settings test (de) lacks %q:\n%s", want, test)
+		}
+	}
+	for _, s := range []string{bad, up, sub, test} {
+		for _, english := range []string{"Typed settings", "Uptime", "last 24 hours", "count as up", "Usage", "Current settings", "Notice types", "Test notice", "This is a test", "Sent with"} {
 			if strings.Contains(s, english) {
 				t.Errorf("German reply has English %q:\n%s", english, s)
 			}
@@ -86,6 +105,12 @@ func TestCommandRepliesSpeakTheChatsLanguage(t *testing.T) {
 	if got := ask(en, "en", "/uptime"); !strings.HasPrefix(got, "<b>Uptime</b> (last 24 hours · 7 days · 30 days)\n") ||
 		!strings.HasSuffix(got, "<i>Operational and under maintenance count as up; degraded performance and outages as down.</i>") {
 		t.Errorf("/uptime (en):\n%s", got)
+	} else if !englishPercent.MatchString(got) || germanPercent.MatchString(got) {
+		t.Errorf("/uptime (en) percentages:\n%s", got)
+	}
+	if got := ask(en, "en", "/settings test"); !strings.Contains(got, "<b>Test notice from /settings test</b>") ||
+		!strings.Contains(got, "This is a test. Nothing is wrong: it shows how a notice reaches this chat.") || !strings.HasSuffix(got, "<i>Sent with sound.</i>") {
+		t.Errorf("/settings test (en):\n%s", got)
 	}
 	expect(en, "en", "/subscribe component sora", "Added <b>Sora</b> to the component filter.\nNotices now cover: Sora.")
 	expect(en, "en", "/subscribe component remove api", "“api” is not in the component filter.\nThe filter holds: Sora.")

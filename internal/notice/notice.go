@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/internal/i18n"
 	"github.com/openai-status-bot/statusbot/internal/message"
 	"github.com/openai-status-bot/statusbot/internal/store"
 )
@@ -114,8 +115,14 @@ func TextZone(s store.Settings, e event.Event) string {
 // FormatTime shows t in loc: "2026-03-08 10:02 CET"; zones without an
 // abbreviation show their offset ("+03"), UTC reads "UTC".
 func FormatTime(t time.Time, loc *time.Location) string {
+	return FormatTimeIn(i18n.Of(i18n.Default), t, loc)
+}
+
+// FormatTimeIn is FormatTime saying "unknown" in c's language (the
+// digits are the same in every language).
+func FormatTimeIn(c i18n.Catalog, t time.Time, loc *time.Location) string {
 	if t.IsZero() {
-		return "unknown"
+		return c.T("misc.timeUnknown")
 	}
 	if loc == nil {
 		loc = time.UTC
@@ -126,8 +133,13 @@ func FormatTime(t time.Time, loc *time.Location) string {
 // FormatTimeHTML is FormatTime as a date-time entity: Telegram apps show
 // each reader their own time; the text, FormatTime in loc, is the fallback.
 func FormatTimeHTML(t time.Time, loc *time.Location) string {
+	return FormatTimeHTMLIn(i18n.Of(i18n.Default), t, loc)
+}
+
+// FormatTimeHTMLIn is FormatTimeHTML saying "unknown" in c's language.
+func FormatTimeHTMLIn(c i18n.Catalog, t time.Time, loc *time.Location) string {
 	if t.IsZero() {
-		return "unknown"
+		return c.T("misc.timeUnknown")
 	}
 	if loc == nil {
 		loc = time.UTC

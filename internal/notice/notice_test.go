@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/internal/i18n"
 	"github.com/openai-status-bot/statusbot/internal/store"
 )
 
@@ -193,5 +194,22 @@ func TestTextZone(t *testing.T) {
 				t.Errorf("TextZone = %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// A missing time reads "unknown" in the chat's language.
+func TestFormatTimeUnknownIn(t *testing.T) {
+	if got := FormatTime(time.Time{}, nil); got != "unknown" {
+		t.Errorf("English: %q", got)
+	}
+	if got := FormatTimeHTMLIn(i18n.Of("de"), time.Time{}, nil); got != "unbekannt" {
+		t.Errorf("German: %q", got)
+	}
+	if got := FormatTimeIn(i18n.Of("ru"), time.Time{}, time.UTC); got != "неизвестно" {
+		t.Errorf("Russian: %q", got)
+	}
+	at := time.Date(2026, 3, 8, 9, 2, 0, 0, time.UTC)
+	if got := FormatTimeIn(i18n.Of("de"), at, nil); got != "2026-03-08 09:02 UTC" {
+		t.Errorf("a known time: %q", got)
 	}
 }

@@ -448,7 +448,8 @@ func (h *handler) openKeyboard(ctx context.Context, r *request, sub *store.Subsc
 	o.markup = s.Markup()
 	if r.channel && r.msg != nil {
 		o.replyTo = r.msg.ID
-		o.text = s.Text + "\n\n<i>Done removes this keyboard and the /settings post from the channel.</i>\n" + cleanupNote(r.msg.Chat, r.cleanup)
+		c := h.lang(ctx, r)
+		o.text = s.Text + "\n\n<i>" + c.T("misc.doneRemoves") + "</i>\n" + cleanupNote(c, r.msg.Chat, r.cleanup)
 	}
 	h.send(ctx, r, o)
 }
@@ -526,5 +527,5 @@ func (h *handler) addChosen(ctx context.Context, t *tap) {
 	default:
 		t.answer = tapSaved
 	}
-	t.show(screens.Screen{Text: "Added <b>" + screens.EscName(c.Name) + "</b> to the component filter. See it with /subscribe."})
+	t.show(screens.Screen{Text: t.lang().T("misc.addedToFilter", "Name", screens.EscName(c.Name))})
 }

@@ -169,8 +169,15 @@ func (h *handler) knownChannel(ctx context.Context, user, id int64) channelRef {
 			}
 		}
 	}
+	return unnamedChannel(id)
+}
+
+// unnamedChannel is a channel known by its ID only, named by it as a
+// channel without a title is: its title goes into sentences of every
+// language, so no words of one language wrap it.
+func unnamedChannel(id int64) channelRef {
 	s := strconv.FormatInt(id, 10)
-	return channelRef{id: id, typed: s, title: "the channel " + s}
+	return channelRef{id: id, typed: s, title: s}
 }
 
 // member is getChatMember, logged when it fails.

@@ -9,6 +9,7 @@ import (
 	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
 
+	"github.com/openai-status-bot/statusbot/internal/i18n"
 	"github.com/openai-status-bot/statusbot/internal/message"
 )
 
@@ -48,28 +49,27 @@ func cleanInChannels(next commandFunc) commandFunc {
 	}
 }
 
-// cleanupNote ends a reply in a channel: when it goes, and how to
-// configure the channel from a private chat.
-func cleanupNote(chat models.Chat, after time.Duration) string {
+// cleanupNote ends a reply in a channel, in c's language: when it goes,
+// and how to configure the channel from a private chat.
+func cleanupNote(c i18n.Catalog, chat models.Chat, after time.Duration) string {
 	ref := strconv.FormatInt(chat.ID, 10)
 	if chat.Username != "" {
 		ref = "@" + chat.Username
 	}
-	return "<i>I remove this post and the command " + inTime(after) + ". To change the channel's settings without posting here, " +
-		"send me /settings " + message.Escape(ref) + " in a private chat.</i>"
+	return "<i>" + cleanupIn(c, after, message.Escape(ref)) + "</i>"
 }
 
-// inTime is "in a minute", "in 10 minutes", "in 30 seconds".
-func inTime(d time.Duration) string {
+// cleanupIn says when the posts go ("in a minute", "in 10 minutes", "in
+// 30 seconds"), a whole sentence per unit: the unit's word and where it
+// goes differ by language.
+func cleanupIn(c i18n.Catalog, d time.Duration, ref string) string {
 	switch {
-	case d == time.Minute:
-		return "in a minute"
 	case d >= time.Minute && d%time.Minute == 0:
-		return "in " + strconv.Itoa(int(d/time.Minute)) + " minutes"
+		return c.N("misc.cleanup.minutes", int(d/time.Minute), "Ref", ref)
 	case d < time.Second:
-		return "in a moment"
+		return c.T("misc.cleanup.moment", "Ref", ref)
 	}
-	return "in " + strconv.Itoa(int(d.Round(time.Second)/time.Second)) + " seconds"
+	return c.N("misc.cleanup.seconds", int(d.Round(time.Second)/time.Second), "Ref", ref)
 }
 
 // Sweep deletes the channel posts that are due, every interval, until ctx

@@ -83,7 +83,7 @@ func NotSubscribedIn(c i18n.Catalog, topic, channel bool) string {
 func staleNote(at time.Time, loc *time.Location) string { return staleNoteIn(en, at, loc) }
 
 func staleNoteIn(c i18n.Catalog, at time.Time, loc *time.Location) string {
-	return c.T("reply.stale", "When", notice.FormatTimeHTML(at, loc))
+	return c.T("reply.stale", "When", notice.FormatTimeHTMLIn(c, at, loc))
 }
 
 // statusOverview answers /status without arguments.
@@ -124,7 +124,7 @@ func componentStatus(c statuspage.Component) string { return componentStatusIn(e
 // componentStatusIn shows the time in the chat's zone, in cat's language.
 func componentStatusIn(cat i18n.Catalog, c statuspage.Component, loc *time.Location) string {
 	return cat.T("status.component", "Name", screens.EscName(c.Name), "Status", screens.EscName(message.LabelIn(cat, c.Status)),
-		"When", notice.FormatTimeHTML(c.UpdatedAt, loc))
+		"When", notice.FormatTimeHTMLIn(cat, c.UpdatedAt, loc))
 }
 
 // componentsList answers /components.
@@ -223,7 +223,7 @@ func historyReplyIn(cat i18n.Catalog, p *statuspage.Page, n int, loc *time.Locat
 		}
 		entry := cat.T("history.entry", "N", strconv.Itoa(i+1), "Title", title,
 			"Impact", screens.EscName(message.LabelIn(cat, inc.Impact)), "Status", screens.EscName(message.LabelIn(cat, inc.Status)),
-			"When", notice.FormatTimeHTML(inc.CreatedAt, loc))
+			"When", notice.FormatTimeHTMLIn(cat, inc.CreatedAt, loc))
 		url := inc.Shortlink
 		if message.Link(url, "x") == "" {
 			url = strings.TrimRight(p.URL, "/") + "/incidents/" + inc.ID
@@ -280,7 +280,7 @@ func uptimeReplyIn(c i18n.Catalog, ups []ComponentUptime) string {
 	for i, u := range ups {
 		parts := make([]string, len(u.Fractions))
 		for j, f := range u.Fractions {
-			parts[j] = formatPercent(f)
+			parts[j] = formatPercentIn(c.Tag(), f)
 		}
 		lines[i] = "• " + screens.EscName(display[u.Component.ID]) + ": " + strings.Join(parts, " · ")
 	}
@@ -300,7 +300,7 @@ func infoReplyIn(c i18n.Catalog, chatID int64, thread int, sub *store.Subscriber
 		b.WriteString("\n" + c.T("info.notSubscribed"))
 		return b.String()
 	}
-	b.WriteString("\n" + c.T("info.since", "When", message.Escape(notice.FormatTime(sub.CreatedAt, notice.Zone(sub.Settings)))))
+	b.WriteString("\n" + c.T("info.since", "When", message.Escape(notice.FormatTimeIn(c, sub.CreatedAt, notice.Zone(sub.Settings)))))
 	b.WriteString("\n" + c.T("info.language", "Name", i18n.Name(i18n.Of(sub.Settings.Lang).Tag())))
 	b.WriteString("\n" + screens.SummaryIn(c, sub, names))
 	s := b.String()

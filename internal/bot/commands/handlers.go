@@ -155,8 +155,12 @@ func (h *handler) onMessage(ctx context.Context, m *models.Message, channelPost 
 }
 
 // ReplyFlood answers, once, a chat that sent more commands than the bot
-// queues for one chat.
-const ReplyFlood = "Too many commands at once: some of yours were not answered. Please wait a few seconds between commands."
+// queues for one chat (English: ReplyFloodIn says it in the sender's
+// language; a flooding chat is not read from the store).
+var ReplyFlood = ReplyFloodIn(en)
+
+// ReplyFloodIn is ReplyFlood in c's language.
+func ReplyFloodIn(c i18n.Catalog) string { return c.T("misc.flood") }
 
 // floodNote tells a flooding chat, once, that its commands were dropped,
 // when the dropped update was a command for this bot.
@@ -175,13 +179,14 @@ func (h *handler) floodNote(ctx context.Context, u *models.Update) {
 	if m.IsTopicMessage {
 		thread = m.MessageThreadID
 	}
-	o := outgoing{chatID: m.Chat.ID, thread: thread, text: ReplyFlood, sender: senderOf(m), silent: m.Chat.Type == models.ChatTypeChannel}
+	c := i18n.Of(userLanguage(m))
+	o := outgoing{chatID: m.Chat.ID, thread: thread, text: ReplyFloodIn(c), sender: senderOf(m), silent: m.Chat.Type == models.ChatTypeChannel}
 	if m.Chat.Type == models.ChatTypeGroup || m.Chat.Type == models.ChatTypeSupergroup {
 		o.replyTo = m.ID
 	}
 	channel := m.Chat.Type == models.ChatTypeChannel
 	if channel && h.cleanup.after > 0 {
-		o.text += "\n\n" + cleanupNote(m.Chat, h.cleanup.after)
+		o.text += "\n\n" + cleanupNote(c, m.Chat, h.cleanup.after)
 	}
 	sent := h.post(ctx, o)
 	if channel && sent != nil && h.cleanup.after > 0 {

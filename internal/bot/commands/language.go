@@ -109,3 +109,12 @@ func languageList() string {
 	}
 	return strings.Join(names, ", ")
 }
+
+// catalog is the language r's replies were written in: the chat's when
+// a reply asked for it (lang), else the sender's.
+func (r *request) catalog() i18n.Catalog {
+	if r.langDone {
+		return r.cat
+	}
+	return i18n.Of(userLanguage(r.msg))
+}

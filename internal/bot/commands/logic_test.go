@@ -183,3 +183,22 @@ func TestHistoryReplyOrderAndLinks(t *testing.T) {
 		t.Fatal(got)
 	}
 }
+
+// Percentages as each language writes them (CLDR); English as it always
+// read, rounded down.
+func TestFormatPercentIn(t *testing.T) {
+	for _, c := range []struct {
+		tag  string
+		f    float64
+		want string
+	}{
+		{"en", 0.99956, "99.95%"}, {"en", 1, "100%"}, {"en", 0, "0.00%"},
+		{"de", 0.99956, "99,95\u00a0%"}, {"de", 1, "100\u00a0%"}, {"de", 0, "0,00\u00a0%"},
+		{"fr", 0.5, "50,00\u00a0%"}, {"tr", 0.99956, "%99,95"}, {"pt-BR", 0.123456, "12,34%"},
+		{"ja", 0.99956, "99.95%"}, {"fa", 0.99956, "۹۹٫۹۵٪"},
+	} {
+		if got := formatPercentIn(c.tag, c.f); got != c.want {
+			t.Errorf("formatPercentIn(%s, %v) = %q, want %q", c.tag, c.f, got, c.want)
+		}
+	}
+}

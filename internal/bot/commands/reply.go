@@ -37,7 +37,7 @@ func (r *request) answer(text string) outgoing {
 		o.replyTo = r.msg.ID
 	}
 	if r.cleanup > 0 && r.msg != nil {
-		o.text += "\n\n" + cleanupNote(r.msg.Chat, r.cleanup)
+		o.text += "\n\n" + cleanupNote(r.catalog(), r.msg.Chat, r.cleanup)
 	}
 	return o
 }

@@ -6,34 +6,36 @@ import (
 
 	"github.com/openai-status-bot/statusbot/internal/bot/screens"
 	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/internal/i18n"
 	"github.com/openai-status-bot/statusbot/internal/message"
 	"github.com/openai-status-bot/statusbot/internal/notice"
 	"github.com/openai-status-bot/statusbot/internal/store"
 )
 
-// testEvent is the sample a test notice shows: an incident, the kind
-// every chat gets unless it turned incidents off, at the severity that
-// passes every threshold.
-func testEvent(now time.Time) event.Event {
+// testEvent is the sample a test notice shows, in c's language: an
+// incident, the kind every chat gets unless it turned incidents off, at
+// the severity that passes every threshold.
+func testEvent(c i18n.Catalog, now time.Time) event.Event {
 	return event.Event{
 		Key: "test", Kind: event.KindIncident, At: now, Notify: true,
-		IncidentID: "test", IncidentName: "Test notice from /settings test", Impact: "major",
-		UpdateStatus: "investigating", Body: "This is a test. Nothing is wrong: it shows how a notice reaches this chat.",
+		IncidentID: "test", IncidentName: c.T("misc.testName"), Impact: "major",
+		UpdateStatus: "investigating", Body: c.T("misc.testBody"),
 	}
 }
 
-// testNoticeNote says how the test went out, as a real notice would.
-func testNoticeNote(s store.Settings, kinds []event.Kind, silent bool) string {
-	note := "Sent with sound."
+// testNoticeNote says, in c's language, how the test went out, as a real
+// notice would.
+func testNoticeNote(c i18n.Catalog, s store.Settings, kinds []event.Kind, silent bool) string {
+	note := c.T("misc.testLoud")
 	if silent {
-		note = "Sent silently: it is quiet hours (" + s.QuietStart + "–" + s.QuietEnd + " " + screens.ZoneName(s) + ")."
+		note = c.T("misc.testQuiet", "Start", s.QuietStart, "End", s.QuietEnd, "Zone", screens.ZoneName(s))
 	}
 	wants := len(kinds) == 0
 	for _, k := range kinds {
 		wants = wants || k == event.KindIncident
 	}
 	if !wants {
-		note += " Incident notices are off for this chat: real ones would not come (/settings types)."
+		note += " " + c.T("misc.testNoIncidents")
 	}
 	return "<i>" + message.Escape(note) + "</i>"
 }
@@ -43,14 +45,14 @@ func testNoticeNote(s store.Settings, kinds []event.Kind, silent bool) string {
 // it is one of the command's replies: removed with the command (its
 // readers did not ask for a test).
 func (h *handler) sendTestNotice(ctx context.Context, r *request, sub *store.Subscriber) {
-	now := h.now()
-	e := testEvent(now)
+	now, c := h.now(), h.lang(ctx, r)
+	e := testEvent(c, now)
 	// A major incident passes every severity threshold and is no
 	// resolution: quiet hours alone decide whether it rings.
 	silent := notice.InQuietHours(sub.Settings, now)
-	text := message.NotificationIn(e, notice.Zone(sub.Settings)) + "\n\n" + testNoticeNote(sub.Settings, sub.Kinds, silent)
+	text := message.NotificationOf(c, e, notice.Zone(sub.Settings)) + "\n\n" + testNoticeNote(c, sub.Settings, sub.Kinds, silent)
 	if r.cleanup > 0 && r.msg != nil && sub.ChatID == r.chatID {
-		text += "\n\n" + cleanupNote(r.msg.Chat, r.cleanup)
+		text += "\n\n" + cleanupNote(c, r.msg.Chat, r.cleanup)
 	}
 	if sent := h.post(ctx, outgoing{chatID: sub.ChatID, thread: sub.ThreadID, text: text, class: urgent, silent: silent}); sent != nil && sub.ChatID == r.chatID {
 		r.sent = append(r.sent, sent.ID)

@@ -1,12 +1,16 @@
 package commands
 
 import (
-	"fmt"
 	"math"
 	"sort"
 	"time"
 
+	"golang.org/x/text/language"
+	xmessage "golang.org/x/text/message"
+	"golang.org/x/text/number"
+
 	"github.com/openai-status-bot/statusbot/internal/bot/pageset"
+	"github.com/openai-status-bot/statusbot/internal/i18n"
 	"github.com/openai-status-bot/statusbot/internal/statuspage"
 	"github.com/openai-status-bot/statusbot/internal/store"
 )
@@ -142,17 +146,22 @@ func ComputeUptime(comps []statuspage.Component, hist []store.HistoryEntry, now 
 	return out
 }
 
-// formatPercent shows a fraction as "100%" only when there was no
-// downtime; otherwise rounded down to two decimals ("99.98%").
-func formatPercent(f float64) string {
-	if f >= 1 {
-		return "100%"
+// formatPercent is formatPercentIn in English.
+func formatPercent(f float64) string { return formatPercentIn(i18n.Default, f) }
+
+// formatPercentIn shows a fraction as "100%" only when there was no
+// downtime; otherwise rounded down to two decimals ("99.98%"), written as
+// the language tag writes a percentage (CLDR: "99,98 %" in German, "%99,98"
+// in Turkish).
+func formatPercentIn(tag string, f float64) string {
+	p := xmessage.NewPrinter(language.Make(tag))
+	switch {
+	case f >= 1:
+		return p.Sprint(number.Percent(1))
+	case f <= 0 || math.IsNaN(f):
+		return p.Sprint(number.Percent(0, number.Scale(2)))
 	}
-	if f <= 0 || math.IsNaN(f) {
-		return "0.00%"
-	}
-	p := math.Floor(f*10000) / 100
-	return fmt.Sprintf("%.2f%%", p)
+	return p.Sprint(number.Percent(math.Floor(f*10000)/10000, number.Scale(2)))
 }
 
 // PageUptime takes each component's figures from the page; a component the

@@ -92,7 +92,7 @@ func StartReplyIn(c i18n.Catalog, created bool, restored *store.Kept, topic, cha
 	case !created:
 		b.WriteString(c.T("start.already." + where))
 	case restored != nil:
-		b.WriteString(c.T("start.again."+where, "When", message.Escape(notice.FormatTime(restored.StoppedAt, notice.Zone(restored.Settings)))))
+		b.WriteString(c.T("start.again."+where, "When", message.Escape(notice.FormatTimeIn(c, restored.StoppedAt, notice.Zone(restored.Settings)))))
 	case len(offer.List) > 1:
 		b.WriteString(c.T("start.newMany."+where, "Pages", message.Escape(strings.Join(offer.Names(followed), ", "))))
 	default:
