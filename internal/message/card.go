@@ -150,10 +150,7 @@ func CardOfIn(c i18n.Catalog, e event.Event, steps []Step, comps []ComponentStat
 		sep = "\n"
 	}
 	segs = append(segs, static("\n\n"+c.T("card.timeline", "Zone", Escape(loc.String()))+"\n"+timelineHTML(c, steps, loc)+"\n\n"+c.T("card.latest")+sep))
-	body := Escape(strings.TrimSpace(e.Body))
-	if body == "" {
-		body = "<i>" + c.T("card.noBody") + "</i>"
-	}
+	body := bodyHTML(c, e.Body)
 	segs = append(segs, segment{html: body, body: true})
 	if l := Link(e.URL, c.T("card.view")); l != "" {
 		segs = append(segs, static("\n\n"+l))
@@ -197,7 +194,7 @@ func timelineHTML(c i18n.Catalog, steps []Step, loc *time.Location) string {
 				Escape(truncateRunes(LabelIn(c, s.Status), maxLabelLen))
 			return l
 		}
-		if text := firstLine(s.Text); text != "" && i != newest {
+		if text := firstLine(PageText(c, s.Text)); text != "" && i != newest {
 			l += " — " + Escape(truncateRunes(text, excerpt))
 		}
 		return l
@@ -280,10 +277,7 @@ func CardReplyIn(c i18n.Catalog, e event.Event, edited bool) string {
 	case Final(e.UpdateStatus):
 		header = "✅ <b>" + status + "</b>"
 	}
-	body := Escape(strings.TrimSpace(e.Body))
-	if body == "" {
-		body = "<i>" + c.T("card.noBody") + "</i>"
-	}
+	body := bodyHTML(c, e.Body)
 	segs := []segment{static(header + "\n\n"), {html: body, body: true}}
 	if earlier := EarlierOf(c, e, time.UTC); earlier != "" && !edited {
 		segs = append(segs, static("\n\n"+earlier))

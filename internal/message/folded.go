@@ -39,7 +39,7 @@ func EarlierOf(c i18n.Catalog, e event.Event, loc *time.Location) string {
 	layout := c.T("time.card")
 	for _, s := range e.Folded {
 		l := "• " + TimeHTML(s.At, loc, layout, FormatDateTime) + " " + Escape(truncateRunes(noticeLabel(c, s.Status), maxLabelLen))
-		if text := firstLine(s.Body); text != "" {
+		if text := firstLine(PageText(c, s.Body)); text != "" {
 			l += " — " + Escape(truncateRunes(text, earlierExcerpt))
 		}
 		if used+len([]rune(l))+1 > earlierBudget-60 {

@@ -18,6 +18,29 @@ import (
 	"github.com/openai-status-bot/statusbot/internal/statuspage"
 )
 
+// bodyHTML is an update's text for a notice: as the page wrote it
+// (PageText), or a note in c's language that it wrote none.
+func bodyHTML(c i18n.Catalog, text string) string {
+	body := Escape(strings.TrimSpace(PageText(c, text)))
+	if body == "" {
+		return "<i>" + c.T("card.noBody") + "</i>"
+	}
+	return body
+}
+
+// PageText is an update's text as the page wrote it, but for the words
+// the bot wrote itself for a maintenance that started or ended with no
+// update (statuspage.MaintenanceStartedText): those in c's language.
+func PageText(c i18n.Catalog, text string) string {
+	switch strings.TrimSpace(text) {
+	case statuspage.MaintenanceStartedText:
+		return c.T("misc.maintStarted")
+	case statuspage.MaintenanceCompleteText:
+		return c.T("misc.maintComplete")
+	}
+	return text
+}
+
 // NoBody stands in for an update without text.
 const NoBody = "No update message provided."
 
@@ -88,10 +111,7 @@ func componentNotice(c i18n.Catalog, e event.Event) string {
 
 func incidentNotice(c i18n.Catalog, e event.Event, header string, loc *time.Location) string {
 	name := firstNonEmpty(e.IncidentName, c.T("card.untitled"))
-	body := Escape(strings.TrimSpace(e.Body))
-	if body == "" {
-		body = "<i>" + c.T("card.noBody") + "</i>"
-	}
+	body := bodyHTML(c, e.Body)
 	segs := []segment{
 		static(header + "\n\n<b>"),
 		short(Escape(name), maxNameLen),

@@ -7,11 +7,14 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/openai-status-bot/statusbot/internal/event"
+	"github.com/openai-status-bot/statusbot/internal/i18n"
 	"github.com/openai-status-bot/statusbot/internal/message"
+	"github.com/openai-status-bot/statusbot/internal/statuspage"
 )
 
 // parseHTML checks s the way Telegram's HTML parse mode would: only the
@@ -496,4 +499,28 @@ func FuzzTruncate(f *testing.F) {
 			}
 		}
 	})
+}
+
+// The words the bot writes for a maintenance that started or ended with
+// no update (incident.io pages) are said in the chat's language; the
+// page's own words stay as written.
+func TestMaintenanceTransitionTextInTheChatsLanguage(t *testing.T) {
+	de := i18n.Of("de")
+	for in, want := range map[string]string{
+		statuspage.MaintenanceStartedText:  "Die Wartung hat begonnen.",
+		statuspage.MaintenanceCompleteText: "Die Wartung ist abgeschlossen.",
+		"We are upgrading the database.":   "We are upgrading the database.",
+	} {
+		if got := message.PageText(de, in); got != want {
+			t.Errorf("PageText(de, %q) = %q, want %q", in, got, want)
+		}
+		if got := message.PageText(i18n.Of(i18n.Default), in); got != in {
+			t.Errorf("PageText(en, %q) = %q", in, got)
+		}
+	}
+	e := event.Event{Kind: event.KindMaintenance, IncidentID: "m1", IncidentName: "DB upgrade", UpdateStatus: "in_progress",
+		Body: statuspage.MaintenanceStartedText, At: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	if got := message.NotificationOf(de, e, time.UTC); !strings.Contains(got, "Die Wartung hat begonnen.") || strings.Contains(got, "The maintenance") {
+		t.Errorf("German maintenance notice:\n%s", got)
+	}
 }

@@ -219,6 +219,14 @@ func normalizeIncident(in ioIncident, pageURL string, names map[string]string) I
 // transitionUpdate stands in for the update a maintenance lacks when it
 // starts or completes on schedule without anyone writing one: its status
 // changed, and subscribers expect to hear it.
+// The texts of the updates transitionUpdate makes up for a maintenance
+// that started or ended with no update posted: the bot's words, not the
+// page's, so notices say them in the chat's language (message.PageText).
+const (
+	MaintenanceStartedText  = "The maintenance has started."
+	MaintenanceCompleteText = "The maintenance is complete."
+)
+
 func transitionUpdate(m Incident, in ioIncident) []IncidentUpdate {
 	if !m.Maintenance || (m.Status != "in_progress" && m.Status != "completed") {
 		return nil
@@ -233,9 +241,9 @@ func transitionUpdate(m Incident, in ioIncident) []IncidentUpdate {
 		return nil
 	}
 	at := latest.DisplayAt
-	body := "The maintenance has started."
+	body := MaintenanceStartedText
 	if m.Status == "completed" {
-		body = "The maintenance is complete."
+		body = MaintenanceCompleteText
 		if m.ScheduledUntil != nil && m.ScheduledUntil.After(at) {
 			at = *m.ScheduledUntil
 		}
