@@ -173,19 +173,13 @@ func newestFates(rows []Fate, n int) []Fate {
 // Summaries returns what the stored notices of some events are about, on
 // one line (event.Event.Summary): one round trip for /why's few notices.
 func (s *Store) Summaries(ctx context.Context, events []string) (map[string]string, error) {
-	out := map[string]string{}
-	if len(events) == 0 {
-		return out, nil
-	}
-	rows, err := findAll[messageDoc](ctx, s.db.Collection(colMessages), "read notices",
-		bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: events}}}})
+	stored, err := s.NoticeEvents(ctx, events)
 	if err != nil {
 		return nil, err
 	}
-	for _, m := range rows {
-		if m.Event != nil {
-			out[m.ID] = m.Event.Summary()
-		}
+	out := make(map[string]string, len(stored))
+	for id, e := range stored {
+		out[id] = e.Summary()
 	}
 	return out, nil
 }
