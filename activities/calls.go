@@ -79,7 +79,7 @@ func (a *Activities) sendCall(ctx context.Context, in SendInput, r Recipient) (*
 		moved = &r
 	}
 	res, err := a.call(ctx, in, text, r)
-	failed := in.Failed + activity.GetInfo(ctx).Attempt - 1 // only a failure brings a retry
+	failed := in.Failed + attemptOf(ctx) - 1 // only a failure brings a retry
 	var se *telegram.SendError
 	if errors.As(err, &se) && se.Outcome == telegram.Told {
 		return &SendResult{As: store.AsFolded}, nil // in an earlier change's message

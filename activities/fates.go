@@ -190,7 +190,7 @@ func (a *Activities) noteFate(ctx context.Context, f store.Fate) {
 	// would cost every delivery).
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), fateWriteTimeout)
 	defer cancel()
-	if err := a.Store.RecordFates(wctx, []store.Fate{f}); err != nil {
+	if err := a.Store.RecordFate(wctx, f); err != nil {
 		activity.GetLogger(ctx).Warn("could not record what became of a notice (for /why)", "subscriber", f.Sub, "error", err)
 	}
 }

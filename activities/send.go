@@ -144,15 +144,8 @@ func (a *Activities) sendWhole(ctx context.Context, in SendInput) (*SendResult, 
 		if err != nil {
 			return nil, err
 		}
-		if res.MigratedTo == 0 {
-			res.MigratedTo, res.NewKey = acc.MigratedTo, acc.NewKey
-		}
-		if res.Card == nil && !res.CardRecorded {
-			res.Card = acc.Card
-		}
 		next := res.Next
-		res.Next, res.NotBefore = nil, time.Time{}
-		acc = *res
+		acc = accumulate(acc, *res)
 		if next == nil {
 			return &acc, nil
 		}

@@ -47,12 +47,21 @@ type Tuning struct {
 	// lost with a killed worker is retried after this, whatever
 	// HTTP_TIMEOUT or the step's own time-out is.
 	SendHeartbeat time.Duration `json:"send_heartbeat,omitempty"`
+	// BatchSize is how many sends one SendBatch activity makes (at most
+	// WindowSize): a fan-out costs an activity and a few history events a
+	// batch, not a message (versionBatchSends).
+	BatchSize int `json:"batch_size,omitempty"`
+	// BatchWait: a send of a batch whose chat's next turn comes within it
+	// waits for it in the batch; a later one goes back to the delivery
+	// (a timer, then a Send of its own).
+	BatchWait time.Duration `json:"batch_wait,omitempty"`
 }
 
 // DefaultTuning is what a delivery uses when its input leaves a field zero.
 func DefaultTuning() Tuning {
 	return Tuning{PageSize: 500, WindowSize: 50, MaxHistoryLength: 8000, MaxBursts: 12, BurstBackoff: time.Minute,
-		SendAttempts: 6, Recheck: 30 * time.Second, SendTimeout: 75 * time.Second, SendHeartbeat: 5 * time.Second}
+		SendAttempts: 6, Recheck: 30 * time.Second, SendTimeout: 75 * time.Second, SendHeartbeat: 5 * time.Second,
+		BatchSize: 25, BatchWait: 3 * time.Second}
 }
 
 // withDefaults fills the zero fields from DefaultTuning.
@@ -84,6 +93,13 @@ func (t Tuning) withDefaults() Tuning {
 	}
 	if t.SendHeartbeat <= 0 {
 		t.SendHeartbeat = d.SendHeartbeat
+	}
+	if t.BatchSize <= 0 {
+		t.BatchSize = d.BatchSize
+	}
+	t.BatchSize = min(t.BatchSize, t.WindowSize)
+	if t.BatchWait <= 0 {
+		t.BatchWait = d.BatchWait
 	}
 	return t
 }
@@ -124,6 +140,10 @@ const (
 	// sending its first pass, whose sends to the chats it has not reached
 	// yet then tell it too (activities/handover.go).
 	versionHandOver = "hand-over-sending"
+	// versionBatchSends: the sends go out in batches, one SendBatch
+	// activity each (activities/batch.go); a send a batch hands back goes
+	// on as a Send of its own.
+	versionBatchSends = "batch-sends"
 )
 
 // DeliveryInput starts a delivery; State is set when it continues as new.
@@ -257,6 +277,7 @@ func DeliveryWorkflow(ctx workflow.Context, in DeliveryInput) (*Progress, error)
 	d.foldLater = d.perCall && workflow.GetVersion(ctx, versionFoldLater, workflow.DefaultVersion, 1) == 1
 	d.takeOver = d.foldLater && workflow.GetVersion(ctx, versionTakeOver, workflow.DefaultVersion, 1) == 1
 	d.handOver = d.takeOver && workflow.GetVersion(ctx, versionHandOver, workflow.DefaultVersion, 1) == 1
+	d.batched = d.handOver && workflow.GetVersion(ctx, versionBatchSends, workflow.DefaultVersion, 1) == 1
 	if err := d.setup(ctx); err != nil {
 		return nil, err
 	}
@@ -285,6 +306,10 @@ type delivery struct {
 	// handOver: the delivery offers its step to the one sending before
 	// it, and takes newer steps while it sends (versionHandOver).
 	handOver bool
+	// batched: sends go out in batches (versionBatchSends); batches is
+	// how many are out.
+	batched bool
+	batches int
 }
 
 // outcomes are the results of sends not yet written to MongoDB.
@@ -750,9 +775,10 @@ func (d *delivery) summarize(ctx workflow.Context) error {
 }
 
 // pump keeps up to WindowSize sends in flight, starting the next as soon as
-// one finishes, and writes outcomes once per WindowSize. It stops taking
-// work when the history is full or an operator gave up, and returns when
-// everything it started has finished and is written.
+// one finishes (batched: as soon as a whole batch fits), and writes
+// outcomes once per WindowSize. It stops taking work when the history is
+// full or an operator gave up, and returns when everything it started has
+// finished and is written.
 func (d *delivery) pump(ctx workflow.Context, next func() (activities.Retry, bool, error), retrying bool) error {
 	st := d.st
 	sctx := d.sendContext(ctx)
@@ -762,7 +788,11 @@ func (d *delivery) pump(ctx workflow.Context, next func() (activities.Retry, boo
 	for {
 		// At least one send per run, so a run that starts near the history
 		// limit still makes progress.
+		var batch []queued
 		for nextErr == nil && inFlight < d.tune.WindowSize && !st.GaveUp && (started == 0 || !d.historyFull(ctx)) {
+			if d.batched && len(batch) == 0 && d.batches > 0 && d.tune.WindowSize-inFlight < d.tune.BatchSize {
+				break // room for a whole batch first, while one is out
+			}
 			p, ok, err := next()
 			if err != nil {
 				nextErr = err // finish what is in flight and record it first
@@ -774,20 +804,24 @@ func (d *delivery) pump(ctx workflow.Context, next func() (activities.Retry, boo
 			st.InFlight = append(st.InFlight, p.Recipient.Key)
 			inFlight++
 			started++
-			in := activities.SendInput{EventKey: d.e.Key, Recipient: p.Recipient}
-			if d.perCall {
-				in.PerCall, in.Ticket, in.Attempts = true, activities.BurstTicketOf(d.e.At, d.e.Key, p.Recipient.Key, d.e.Burst), d.tune.SendAttempts
-				in.Burst = d.e.Burst
-				in.FoldLater = d.foldLater
-				in.Newer = st.Newer
-			}
-			d.send(ctx, sctx, sel, in, activities.SendResult{}, func(res *activities.SendResult, err error) {
+			q := queued{in: d.sendInput(p), done: func(res *activities.SendResult, err error) {
 				inFlight--
 				if i := slices.Index(st.InFlight, p.Recipient.Key); i >= 0 {
 					st.InFlight = slices.Delete(st.InFlight, i, i+1)
 				}
 				d.settle(ctx, p, retrying, res, err)
-			})
+			}}
+			if !d.batched {
+				d.send(ctx, sctx, sel, q.in, activities.SendResult{}, q.done)
+				continue
+			}
+			if batch = append(batch, q); len(batch) == d.tune.BatchSize {
+				d.sendBatch(ctx, sctx, sel, batch)
+				batch = nil
+			}
+		}
+		if len(batch) > 0 {
+			d.sendBatch(ctx, sctx, sel, batch)
 		}
 		if inFlight == 0 {
 			if err := d.flush(ctx); err != nil {
@@ -802,6 +836,85 @@ func (d *delivery) pump(ctx workflow.Context, next func() (activities.Retry, boo
 			}
 		}
 	}
+}
+
+// queued is a send the pump started: its input, and what settles it.
+type queued struct {
+	in   activities.SendInput
+	done func(*activities.SendResult, error)
+}
+
+// sendInput is the first Send of p's chain.
+func (d *delivery) sendInput(p activities.Retry) activities.SendInput {
+	in := activities.SendInput{EventKey: d.e.Key, Recipient: p.Recipient}
+	if d.perCall {
+		in.PerCall, in.Ticket, in.Attempts = true, activities.BurstTicketOf(d.e.At, d.e.Key, p.Recipient.Key, d.e.Burst), d.tune.SendAttempts
+		in.Burst = d.e.Burst
+		in.FoldLater = d.foldLater
+		in.Newer = d.st.Newer
+	}
+	return in
+}
+
+// sendBatch runs the sends of batch in one SendBatch; each goes on from
+// its outcome as from a Send's result (goOn). A batch that fails as a
+// whole (its attempts spent) leaves each send to a Send of its own.
+func (d *delivery) sendBatch(ctx, sctx workflow.Context, sel workflow.Selector, batch []queued) {
+	in := activities.SendBatchInput{WaitWithin: d.tune.BatchWait}
+	for _, q := range batch {
+		in.Sends = append(in.Sends, q.in)
+	}
+	f := workflow.ExecuteActivity(d.batchContext(ctx, len(batch)), a.SendBatch, in)
+	d.batches++
+	sel.AddFuture(f, func(f workflow.Future) {
+		d.batches--
+		var res activities.SendBatchResult
+		if err := f.Get(ctx, &res); err != nil || len(res.Outcomes) != len(batch) {
+			workflow.GetLogger(ctx).Warn("a batch of sends failed: each goes on alone", "event", d.e.Key, "error", err)
+			for _, q := range batch {
+				d.send(ctx, sctx, sel, q.in, activities.SendResult{}, q.done)
+			}
+			return
+		}
+		for i, o := range res.Outcomes {
+			d.goOn(ctx, sctx, sel, batch[i], o)
+		}
+	})
+}
+
+// goOn takes one send from its outcome in a batch: settled, failed for
+// its burst, or on with a Send (a failed call again after the retry
+// policy's first pause or what Telegram asked; a later call at its time).
+func (d *delivery) goOn(ctx, sctx workflow.Context, sel workflow.Selector, q queued, o activities.SendOutcome) {
+	var acc activities.SendResult
+	if o.Result != nil {
+		acc = *o.Result
+	}
+	next, at := acc.Next, acc.NotBefore
+	acc = chainResult(activities.SendResult{}, acc)
+	switch f := o.Failure; {
+	case f != nil && (f.Final || f.Retry == nil):
+		q.done(&acc, f.Error())
+		return
+	case f != nil:
+		if f.Moved != nil && acc.MigratedTo == 0 { // moved to a supergroup: retried there
+			acc.MigratedTo, acc.NewKey = f.Moved.ChatID, f.Moved.Key
+		}
+		// The attempts left of the burst (the batch's was its first).
+		next, at = f.Retry, workflow.Now(ctx).Add(max(time.Second, f.RetryAfter))
+		sctx = workflow.WithRetryPolicy(sctx, *d.sendRetry(d.tune.SendAttempts - f.Retry.Failed))
+	case next == nil:
+		q.done(&acc, nil)
+		return
+	}
+	in := *next
+	wait := at.Sub(workflow.Now(ctx))
+	if wait <= 0 {
+		d.send(ctx, sctx, sel, in, acc, q.done)
+		return
+	}
+	t := workflow.NewTimerWithOptions(ctx, wait, workflow.TimerOptions{Summary: "Wait for the chat's turn under Telegram's limits"})
+	sel.AddFuture(t, func(workflow.Future) { d.send(ctx, sctx, sel, in, acc, q.done) })
 }
 
 // send runs one Send and, while its result names the next Send of the
@@ -846,6 +959,21 @@ func chainResult(acc, res activities.SendResult) activities.SendResult {
 	return res
 }
 
+// batchContext is a SendBatch's options: its sends wait for their slots
+// and short turns inside it, so its time-out is theirs together; a batch
+// lost with its worker misses its heartbeat and goes on from the last one.
+func (d *delivery) batchContext(ctx workflow.Context, n int) workflow.Context {
+	return workflow.WithActivityOptions(d.actx, workflow.ActivityOptions{
+		TaskQueue:           SendTaskQueue(workflow.GetInfo(ctx).TaskQueueName),
+		StartToCloseTimeout: 4*d.tune.SendTimeout + time.Duration(n)*d.tune.BatchWait,
+		HeartbeatTimeout:    d.tune.SendHeartbeat,
+		RetryPolicy: &temporal.RetryPolicy{
+			InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second, MaximumAttempts: d.tune.SendAttempts,
+		},
+		Summary: fmt.Sprintf("Send the notification to %d subscribers", n),
+	})
+}
+
 func (d *delivery) sendContext(ctx workflow.Context) workflow.Context {
 	return workflow.WithActivityOptions(d.actx, workflow.ActivityOptions{
 		TaskQueue: SendTaskQueue(workflow.GetInfo(ctx).TaskQueueName),
@@ -855,12 +983,17 @@ func (d *delivery) sendContext(ctx workflow.Context) workflow.Context {
 		// attempt starts (ScheduleToStart), not inside it.
 		StartToCloseTimeout: d.tune.SendTimeout,
 		HeartbeatTimeout:    d.tune.SendHeartbeat,
-		RetryPolicy: &temporal.RetryPolicy{
-			InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second,
-			MaximumAttempts: d.tune.SendAttempts, NonRetryableErrorTypes: []string{activities.ErrTypePermanentMessage},
-		},
-		Summary: "Send the notification to one subscriber",
+		RetryPolicy: d.sendRetry(d.tune.SendAttempts),
+		Summary:     "Send the notification to one subscriber",
 	})
+}
+
+// sendRetry is a Send's retry policy: attempts (at least one) in a burst.
+func (d *delivery) sendRetry(attempts int32) *temporal.RetryPolicy {
+	return &temporal.RetryPolicy{
+		InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second,
+		MaximumAttempts: max(attempts, 1), NonRetryableErrorTypes: []string{activities.ErrTypePermanentMessage},
+	}
 }
 
 // flush writes the ledger and the retries of the sends finished so far.

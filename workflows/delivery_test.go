@@ -68,6 +68,25 @@ type deliveryEnv struct {
 	steps     []string
 	// heartbeats: each activity type's HeartbeatTimeout as last started.
 	heartbeats map[string]time.Duration
+	// batches: the size of each SendBatch, in order.
+	batches []int
+}
+
+// isSend: an activity that sends (a Send, or a batch of sends).
+func isSend(activityType string) bool { return activityType == "Send" || activityType == "SendBatch" }
+
+// outcomeInBatch is what SendBatch says of a send whose first call
+// answered res or err (its last attempt's failure ends the burst, as
+// the send's own sendCall marks it).
+func outcomeInBatch(in activities.SendInput, res *activities.SendResult, err error) activities.SendOutcome {
+	if err != nil {
+		f := activities.FailedInBatch(err, in)
+		if in.Attempts > 0 && in.Failed+1 >= in.Attempts {
+			f.Final, f.Retry = true, nil
+		}
+		return activities.SendOutcome{Result: &activities.SendResult{}, Failure: f}
+	}
+	return activities.SendOutcome{Result: res}
 }
 
 func newDeliveryEnv(t *testing.T) *deliveryEnv { return newSlowDeliveryEnv(t, 0) }
@@ -116,27 +135,41 @@ func newSlowDeliveryEnv(t *testing.T, sendTime time.Duration) *deliveryEnv {
 			}
 			return d.takeOver(in), nil
 		})
-	env.OnActivity(d.a.Send, mock.Anything, mock.Anything).After(sendTime).Return(
-		func(_ context.Context, in activities.SendInput) (*activities.SendResult, error) {
+	send := func(_ context.Context, in activities.SendInput) (*activities.SendResult, error) {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		k := in.Recipient.Key
+		d.inputs, d.at = append(d.inputs, in), append(d.at, env.Now())
+		if d.chain != nil {
+			return d.chain(in), nil
+		}
+		d.attempts[k]++
+		if errs := d.fail[k]; len(errs) > 0 {
+			d.fail[k] = errs[1:]
+			if errs[0] != nil {
+				return nil, errs[0]
+			}
+		}
+		if r := d.results[k]; r != nil {
+			return r, nil
+		}
+		d.sent = append(d.sent, k)
+		return &activities.SendResult{}, nil
+	}
+	env.OnActivity(d.a.Send, mock.Anything, mock.Anything).After(sendTime).Return(send)
+	// A batch makes each send's first call as the Send would, and hands
+	// every later call back (the delivery's timer, then a Send).
+	env.OnActivity(d.a.SendBatch, mock.Anything, mock.Anything).After(sendTime).Return(
+		func(ctx context.Context, in activities.SendBatchInput) (*activities.SendBatchResult, error) {
 			d.mu.Lock()
-			defer d.mu.Unlock()
-			k := in.Recipient.Key
-			d.inputs, d.at = append(d.inputs, in), append(d.at, env.Now())
-			if d.chain != nil {
-				return d.chain(in), nil
+			d.batches = append(d.batches, len(in.Sends))
+			d.mu.Unlock()
+			out := &activities.SendBatchResult{}
+			for _, s := range in.Sends {
+				res, err := send(ctx, s)
+				out.Outcomes = append(out.Outcomes, outcomeInBatch(s, res, err))
 			}
-			d.attempts[k]++
-			if errs := d.fail[k]; len(errs) > 0 {
-				d.fail[k] = errs[1:]
-				if errs[0] != nil {
-					return nil, errs[0]
-				}
-			}
-			if r := d.results[k]; r != nil {
-				return r, nil
-			}
-			d.sent = append(d.sent, k)
-			return &activities.SendResult{}, nil
+			return out, nil
 		})
 	env.OnActivity(d.a.RecordDelivered, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in activities.RecordInput) error {
@@ -297,7 +330,7 @@ func TestDelivery429WaitsRetryAfter(t *testing.T) {
 		temporal.ApplicationErrorOptions{NextRetryDelay: 7 * time.Second})}
 	var sentAt time.Time
 	d.SetOnActivityCompletedListener(func(info *activityInfo, _ encodedValue, err error) {
-		if info.ActivityType.Name == "Send" && err == nil {
+		if isSend(info.ActivityType.Name) && err == nil {
 			sentAt = d.Now()
 		}
 	})
@@ -468,7 +501,7 @@ func TestDeliveryRetryNowSkipsTheBackoff(t *testing.T) {
 	start := d.Now()
 	var doneAt time.Time
 	d.SetOnActivityCompletedListener(func(info *activityInfo, _ encodedValue, err error) {
-		if info.ActivityType.Name == "Send" && err == nil {
+		if isSend(info.ActivityType.Name) && err == nil {
 			doneAt = d.Now()
 		}
 	})
@@ -501,7 +534,7 @@ func TestDeliveryKeepsPerSubscriberOrder(t *testing.T) {
 	d.blocked = func(k string) bool { return k == "a" && d.Now().Before(reached) }
 	var sentAt time.Time
 	d.SetOnActivityCompletedListener(func(info *activityInfo, _ encodedValue, err error) {
-		if info.ActivityType.Name == "Send" && err == nil {
+		if isSend(info.ActivityType.Name) && err == nil {
 			sentAt = d.Now()
 		}
 	})
@@ -578,7 +611,7 @@ func TestDelivery429FloodDoesNotUseTheRetryBudget(t *testing.T) {
 	start := d.Now()
 	var sentAt time.Time
 	d.SetOnActivityCompletedListener(func(info *activityInfo, _ encodedValue, err error) {
-		if info.ActivityType.Name == "Send" && err == nil {
+		if isSend(info.ActivityType.Name) && err == nil {
 			sentAt = d.Now()
 		}
 	})

@@ -294,7 +294,8 @@ func (s *Store) changeChat(ctx context.Context, chatID int64, now time.Time, cha
 			return nil
 		}
 		st := chatState{ID: chatVersionID(chatID, cur.V+1), Chat: chatID, V: cur.V + 1, Turns: turns, At: now}
-		if _, err := col.InsertOne(ctx, st); mongo.IsDuplicateKeyError(err) {
+		// With the other claims of this process under way (groupinsert.go).
+		if err := s.chatInserts.insert(ctx, col, st); mongo.IsDuplicateKeyError(err) {
 			lost++
 			known = false
 			continue // another process wrote it first: read it

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/openai-status-bot/statusbot/internal/event"
@@ -124,16 +125,31 @@ func (s *Store) RecordFates(ctx context.Context, fates []Fate) error {
 	}
 	docs := make([]any, 0, len(fates))
 	for _, f := range fates {
-		f.ID = fateID(f.Event, f.Sub) // a withheld notice: once
-		if f.Outcome != FateWithheld {
-			f.ID += "|" + strconv.FormatInt(f.At.UnixNano(), 10)
-		}
-		docs = append(docs, f)
+		docs = append(docs, fateDoc(f))
 	}
 	if _, err := s.db.Collection(colFates).InsertMany(ctx, docs, options.InsertMany().SetOrdered(false)); err != nil && !onlyDuplicates(err) {
 		return fmt.Errorf("mongodb: record what became of notices: %w", err)
 	}
 	return nil
+}
+
+// RecordFate is RecordFates for one send's fate, written together with
+// the fates other sends of this process write meanwhile (groupinsert.go):
+// a batch of sends pays a round trip or two for its fates, not one each.
+func (s *Store) RecordFate(ctx context.Context, f Fate) error {
+	if err := s.fateInserts.insert(ctx, s.db.Collection(colFates), fateDoc(f)); err != nil && !mongo.IsDuplicateKeyError(err) {
+		return fmt.Errorf("mongodb: record what became of a notice: %w", err)
+	}
+	return nil
+}
+
+// fateDoc is f as stored: a withheld notice once, any other a new version.
+func fateDoc(f Fate) Fate {
+	f.ID = fateID(f.Event, f.Sub)
+	if f.Outcome != FateWithheld {
+		f.ID += "|" + strconv.FormatInt(f.At.UnixNano(), 10)
+	}
+	return f
 }
 
 // LastFates returns what became of a chat's newest n notices, newest first.

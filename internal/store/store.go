@@ -53,6 +53,9 @@ type Store struct {
 	tripsMu    sync.Mutex
 	tripsBy    map[string]int64 // "command collection"
 	chats      chatMemory       // chat_calls versions (chatcalls.go)
+	// chatInserts and fateInserts write concurrent inserts into chat_calls
+	// and fates together (groupinsert.go).
+	chatInserts, fateInserts groupInsert
 	// defaultPage is the page new chats follow (follows.go).
 	defaultPage string
 	// offered is the pages on offer (follows.go; nil: not set).
