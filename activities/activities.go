@@ -4,6 +4,7 @@ package activities
 
 import (
 	"context"
+	"golang.org/x/sync/singleflight"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -67,6 +68,8 @@ type Activities struct {
 
 	msgMu    sync.Mutex
 	messages map[string]string
+	// reads: reads the sends under way need at once are made once.
+	reads singleflight.Group
 	// events caches stored events by key (storedEvent): a send that tells
 	// several steps reads them all, at every call of its chain.
 	events map[string]event.Event

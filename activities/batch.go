@@ -94,9 +94,11 @@ func (a *Activities) SendBatch(ctx context.Context, in SendBatchInput) (*SendBat
 		defer mu.Unlock()
 		return batchProgress{Done: append([]bool(nil), p.Done...), At: append([]SendInput(nil), p.At...), Acc: append([]SendOutcome(nil), p.Acc...)}
 	}
-	stopBeat := a.heartbeatProgress(ctx, snapshot)
+	fates := &fateBuffer{}
+	stopBeat := a.heartbeatProgress(ctx, snapshot, func() { fates.write(ctx, a) })
 	defer stopBeat()
-	bctx := inBatch(ctx)
+	defer fates.write(ctx, a)
+	bctx := context.WithValue(inBatch(ctx), fatesKey{}, fates)
 	stop := activity.GetWorkerStopChannel(ctx)
 	var wg sync.WaitGroup
 	for i := range n {
@@ -219,8 +221,9 @@ func FailedInBatch(err error, in SendInput) *SendFailure {
 	return f
 }
 
-// heartbeatProgress records the batch's progress every sendHeartbeatEvery.
-func (a *Activities) heartbeatProgress(ctx context.Context, progress func() batchProgress) (stop func()) {
+// heartbeatProgress records the batch's progress every sendHeartbeatEvery,
+// and then runs also (the fates noted so far written).
+func (a *Activities) heartbeatProgress(ctx context.Context, progress func() batchProgress, also func()) (stop func()) {
 	if !activity.IsActivity(ctx) {
 		return func() {}
 	}
@@ -236,6 +239,7 @@ func (a *Activities) heartbeatProgress(ctx context.Context, progress func() batc
 				return
 			case <-tick.C:
 				activity.RecordHeartbeat(ctx, progress())
+				also()
 			}
 		}
 	}()

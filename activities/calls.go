@@ -70,7 +70,10 @@ func (a *Activities) sendCall(ctx context.Context, in SendInput, r Recipient) (*
 	// Send from before versionCallPerSend (sendWhole) makes its calls paced
 	// by the sender alone, as it did. The HTML-to-plain fallback takes a
 	// slot of its own.
-	if in.PerCall {
+	switch {
+	case in.PerCall && a.Budget != nil: // the budget's slots space the calls
+		ctx = telegram.WithSpacedTurn(ctx, a.chatTurn(r.ChatID, ticket, budget, a.gatherFor(in)))
+	case in.PerCall:
 		ctx = telegram.WithTurn(ctx, a.chatTurn(r.ChatID, ticket, budget, a.gatherFor(in)))
 	}
 	ctx = telegram.WithSlot(ctx, a.fallbackSlot)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"go.temporal.io/sdk/activity"
@@ -186,11 +187,46 @@ func burstsSpent(why string) *store.Reason {
 }
 
 func (a *Activities) noteFate(ctx context.Context, f store.Fate) {
+	if b, ok := ctx.Value(fatesKey{}).(*fateBuffer); ok {
+		b.add(f) // a batch's: written with the others (batch.go)
+		return
+	}
 	// No summary: /why reads the few notices it shows (a read per send
 	// would cost every delivery).
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), fateWriteTimeout)
 	defer cancel()
 	if err := a.Store.RecordFate(wctx, f); err != nil {
 		activity.GetLogger(ctx).Warn("could not record what became of a notice (for /why)", "subscriber", f.Sub, "error", err)
+	}
+}
+
+// fateBuffer holds the fates a batch of sends notes until the batch
+// writes them, together (batch.go).
+type fateBuffer struct {
+	mu    sync.Mutex
+	fates []store.Fate
+}
+
+type fatesKey struct{}
+
+func (b *fateBuffer) add(f store.Fate) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.fates = append(b.fates, f)
+}
+
+// write records the fates noted since the last write, in one round trip.
+func (b *fateBuffer) write(ctx context.Context, a *Activities) {
+	b.mu.Lock()
+	fates := b.fates
+	b.fates = nil
+	b.mu.Unlock()
+	if len(fates) == 0 {
+		return
+	}
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), fateWriteTimeout)
+	defer cancel()
+	if err := a.Store.RecordFates(wctx, fates); err != nil {
+		activity.GetLogger(ctx).Warn("could not record what became of notices (for /why)", "count", len(fates), "error", err)
 	}
 }

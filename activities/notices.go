@@ -57,12 +57,18 @@ func (a *Activities) message(ctx context.Context, key string) (string, error) {
 	if text, ok := a.cached(key); ok {
 		return text, nil
 	}
-	text, err := a.Store.Message(ctx, key)
+	// The sends of a batch that start together read it once.
+	v, err, _ := a.reads.Do("message "+key, func() (any, error) {
+		text, err := a.Store.Message(ctx, key)
+		if err == nil {
+			a.cacheMessage(key, text)
+		}
+		return text, err
+	})
 	if err != nil {
 		return "", err
 	}
-	a.cacheMessage(key, text)
-	return text, nil
+	return v.(string), nil
 }
 
 // noticeIn is the event's notice with its times in zone ("" is UTC) and

@@ -46,10 +46,21 @@ func WithTurn(ctx context.Context, turn Turn) context.Context {
 	return context.WithValue(ctx, turnKey{}, turn)
 }
 
+type spacedKey struct{}
+
+// WithSpacedTurn is WithTurn for a turn that spaces the calls itself
+// (one of the cluster's send budget's slots, store.SendBudget): this
+// process's overall spacing is not waited for on top. Waiting for it
+// made the sends of a batch take their slots and claim their chats' turns
+// one at a time, a round trip each, where they can claim together.
+func WithSpacedTurn(ctx context.Context, turn Turn) context.Context {
+	return context.WithValue(WithTurn(ctx, turn), spacedKey{}, true)
+}
+
 // inTurn makes call once this process's overall spacing and the chat's
 // turn let it, and says when it started.
 func (s *Sender) inTurn(ctx context.Context, turn Turn, call func() error) (*SendError, error) {
-	if s.pace.global != nil {
+	if spaced, _ := ctx.Value(spacedKey{}).(bool); s.pace.global != nil && !spaced {
 		if err := s.pace.global.wait(ctx); err != nil {
 			return &SendError{Outcome: Transient, Description: "waiting for a Telegram send slot: " + err.Error()}, nil
 		}
