@@ -104,12 +104,21 @@ func runFanOut(b *testing.B, s *testenv.Stack, n int) { runFanOutMode(b, s, n, "
 // the chats' turns are shared), against a fake Telegram enforcing
 // Telegram's limits: 30 a second overall, one a second per chat, 20 a
 // minute per group, edits and pins counted.
+//
+// BENCH_WORKERS lists the numbers of workers (default 1,2) and
+// BENCH_WORKERS_SUBSCRIBERS the chats (default 1000): issue 29's run is
+// BENCH_WORKERS=1,2,5 BENCH_WORKERS_SUBSCRIBERS=10000.
 func BenchmarkFanOutWorkers(b *testing.B) {
-	for _, workers := range []int{1, 2} {
+	n := envInt("BENCH_WORKERS_SUBSCRIBERS", 1000)
+	for _, w := range strings.Split(cmp.Or(os.Getenv("BENCH_WORKERS"), "1,2"), ",") {
+		workers, err := strconv.Atoi(strings.TrimSpace(w))
+		if err != nil || workers < 1 {
+			b.Fatalf("BENCH_WORKERS=%q: a list of numbers of workers, such as 1,2,5", os.Getenv("BENCH_WORKERS"))
+		}
 		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
 			s := testenv.NewStack(b, time.Hour)
 			s.Telegram.RealLimits()
-			runFanOutWith(b, s, 1000, "", workers)
+			runFanOutWith(b, s, n, "", workers)
 		})
 	}
 }

@@ -39,7 +39,10 @@ func TestReplayRecordedHistories(t *testing.T) {
 		"page_notice_removed.json",
 		// A delivery that took a newer step while it sent, and the newer
 		// one that offered it (hand-over-sending).
-		"delivery_took_hand_over.json", "delivery_offered_hand_over.json"} {
+		"delivery_took_hand_over.json", "delivery_offered_hand_over.json",
+		// Deliveries from before their sends went out in batches
+		// (batch-sends): a Send per subscriber.
+		"delivery_429_then_success_before_batch_sends.json", "delivery_403_removed_before_batch_sends.json"} {
 		require.Contains(t, files, filepath.Join("testdata", want))
 	}
 	for _, f := range files {
