@@ -983,8 +983,8 @@ func (d *delivery) sendContext(ctx workflow.Context) workflow.Context {
 		// attempt starts (ScheduleToStart), not inside it.
 		StartToCloseTimeout: d.tune.SendTimeout,
 		HeartbeatTimeout:    d.tune.SendHeartbeat,
-		RetryPolicy: d.sendRetry(d.tune.SendAttempts),
-		Summary:     "Send the notification to one subscriber",
+		RetryPolicy:         d.sendRetry(d.tune.SendAttempts),
+		Summary:             "Send the notification to one subscriber",
 	})
 }
 
