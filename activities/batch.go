@@ -147,6 +147,8 @@ func (a *Activities) batchChain(ctx context.Context, stop <-chan struct{}, withi
 		}
 		res, err := a.sendStep(ctx, in)
 		if err != nil {
+			// As the Send activity's failures are logged by the SDK.
+			activity.GetLogger(ctx).Warn("a send of the batch failed", "subscriber", in.Recipient.Key, "error", err)
 			note(in, SendOutcome{Result: &sofar, Failure: FailedInBatch(err, in)}, true)
 			return
 		}
@@ -178,7 +180,11 @@ func (a *Activities) batchChain(ctx context.Context, stop <-chan struct{}, withi
 		}
 		in = next
 	}
-	note(in, SendOutcome{Result: &sofar, Failure: FailedInBatch(sendFailure("a chain of calls that does not end", ErrTypeTransient, 0, true, nil), in)}, true)
+	// Still waiting for its turn after maxCalls steps (a slot of a slow
+	// budget, a busy group): the delivery goes on with it, as with any
+	// send whose turn is further off. Failing it here cost chats a burst
+	// and a minute's backoff at 3 calls a second.
+	handBack(in, a.now())
 }
 
 // accumulate is what a chain did after one more Send's result: a move to

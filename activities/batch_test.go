@@ -164,3 +164,31 @@ func TestBatchRetriedGoesOnFromItsHeartbeat(t *testing.T) {
 	require.Equal(t, "message", r.Outcomes[0].Result.As, "the told send's outcome, from the heartbeat")
 	require.Nil(t, r.Outcomes[1].Result.Next)
 }
+
+// A send still waiting for its chat's turn after a chain's worth of short
+// waits is handed back to the delivery, which goes on waiting with it.
+// Before, the batch failed it as "a chain of calls that does not end": at
+// 3 calls a second with a window of 50 sends, chats waiting for a slot
+// lost their first pass and got the notice a minute's backoff later,
+// after the next update's own pass.
+func TestBatchHandsBackASendStillWaitingAfterManyShortWaits(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	e := componentNotice(t, w, 1)
+	b := telegram.BudgetOf(1)
+	// A call in chat 1 just now, and another send's turn waiting ahead of
+	// this one, whose owner does not come back: chat 1's turn stays a
+	// second or so away for a minute (store.TurnGrace).
+	c, err := w.st.ClaimCall(ctx, 1, "0 another worker's call", b, time.Now())
+	require.NoError(t, err)
+	require.True(t, c.OK)
+	c, err = w.st.ClaimCall(ctx, 1, "1 a send that waits ahead", b, time.Now())
+	require.NoError(t, err)
+	require.False(t, c.OK)
+	in := batchOf(e.Key, []int64{1}, 6)
+	in.Sends[0].Ticket = "2 this send"
+	o := runBatch(t, w, in).Outcomes[0]
+	require.Nil(t, o.Failure, "still waiting is no failure")
+	require.NotNil(t, o.Result.Next, "handed back to wait on")
+	require.Zero(t, w.tg.Calls("sendMessage"))
+}
