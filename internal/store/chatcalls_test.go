@@ -440,3 +440,37 @@ func TestChatPruneReadsOnlyWhatMayGo(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, int64(3), deleted, "the quiet chat's versions, not the busy ones'")
 }
+
+// Claims that one process makes at once, for different chats (the sends
+// of a batch, issue 29 item 1), are written together: one InsertMany
+// takes every claim queued while the one before is in flight. Each gets
+// its turn, and a claim of a chat another process wrote first still loses
+// and reads it (the chat's turn taken once). On the code before, every
+// claim was an insert of its own: 25 round trips for 25 sends.
+func TestClaimsOfAProcessAtOnceAreWrittenTogether(t *testing.T) {
+	st, other, _ := twoProcesses(t)
+	ctx := context.Background()
+	now := time.Now()
+	// Chat 25 has a call another process made just now.
+	c, err := other.ClaimCall(ctx, 25, "other", telegram.BudgetOf(25), now)
+	require.NoError(t, err)
+	require.True(t, c.OK)
+	before := st.RoundTripsBy()["insert chat_calls"]
+	claims := make([]store.Claim, 26)
+	var wg sync.WaitGroup
+	for i := range 26 {
+		wg.Go(func() {
+			c, err := st.ClaimCall(ctx, int64(i), fmt.Sprintf("t%d", i), telegram.BudgetOf(int64(i)), now)
+			require.NoError(t, err)
+			claims[i] = c
+		})
+	}
+	wg.Wait()
+	inserts := st.RoundTripsBy()["insert chat_calls"] - before
+	t.Logf("26 claims at once: %d inserts into chat_calls", inserts)
+	for i, c := range claims[:25] {
+		require.True(t, c.OK, "chat %d: its turn", i)
+	}
+	require.False(t, claims[25].OK, "chat 25: the other process's call was first")
+	require.LessOrEqual(t, inserts, int64(13), "claims at once are written together")
+}
