@@ -95,7 +95,7 @@ func (a *Activities) SendBatch(ctx context.Context, in SendBatchInput) (*SendBat
 		return batchProgress{Done: append([]bool(nil), p.Done...), At: append([]SendInput(nil), p.At...), Acc: append([]SendOutcome(nil), p.Acc...)}
 	}
 	fates := &fateBuffer{}
-	stopBeat := a.heartbeatProgress(ctx, snapshot, func() { fates.write(ctx, a) })
+	stopBeat := a.heartbeatProgress(ctx, snapshot, func() { fates.writeOlder(ctx, a, fatesKept) })
 	defer stopBeat()
 	defer fates.write(ctx, a)
 	bctx := context.WithValue(inBatch(ctx), fatesKey{}, fates)

@@ -205,14 +205,32 @@ func (a *Activities) noteFate(ctx context.Context, f store.Fate) {
 type fateBuffer struct {
 	mu    sync.Mutex
 	fates []store.Fate
+	since time.Time // of the oldest fate held
 }
+
+// fatesKept is how long a batch holds the fates it noted before writing
+// them while it goes on (it writes them all when it ends).
+const fatesKept = 5 * time.Second
 
 type fatesKey struct{}
 
 func (b *fateBuffer) add(f store.Fate) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if len(b.fates) == 0 {
+		b.since = time.Now()
+	}
 	b.fates = append(b.fates, f)
+}
+
+// writeOlder writes the fates held when the oldest is older than d.
+func (b *fateBuffer) writeOlder(ctx context.Context, a *Activities, d time.Duration) {
+	b.mu.Lock()
+	due := len(b.fates) > 0 && time.Since(b.since) >= d
+	b.mu.Unlock()
+	if due {
+		b.write(ctx, a)
+	}
 }
 
 // write records the fates noted since the last write, in one round trip.

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -53,6 +54,8 @@ type SendBudget struct {
 	reply  int64                // the next slot number a reply tries
 
 	fetch sync.Mutex // one lease in flight per process
+	// waiting counts the sends waiting for the lease in flight.
+	waiting atomic.Int64
 }
 
 type takenLease struct {
@@ -122,7 +125,9 @@ func (b *SendBudget) TakeAhead(ctx context.Context, lead time.Duration) (slot Sl
 		if slot, ok := b.pop(lead); ok {
 			return slot, true, time.Time{}, nil
 		}
+		b.waiting.Add(1)
 		b.fetch.Lock()
+		b.waiting.Add(-1)
 		slot, ok := b.pop(lead) // another send of this process leased meanwhile
 		if !ok {
 			var far time.Time
@@ -227,7 +232,10 @@ func (b *SendBudget) leaseMore(ctx context.Context) (far time.Time, err error) {
 		// taken; after a lease lost to another process, a few at once:
 		// the others that lost it race for the next too.
 		j := max(first/b.lease, b.next)
-		k := int64(min(1+lost, 3))
+		// As many as the sends waiting for a slot need (a batch's start
+		// together: one insert, and their claims together after it).
+		need := (b.waiting.Load() + b.lease) / b.lease
+		k := min(max(int64(1+lost), need), 3)
 		start := time.Unix(0, j*b.lease*int64(b.interval)).Add(-b.offset)
 		b.mu.Unlock()
 		if start.Sub(now) > budgetWithin {
