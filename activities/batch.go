@@ -233,8 +233,9 @@ func (a *Activities) heartbeatProgress(ctx context.Context, progress func() batc
 	if !activity.IsActivity(ctx) {
 		return func() {}
 	}
-	done := make(chan struct{})
+	done, exited := make(chan struct{}), make(chan struct{})
 	go func() {
+		defer close(exited)
 		tick := time.NewTicker(sendHeartbeatEvery)
 		defer tick.Stop()
 		for {
@@ -249,7 +250,9 @@ func (a *Activities) heartbeatProgress(ctx context.Context, progress func() batc
 			}
 		}
 	}()
-	return func() { close(done) }
+	// Waits for the ticker: a heartbeat after the batch returned is
+	// refused (and logged) by the SDK.
+	return func() { close(done); <-exited }
 }
 
 type batchKey struct{}
