@@ -59,9 +59,9 @@ type Tuning struct {
 
 // DefaultTuning is what a delivery uses when its input leaves a field zero.
 func DefaultTuning() Tuning {
-	return Tuning{PageSize: 500, WindowSize: 50, MaxHistoryLength: 8000, MaxBursts: 12, BurstBackoff: time.Minute,
+	return Tuning{PageSize: 500, WindowSize: 2 * store.SendBatch, MaxHistoryLength: 8000, MaxBursts: 12, BurstBackoff: time.Minute,
 		SendAttempts: 6, Recheck: 30 * time.Second, SendTimeout: 75 * time.Second, SendHeartbeat: 5 * time.Second,
-		BatchSize: 25, BatchWait: 3 * time.Second}
+		BatchSize: store.SendBatch, BatchWait: 3 * time.Second}
 }
 
 // withDefaults fills the zero fields from DefaultTuning.
