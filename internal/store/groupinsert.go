@@ -58,8 +58,15 @@ func (g *groupInsert) insert(ctx context.Context, col *mongo.Collection, doc any
 	}
 }
 
+// groupLinger is how long the first insert after a quiet spell waits for
+// the others under way: the sends of a batch ask for their chats' turns
+// within a millisecond or two of one another once their slots are leased,
+// and without it the first went alone and the rest in one or two more.
+const groupLinger = 3 * time.Millisecond
+
 // run writes the queue until it is empty.
 func (g *groupInsert) run(col *mongo.Collection) {
+	time.Sleep(groupLinger)
 	for {
 		g.mu.Lock()
 		n := min(len(g.queue), maxGroupInsert)
