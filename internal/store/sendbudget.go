@@ -103,10 +103,17 @@ func (s *Store) NewSendBudget(perSecond float64, clock func() time.Time) *SendBu
 const SendBatch = 24
 
 // leaseSize is the slots of a lease at perSecond: about half a second's
-// budget, a divisor of SendBatch (every worker computes the same).
+// budget, a divisor of SendBatch or, above it, a multiple (every worker
+// computes the same). Leases stay about two a second at any rate: every
+// lease is a document of call_slots and a check for replies, and FerretDB
+// scans the collection for each (leases of 24 at 1000 a second made forty
+// a second, and the checks outran the slots: the fan-out stalled).
 func leaseSize(perSecond float64) int64 {
 	half := max(2, int64(math.Ceil(perSecond/2)))
-	for l := min(half, SendBatch); l > 1; l-- {
+	if half >= SendBatch {
+		return half / SendBatch * SendBatch
+	}
+	for l := half; l > 1; l-- {
 		if SendBatch%l == 0 {
 			return l
 		}
