@@ -152,7 +152,7 @@ func (a *Activities) batchChain(ctx context.Context, stop <-chan struct{}, withi
 			note(in, SendOutcome{Result: &sofar, Failure: FailedInBatch(err, in)}, true)
 			return
 		}
-		sofar = accumulate(sofar, *res)
+		sofar = Accumulate(sofar, *res)
 		if res.Next == nil {
 			r := sofar
 			note(in, SendOutcome{Result: &r}, true)
@@ -187,10 +187,10 @@ func (a *Activities) batchChain(ctx context.Context, stop <-chan struct{}, withi
 	handBack(in, a.now())
 }
 
-// accumulate is what a chain did after one more Send's result: a move to
-// a supergroup is the first Send's, a card left to record the latest
-// one's (as the delivery's chainResult, and sendWhole).
-func accumulate(acc, res SendResult) SendResult {
+// Accumulate is what a chain of Sends did after one more Send's result:
+// a move to a supergroup is the first Send's, a card left to record the
+// latest one's (a batch's chains, sendWhole, and the delivery's chains).
+func Accumulate(acc, res SendResult) SendResult {
 	if res.MigratedTo == 0 {
 		res.MigratedTo, res.NewKey = acc.MigratedTo, acc.NewKey
 	}
@@ -201,7 +201,7 @@ func accumulate(acc, res SendResult) SendResult {
 	return res
 }
 
-// batchFailure is a failed call of in as the delivery needs it: final,
+// FailedInBatch is a failed call of in as the delivery needs it: final,
 // or the call to try again with this failure counted in its burst.
 func FailedInBatch(err error, in SendInput) *SendFailure {
 	f := &SendFailure{Message: err.Error(), Type: ErrTypeTransient}
@@ -230,29 +230,10 @@ func FailedInBatch(err error, in SendInput) *SendFailure {
 // heartbeatProgress records the batch's progress every sendHeartbeatEvery,
 // and then runs also (the fates noted so far written).
 func (a *Activities) heartbeatProgress(ctx context.Context, progress func() batchProgress, also func()) (stop func()) {
-	if !activity.IsActivity(ctx) {
-		return func() {}
-	}
-	done, exited := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(exited)
-		tick := time.NewTicker(sendHeartbeatEvery)
-		defer tick.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-ctx.Done():
-				return
-			case <-tick.C:
-				activity.RecordHeartbeat(ctx, progress())
-				also()
-			}
-		}
-	}()
-	// Waits for the ticker: a heartbeat after the batch returned is
-	// refused (and logged) by the SDK.
-	return func() { close(done); <-exited }
+	return tickWhile(ctx, sendHeartbeatEvery, func() {
+		activity.RecordHeartbeat(ctx, progress())
+		also()
+	})
 }
 
 type batchKey struct{}

@@ -95,9 +95,7 @@ func TestBatchHandsBackAFarTurnAndWaitsANearOne(t *testing.T) {
 	ctx := context.Background()
 	e := componentNotice(t, w, 1)
 	// Another worker's call in chat 1 just now: chat 1's turn comes in a second.
-	c, err := w.st.ClaimCall(ctx, 1, "another worker's call", telegram.BudgetOf(1), time.Now())
-	require.NoError(t, err)
-	require.True(t, c.OK)
+	calledJustNow(t, w, 1, "another worker's call", time.Now())
 	in := batchOf(e.Key, []int64{1}, 6)
 	in.WaitWithin = 100 * time.Millisecond
 	o := runBatch(t, w, in).Outcomes[0]
@@ -107,7 +105,7 @@ func TestBatchHandsBackAFarTurnAndWaitsANearOne(t *testing.T) {
 	require.WithinDuration(t, time.Now().Add(time.Second), o.Result.NotBefore, 1500*time.Millisecond)
 	require.Zero(t, w.tg.Calls("sendMessage"))
 
-	_, err = w.st.ClaimCall(ctx, 1, "another worker's second call", telegram.BudgetOf(1), time.Now().Add(time.Second))
+	_, err := w.st.ClaimCall(ctx, 1, "another worker's second call", telegram.BudgetOf(1), time.Now().Add(time.Second))
 	require.NoError(t, err)
 	in.WaitWithin = 5 * time.Second
 	o = runBatch(t, w, in).Outcomes[0]
@@ -179,10 +177,8 @@ func TestBatchHandsBackASendStillWaitingAfterManyShortWaits(t *testing.T) {
 	// A call in chat 1 just now, and another send's turn waiting ahead of
 	// this one, whose owner does not come back: chat 1's turn stays a
 	// second or so away for a minute (store.TurnGrace).
-	c, err := w.st.ClaimCall(ctx, 1, "0 another worker's call", b, time.Now())
-	require.NoError(t, err)
-	require.True(t, c.OK)
-	c, err = w.st.ClaimCall(ctx, 1, "1 a send that waits ahead", b, time.Now())
+	calledJustNow(t, w, 1, "0 another worker's call", time.Now())
+	c, err := w.st.ClaimCall(ctx, 1, "1 a send that waits ahead", b, time.Now())
 	require.NoError(t, err)
 	require.False(t, c.OK)
 	in := batchOf(e.Key, []int64{1}, 6)

@@ -100,9 +100,7 @@ func TestSendPerCallWaitsForTheChatsTurnWithoutCalling(t *testing.T) {
 	w := newWorld(t)
 	ctx := context.Background()
 	e := componentNotice(t, w, 1)
-	c, err := w.st.ClaimCall(ctx, 1, "another worker's call", telegram.BudgetOf(1), time.Now())
-	require.NoError(t, err)
-	require.True(t, c.OK)
+	calledJustNow(t, w, 1, "another worker's call", time.Now())
 	require.NoError(t, w.st.ConfirmCall(ctx, 1, "another worker's call", time.Now()))
 	in := activities.SendInput{EventKey: e.Key, Recipient: activities.Recipient{Key: "1", ChatID: 1}, PerCall: true, Ticket: "t"}
 	v, err := w.env.ExecuteActivity(w.a.Send, in)
@@ -341,4 +339,13 @@ func TestCardRecordLearnsTheUpdateAtTheEdit(t *testing.T) {
 	cards, err := w.st.Cards(ctx, "inc2", []string{key})
 	require.NoError(t, err)
 	require.Equal(t, resolved.Key, cards[key].Event, "the card's record names the update it shows from the edit on")
+}
+
+// calledJustNow makes another process's call in chat at now: the chat's
+// next turn is a second or so away.
+func calledJustNow(t *testing.T, w *world, chat int64, ticket string, at time.Time) {
+	t.Helper()
+	c, err := w.st.ClaimCall(context.Background(), chat, ticket, telegram.BudgetOf(chat), at)
+	require.NoError(t, err)
+	require.True(t, c.OK)
 }

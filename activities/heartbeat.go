@@ -16,11 +16,19 @@ const sendHeartbeatEvery = 2 * time.Second
 // heartbeatWhile heartbeats every interval until the returned stop is
 // called (nothing outside an activity: a test calling the method).
 func heartbeatWhile(ctx context.Context, every time.Duration) (stop func()) {
+	return tickWhile(ctx, every, func() { activity.RecordHeartbeat(ctx) })
+}
+
+// tickWhile runs beat every interval in an activity until the returned
+// stop is called, which waits for a beat under way: a heartbeat after the
+// activity returned is refused (and logged) by the SDK.
+func tickWhile(ctx context.Context, every time.Duration, beat func()) (stop func()) {
 	if !activity.IsActivity(ctx) {
 		return func() {}
 	}
-	done := make(chan struct{})
+	done, exited := make(chan struct{}), make(chan struct{})
 	go func() {
+		defer close(exited)
 		tick := time.NewTicker(every)
 		defer tick.Stop()
 		for {
@@ -30,9 +38,9 @@ func heartbeatWhile(ctx context.Context, every time.Duration) (stop func()) {
 			case <-ctx.Done():
 				return
 			case <-tick.C:
-				activity.RecordHeartbeat(ctx)
+				beat()
 			}
 		}
 	}()
-	return func() { close(done) }
+	return func() { close(done); <-exited }
 }

@@ -145,7 +145,7 @@ func (a *Activities) sendWhole(ctx context.Context, in SendInput) (*SendResult, 
 			return nil, err
 		}
 		next := res.Next
-		acc = accumulate(acc, *res)
+		acc = Accumulate(acc, *res)
 		if next == nil {
 			return &acc, nil
 		}

@@ -901,7 +901,7 @@ func (d *delivery) goOn(ctx, sctx workflow.Context, sel workflow.Selector, q que
 		acc = *o.Result
 	}
 	next, at := acc.Next, acc.NotBefore
-	acc = chainResult(activities.SendResult{}, acc)
+	acc = activities.Accumulate(activities.SendResult{}, acc)
 	switch f := o.Failure; {
 	case f != nil && (f.Final || f.Retry == nil):
 		q.done(&acc, f.Error())
@@ -940,7 +940,7 @@ func (d *delivery) send(ctx, sctx workflow.Context, sel workflow.Selector, in ac
 			done(&acc, err)
 			return
 		}
-		acc = chainResult(acc, res)
+		acc = activities.Accumulate(acc, res)
 		if res.Next == nil {
 			done(&acc, nil)
 			return
@@ -954,19 +954,6 @@ func (d *delivery) send(ctx, sctx workflow.Context, sel workflow.Selector, in ac
 		t := workflow.NewTimerWithOptions(ctx, wait, workflow.TimerOptions{Summary: "Wait for the chat's turn under Telegram's limits"})
 		sel.AddFuture(t, func(workflow.Future) { d.send(ctx, sctx, sel, next, acc, done) })
 	})
-}
-
-// chainResult is what a chain of Sends did so far: a move to a supergroup
-// is the first Send's, a card left to record the latest one's.
-func chainResult(acc, res activities.SendResult) activities.SendResult {
-	if res.MigratedTo == 0 {
-		res.MigratedTo, res.NewKey = acc.MigratedTo, acc.NewKey
-	}
-	if res.Card == nil && !res.CardRecorded {
-		res.Card = acc.Card
-	}
-	res.Next, res.NotBefore = nil, time.Time{}
-	return res
 }
 
 // batchContext is a SendBatch's options: its sends wait for their slots
