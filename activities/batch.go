@@ -227,10 +227,16 @@ func FailedInBatch(err error, in SendInput) *SendFailure {
 	return f
 }
 
-// heartbeatProgress records the batch's progress every sendHeartbeatEvery,
+// batchHeartbeatEvery: a batch runs for seconds and heartbeats its
+// progress this often (the worker sends it at once: worker.HeartbeatFlush),
+// well within the heartbeat time-out even when the machine is loaded; and
+// a batch retried resends at most the second since.
+const batchHeartbeatEvery = time.Second
+
+// heartbeatProgress records the batch's progress every batchHeartbeatEvery,
 // and then runs also (the fates noted so far written).
 func (a *Activities) heartbeatProgress(ctx context.Context, progress func() batchProgress, also func()) (stop func()) {
-	return tickWhile(ctx, sendHeartbeatEvery, func() {
+	return tickWhile(ctx, batchHeartbeatEvery, func() {
 		activity.RecordHeartbeat(ctx, progress())
 		also()
 	})

@@ -36,8 +36,17 @@ func sendWorkerOptions(rate float64) worker.Options {
 		MaxConcurrentActivityExecutionSize: 200,
 		MaxConcurrentActivityTaskPollers:   2 * defaultPartitions,
 		WorkerStopTimeout:                  DrainTimeout,
+		MaxHeartbeatThrottleInterval:       HeartbeatFlush,
 	}
 }
+
+// HeartbeatFlush is the longest a worker holds an activity's heartbeat
+// before sending it. The SDK's default, 0.8 of the heartbeat time-out (4
+// of a send's 5 s), left a batch of sends a second of slack: on a loaded
+// machine a heartbeat came late, the server timed the batch out and its
+// retry sent again what the first attempt had sent since the heartbeat
+// before.
+const HeartbeatFlush = time.Second
 
 // No public API tells a partition count, but the server spreads polls
 // over every read partition: pollers seen on a partition other than the

@@ -126,7 +126,7 @@ func Run(ctx context.Context, cfg *config.Config, c client.Client, st *store.Sto
 			return err == nil, err
 		},
 	}
-	pipeline := worker.New(c, cfg.TemporalTaskQueue, worker.Options{WorkerStopTimeout: DrainTimeout})
+	pipeline := worker.New(c, cfg.TemporalTaskQueue, worker.Options{WorkerStopTimeout: DrainTimeout, MaxHeartbeatThrottleInterval: HeartbeatFlush})
 	pipeline.RegisterWorkflow(workflows.PollWorkflow)
 	pipeline.RegisterWorkflow(workflows.DeliveryWorkflow)
 	pipeline.RegisterWorkflow(workflows.MaintenanceWorkflow)
