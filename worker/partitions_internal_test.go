@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/openai-status-bot/statusbot/workflows"
 )
 
 // Issue 29 item 7: the server divides the send queue's limit among its
@@ -55,4 +57,14 @@ func TestPartitionsAreSaidAfterAFailedCheck(t *testing.T) {
 	require.Contains(t, buf.String(), "describe failed")
 	require.Equal(t, 1, strings.Count(buf.String(), "the send queue has one partition"), "said once, after the failed check:\n%s", buf.String())
 	require.NotContains(t, buf.String(), "more than one partition")
+}
+
+// Both workers send an activity's heartbeat within a second of its
+// record: a batch of sends runs for seconds under a 5 s heartbeat
+// time-out, and the SDK's default (0.8 of the time-out) left it a second
+// of slack, so that on a loaded machine the server timed a live batch out
+// and its retry sent again what had gone out since the heartbeat before.
+func TestWorkersSendHeartbeatsWithinASecond(t *testing.T) {
+	require.Equal(t, time.Second, sendWorkerOptions(25).MaxHeartbeatThrottleInterval)
+	require.Less(t, HeartbeatFlush, workflows.DefaultTuning().SendHeartbeat/2, "room for a late heartbeat")
 }
