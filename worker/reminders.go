@@ -25,13 +25,14 @@ import (
 type reminderSync struct {
 	c         client.Client
 	taskQueue string
+	window    int // the deliveries' sends in flight (workflows.SendWindowFor)
 
 	mu   sync.Mutex
 	told map[string]map[string]string // event page → (scoped) maintenance ID → window signature
 }
 
-func newReminderSync(c client.Client, taskQueue string) *reminderSync {
-	return &reminderSync{c: c, taskQueue: taskQueue, told: map[string]map[string]string{}}
+func newReminderSync(c client.Client, taskQueue string, window int) *reminderSync {
+	return &reminderSync{c: c, taskQueue: taskQueue, window: window, told: map[string]map[string]string{}}
 }
 
 // toldOf is what the page's reminder workflows were told (rs.mu held).
@@ -87,7 +88,7 @@ func (rs *reminderSync) tell(ctx context.Context, u event.Upcoming, now time.Tim
 		StaticSummary: "Maintenance reminders: " + u.Template.IncidentName,
 		StaticDetails: fmt.Sprintf("Reminds the chats that want it before **%s** starts at %s.", u.Template.IncidentName,
 			u.Start.UTC().Format("2006-01-02 15:04 MST")),
-	}, workflows.ReminderWorkflow, workflows.ReminderInput{Window: u, Boundary: now, Replan: workflows.DefaultReminderReplan})
+	}, workflows.ReminderWorkflow, workflows.ReminderInput{Window: u, Boundary: now, Replan: workflows.DefaultReminderReplan, SendWindow: rs.window})
 	if err != nil {
 		return fmt.Errorf("temporal: schedule the reminders of %s: %w", u.Template.IncidentID, err)
 	}

@@ -113,7 +113,7 @@ func Run(ctx context.Context, cfg *config.Config, c client.Client, st *store.Sto
 	acts := &activities.Activities{
 		Store: st, Page: fetchers[offer.Legacy], Fetchers: fetchers, Pages: offer, Telegram: sender, Temporal: c,
 		BlindAfter: 3 * cfg.PollInterval, Cadence: pace.Set, Budget: st.NewSendBudget(cfg.TelegramRateLimit, time.Now),
-		Reminders: newReminderSync(c, cfg.TemporalTaskQueue).Sync,
+		Reminders: newReminderSync(c, cfg.TemporalTaskQueue, workflows.SendWindowFor(cfg.TelegramRateLimit)).Sync,
 		StartSummary: func(ctx context.Context, in activities.SummaryInput) error {
 			return StartSummary(ctx, c, cfg.TemporalTaskQueue, in)
 		},
@@ -262,7 +262,7 @@ func scheduleAction(cfg *config.Config, p pages.Page, eventPage string) *client.
 	return &client.ScheduleWorkflowAction{
 		ID:                 workflows.PagePollWorkflowID(eventPage),
 		Workflow:           workflows.PollWorkflow,
-		Args:               []any{&workflows.PollInput{Page: p.Name}},
+		Args:               []any{&workflows.PollInput{Page: p.Name, SendWindow: workflows.SendWindowFor(cfg.TelegramRateLimit)}},
 		TaskQueue:          cfg.TemporalTaskQueue,
 		WorkflowRunTimeout: PollRunTimeout(cfg.PollInterval),
 		StaticSummary:      "Poll the status page " + p.Name + " (" + hostOf(p.URL) + ")",

@@ -47,6 +47,9 @@ func PagePollWorkflowID(eventPage string) string {
 type PollInput struct {
 	// Page is the page's name as listed ("": the legacy page).
 	Page string `json:"page,omitempty"`
+	// SendWindow is the sends its deliveries keep in flight (SendWindowFor
+	// the rate; 0, as in runs from before: the default).
+	SendWindow int `json:"send_window,omitempty"`
 }
 
 // pagesChange: the poll hands its page to its activities (STATUS_PAGES).
@@ -76,9 +79,9 @@ type PollResult struct {
 // only its own.
 func PollWorkflow(ctx workflow.Context, in *PollInput) (*PollResult, error) {
 	var a *activities.Activities
-	page := ""
+	page, window := "", 0
 	if in != nil {
-		page = in.Page
+		page, window = in.Page, in.SendWindow
 	}
 	// Runs from before pages took no input and detected without one; one
 	// recorded then replays as it ran (by name: the SDK checks a function's
@@ -111,7 +114,7 @@ func PollWorkflow(ctx workflow.Context, in *PollInput) (*PollResult, error) {
 	var startErr error
 	for _, e := range d.Events {
 		if e.Notify {
-			if err := startDelivery(ctx, e); err != nil {
+			if err := startDelivery(ctx, e, window); err != nil {
 				// Later events of the same incident must not overtake this
 				// one: stop here; the next poll finds the rest again.
 				startErr = err
@@ -138,9 +141,10 @@ func PollWorkflow(ctx workflow.Context, in *PollInput) (*PollResult, error) {
 	return res, nil
 }
 
-// startDelivery starts the event's delivery and waits until it runs; one
-// that is already running (or ran) counts as started.
-func startDelivery(ctx workflow.Context, e event.Event) error {
+// startDelivery starts the event's delivery, with window sends in flight
+// (0: the default), and waits until it runs; one that is already running
+// (or ran) counts as started.
+func startDelivery(ctx workflow.Context, e event.Event, window int) error {
 	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
 		WorkflowID:            DeliveryWorkflowID(e.Key),
 		ParentClosePolicy:     enumspb.PARENT_CLOSE_POLICY_ABANDON,
@@ -149,7 +153,11 @@ func startDelivery(ctx workflow.Context, e event.Event) error {
 		StaticDetails:         deliveryDetails(e),
 		TypedSearchAttributes: deliverySearchAttributes(e, StateDelivering),
 	})
-	f := workflow.ExecuteChildWorkflow(cctx, DeliveryWorkflow, DeliveryInput{Event: e, Tuning: DefaultTuning()})
+	tune := DefaultTuning()
+	if window > 0 {
+		tune.WindowSize = window
+	}
+	f := workflow.ExecuteChildWorkflow(cctx, DeliveryWorkflow, DeliveryInput{Event: e, Tuning: tune})
 	var exec workflow.Execution
 	err := f.GetChildWorkflowExecution().Get(ctx, &exec)
 	var already *temporal.ChildWorkflowExecutionAlreadyStartedError

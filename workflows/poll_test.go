@@ -166,3 +166,49 @@ func TestPollWithoutInputReadsTheLegacyPage(t *testing.T) {
 	require.NoError(t, env.GetWorkflowError())
 	env.AssertExpectations(t)
 }
+
+// A poll's deliveries keep the window its input carries (the rate's, as
+// the worker writes it into the Schedule's action); a run from before
+// windows grew with the rate keeps the default.
+func TestPollDeliveriesKeepTheSendWindowOfItsInput(t *testing.T) {
+	t0 := time.Date(2026, 3, 8, 9, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name string
+		in   *workflows.PollInput
+		want int
+	}{
+		{"the rate's window", &workflows.PollInput{Page: "github", SendWindow: 504}, 504},
+		{"no window: the default", &workflows.PollInput{Page: "github"}, workflows.DefaultTuning().WindowSize},
+		{"no input: the default", legacy, workflows.DefaultTuning().WindowSize},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env, a := newPollEnv(t)
+			e := componentEvent("c1", "major_outage", t0)
+			env.OnActivity(a.DetectEvents, mock.Anything, mock.Anything).Return(&activities.Detection{Events: []event.Event{e}}, nil).Once()
+			var got []workflows.Tuning
+			env.OnWorkflow(workflows.DeliveryWorkflow, mock.Anything, mock.Anything).Return(
+				func(_ workflow.Context, in workflows.DeliveryInput) (*workflows.Progress, error) {
+					got = append(got, in.Tuning)
+					return &workflows.Progress{}, nil
+				})
+			env.OnActivity(a.CommitCheckpoint, mock.Anything, mock.Anything).Return(nil).Once()
+			env.ExecuteWorkflow(workflows.PollWorkflow, tc.in)
+			require.NoError(t, env.GetWorkflowError())
+			require.Len(t, got, 1)
+			want := workflows.DefaultTuning()
+			want.WindowSize = tc.want
+			require.Equal(t, want, got[0], "only the window differs from the defaults")
+		})
+	}
+}
+
+func TestSendWindowForTheRate(t *testing.T) {
+	for _, tc := range []struct {
+		rate float64
+		want int
+	}{
+		{0, 48}, {1, 48}, {25, 48}, {30, 48}, {48, 48}, {96, 48}, {97, 72}, {100, 72}, {250, 144}, {1000, 504},
+	} {
+		require.Equal(t, tc.want, workflows.SendWindowFor(tc.rate), "rate %g", tc.rate)
+	}
+}

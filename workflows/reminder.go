@@ -33,6 +33,8 @@ type ReminderInput struct {
 	Replan time.Duration `json:"replan,omitempty"`
 	// MaxHistory: beyond this many events the workflow continues as new.
 	MaxHistory int `json:"max_history,omitempty"`
+	// SendWindow is the sends its deliveries keep in flight (as PollInput's).
+	SendWindow int `json:"send_window,omitempty"`
 }
 
 // ReminderResult says how the reminders of a maintenance ended.
@@ -162,7 +164,7 @@ func (r *reminders) remind(ctx workflow.Context, lead time.Duration, now time.Ti
 		lead = left
 	}
 	e := event.ReminderOf(r.in.Window, lead, r.in.Window.Start.Sub(r.in.Boundary))
-	if err := startDelivery(ctx, e); err != nil {
+	if err := startDelivery(ctx, e, r.in.SendWindow); err != nil {
 		return err
 	}
 	r.res.Sent = append(r.res.Sent, DeliveryWorkflowID(e.Key))

@@ -43,8 +43,9 @@ func (p *reminderPage) plan(_ context.Context, in activities.ReminderPlanInput) 
 
 // sentReminder is a reminder delivery the workflow started, and when.
 type sentReminder struct {
-	at time.Time
-	e  event.Event
+	at     time.Time
+	e      event.Event
+	window int // the delivery's sends in flight
 }
 
 func newReminderEnv(t *testing.T, page *reminderPage) (*testsuite.TestWorkflowEnvironment, *[]sentReminder) {
@@ -57,7 +58,7 @@ func newReminderEnv(t *testing.T, page *reminderPage) (*testsuite.TestWorkflowEn
 	var sent []sentReminder
 	env.OnWorkflow(workflows.DeliveryWorkflow, mock.Anything, mock.Anything).Return(
 		func(ctx workflow.Context, in workflows.DeliveryInput) (*workflows.Progress, error) {
-			sent = append(sent, sentReminder{at: workflow.Now(ctx), e: in.Event})
+			sent = append(sent, sentReminder{at: workflow.Now(ctx), e: in.Event, window: in.Tuning.WindowSize})
 			return &workflows.Progress{}, nil
 		})
 	return env, &sent
@@ -99,6 +100,18 @@ func TestReminderFiresOncePerLeadAtItsTime(t *testing.T) {
 		require.Equal(t, event.KindMaintenance, got.e.Kind)
 	}
 	require.Len(t, res.Sent, 3)
+}
+
+// A reminder's delivery keeps the send window its input carries (the
+// rate's, as the worker starts it); one started before keeps the default.
+func TestReminderDeliveriesKeepTheSendWindowOfItsInput(t *testing.T) {
+	for _, tc := range []struct{ in, want int }{{504, 504}, {0, workflows.DefaultTuning().WindowSize}} {
+		env, sent := newReminderEnv(t, &reminderPage{leads: []time.Duration{time.Hour}})
+		t0 := env.Now().UTC()
+		runReminders(t, env, workflows.ReminderInput{Window: upcoming(t0.Add(2 * time.Hour)), Boundary: t0, SendWindow: tc.in})
+		require.Len(t, *sent, 1)
+		require.Equal(t, tc.want, (*sent)[0].window, "input window %d", tc.in)
+	}
 }
 
 // A lead whose time passed before the bot knew of the window gets nothing.
