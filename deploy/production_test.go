@@ -13,6 +13,7 @@ package deploy_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -729,15 +730,39 @@ func (p *production) startBot(t *testing.T, command string, env []string, log io
 
 func (p *production) cli(t *testing.T, args ...string) string {
 	t.Helper()
-	cmd := exec.Command(filepath.Join(p.shims, "temporal"), append(args, "--address", p.temporal)...)
-	out, err := cmd.CombinedOutput()
+	out, err := p.runCLI(args...)
 	require.NoError(t, err, "%s", out)
 	return string(out)
 }
 
 func (p *production) cliMay(args ...string) string {
-	out, _ := exec.Command(filepath.Join(p.shims, "temporal"), append(args, "--address", p.temporal)...).CombinedOutput()
+	out, _ := p.runCLI(args...)
 	return string(out)
+}
+
+func (p *production) runCLI(args ...string) ([]byte, error) {
+	return retryThrottled(func() ([]byte, error) {
+		return exec.Command(filepath.Join(p.shims, "temporal"), append(args, "--address", p.temporal)...).CombinedOutput()
+	}, time.Sleep)
+}
+
+// retryThrottled runs a CLI call again when the server refused it for its
+// rate limits (ResourceExhausted, "rate limit exceeded": seen once in
+// make test-production as the worker started), up to five tries a second
+// or more apart; any other outcome is the call's.
+func retryThrottled(run func() ([]byte, error), sleep func(time.Duration)) ([]byte, error) {
+	for try := 1; ; try++ {
+		out, err := run()
+		if err == nil || try == 5 || !throttled(out) {
+			return out, err
+		}
+		sleep(time.Duration(try) * time.Second)
+	}
+}
+
+func throttled(out []byte) bool {
+	s := strings.ToLower(string(out))
+	return strings.Contains(s, "rate limit exceeded") || strings.Contains(s, "resourceexhausted") || strings.Contains(s, "resource exhausted")
 }
 
 func get(t *testing.T, url string) string {
@@ -804,4 +829,38 @@ func lowFreePort(t *testing.T) string {
 	}
 	t.Fatal("no free port below 32768")
 	return ""
+}
+
+// A CLI call the server throttled is tried again; one that failed for any
+// other reason, or succeeded, is not, and the tries end.
+func TestCLICallsThrottledAreTriedAgain(t *testing.T) {
+	refused := []byte("Error: unable to list workflows: namespace rate limit exceeded")
+	for _, tc := range []struct {
+		name  string
+		outs  []string // each try's output; "" succeeds
+		tries int
+		ok    bool
+	}{
+		{"throttled, then through", []string{string(refused), string(refused), ""}, 3, true},
+		{"another failure", []string{"Error: workflow not found"}, 1, false},
+		{"through at once", []string{""}, 1, true},
+		{"throttled every time", []string{string(refused), string(refused), string(refused), string(refused), string(refused), string(refused)}, 5, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tries, slept := 0, time.Duration(0)
+			out, err := retryThrottled(func() ([]byte, error) {
+				o := tc.outs[tries]
+				tries++
+				if o == "" {
+					return []byte("ok"), nil
+				}
+				return []byte(o), errors.New("exit status 1")
+			}, func(d time.Duration) { slept += d })
+			require.Equal(t, tc.tries, tries)
+			require.Equal(t, tc.ok, err == nil, "%s", out)
+			if tries > 1 {
+				require.GreaterOrEqual(t, slept, time.Duration(tries-1)*time.Second)
+			}
+		})
+	}
 }
