@@ -34,6 +34,17 @@ type world struct {
 	env  *testsuite.TestActivityEnvironment
 }
 
+// runActivity runs fn with in in the world's test environment and decodes
+// its result.
+func runActivity[T any](t *testing.T, w *world, fn, in any) T {
+	t.Helper()
+	v, err := w.env.ExecuteActivity(fn, in)
+	require.NoError(t, err)
+	var r T
+	require.NoError(t, v.Get(&r))
+	return r
+}
+
 func newWorld(t *testing.T) *world {
 	st := testenv.Store(t)
 	tg := fakes.NewTelegram(testenv.TestToken)

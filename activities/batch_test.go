@@ -28,10 +28,7 @@ func batchOf(e string, chats []int64, attempts int32) activities.SendBatchInput 
 
 func runBatch(t *testing.T, w *world, in activities.SendBatchInput) activities.SendBatchResult {
 	t.Helper()
-	v, err := w.env.ExecuteActivity(w.a.SendBatch, in)
-	require.NoError(t, err)
-	var r activities.SendBatchResult
-	require.NoError(t, v.Get(&r))
+	r := runActivity[activities.SendBatchResult](t, w, w.a.SendBatch, in)
 	require.Len(t, r.Outcomes, len(in.Sends), "an outcome per send, in order")
 	return r
 }

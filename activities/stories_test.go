@@ -26,11 +26,7 @@ import (
 
 func recipients(t *testing.T, w *world, in activities.PageInput) activities.RecipientPage {
 	t.Helper()
-	v, err := w.env.ExecuteActivity(w.a.Recipients, in)
-	require.NoError(t, err)
-	var page activities.RecipientPage
-	require.NoError(t, v.Get(&page))
-	return page
+	return runActivity[activities.RecipientPage](t, w, w.a.Recipients, in)
 }
 
 func keysOf(rs []activities.Recipient) []string {
