@@ -53,9 +53,6 @@ type SendBudget struct {
 	gates  map[int64]*leaseGate // by lease number: the replies' claims in it (replyslots.go)
 	reply  int64                // the next slot number a reply tries
 
-	readClock func(context.Context) (time.Time, error) // the server's (Store.serverClock; a test's)
-	syncing   atomic.Bool                              // a measure of the clock under way
-
 	fetch sync.Mutex // one lease in flight per process
 	// waiting counts the sends waiting for the lease in flight.
 	waiting atomic.Int64
@@ -90,7 +87,7 @@ const leaseKept = time.Minute
 // NewSendBudget is this process's part of a budget of perSecond calls for
 // the cluster; clock is this process's clock (time.Now, a test's).
 func (s *Store) NewSendBudget(perSecond float64, clock func() time.Time) *SendBudget {
-	b := &SendBudget{st: s, clock: clock, readClock: s.serverClock}
+	b := &SendBudget{st: s, clock: clock}
 	if perSecond > 0 {
 		b.interval = time.Duration(float64(time.Second) * (1 + MaxLate.Seconds()) / perSecond)
 		b.lease = leaseSize(perSecond)
@@ -337,47 +334,30 @@ func leasesWon(err error, n int) ([]int, error) {
 
 // syncClock measures the offset of the server's clock when it is
 // budgetSyncEvery old: three hellos, the quickest answer's localTime
-// taken for the middle of its round trip. Only a process's first
-// measure is waited for; later ones run beside the lease that found
-// them due, which goes on with the offset of half a minute ago (clocks
-// drift microseconds in that). Waited for, the three hellos held a lease
-// back on a loaded machine: with five workers, a batch's first slots went
-// by unused about every ten seconds.
+// taken for the middle of its round trip.
 func (b *SendBudget) syncClock(ctx context.Context) error {
 	b.mu.Lock()
-	first := b.synced.IsZero()
-	due := first || b.clock().Sub(b.synced) >= budgetSyncEvery
+	due := b.synced.IsZero() || b.clock().Sub(b.synced) >= budgetSyncEvery
 	b.mu.Unlock()
 	if !due {
 		return nil
 	}
-	if first {
-		return b.measureClock(ctx)
-	}
-	if b.syncing.CompareAndSwap(false, true) {
-		go func() {
-			defer b.syncing.Store(false)
-			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-			defer cancel()
-			_ = b.measureClock(sctx) // failed: the next lease tries again
-		}()
-	}
-	return nil
-}
-
-// measureClock is syncClock's measure.
-func (b *SendBudget) measureClock(ctx context.Context) error {
 	best, bestRTT := time.Duration(0), time.Duration(-1)
 	for range 3 {
 		sent := b.clock()
-		local, err := b.readClock(ctx)
-		if err != nil {
-			return err
+		var hello struct {
+			LocalTime time.Time `bson:"localTime"`
+		}
+		if err := b.st.db.RunCommand(ctx, bson.D{{Key: "hello", Value: 1}}).Decode(&hello); err != nil {
+			return fmt.Errorf("mongodb: read the server's clock: %w", err)
 		}
 		got := b.clock()
+		if hello.LocalTime.IsZero() {
+			return errors.New("mongodb: read the server's clock: hello has no localTime")
+		}
 		rtt := got.Sub(sent)
 		if bestRTT < 0 || rtt < bestRTT {
-			best, bestRTT = local.Sub(sent.Add(rtt/2)), rtt
+			best, bestRTT = hello.LocalTime.Sub(sent.Add(rtt/2)), rtt
 		}
 	}
 	b.mu.Lock()
@@ -386,20 +366,6 @@ func (b *SendBudget) measureClock(ctx context.Context) error {
 	// process's clock with the new offset from now on.
 	b.offset, b.synced = best, b.clock()
 	return nil
-}
-
-// serverClock is the server's clock by hello's localTime.
-func (s *Store) serverClock(ctx context.Context) (time.Time, error) {
-	var hello struct {
-		LocalTime time.Time `bson:"localTime"`
-	}
-	if err := s.db.RunCommand(ctx, bson.D{{Key: "hello", Value: 1}}).Decode(&hello); err != nil {
-		return time.Time{}, fmt.Errorf("mongodb: read the server's clock: %w", err)
-	}
-	if hello.LocalTime.IsZero() {
-		return time.Time{}, errors.New("mongodb: read the server's clock: hello has no localTime")
-	}
-	return hello.LocalTime, nil
 }
 
 // pruneLeases deletes, by _id, this process's leases that ended over
