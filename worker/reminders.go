@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 
+	"github.com/openai-status-bot/statusbot/internal/config"
 	"github.com/openai-status-bot/statusbot/internal/event"
 	"github.com/openai-status-bot/statusbot/internal/statuspage"
 	"github.com/openai-status-bot/statusbot/workflows"
@@ -25,14 +26,16 @@ import (
 type reminderSync struct {
 	c         client.Client
 	taskQueue string
-	window    int // the deliveries' sends in flight (workflows.SendWindowFor)
+	window    int // the deliveries' sends in flight (sendWindow)
 
 	mu   sync.Mutex
 	told map[string]map[string]string // event page → (scoped) maintenance ID → window signature
 }
 
-func newReminderSync(c client.Client, taskQueue string, window int) *reminderSync {
-	return &reminderSync{c: c, taskQueue: taskQueue, window: window, told: map[string]map[string]string{}}
+// newReminderSync starts the reminders on the pipeline's queue with the
+// send window of the configured rate, as the polls (sendWindow).
+func newReminderSync(c client.Client, cfg *config.Config) *reminderSync {
+	return &reminderSync{c: c, taskQueue: cfg.TemporalTaskQueue, window: sendWindow(cfg), told: map[string]map[string]string{}}
 }
 
 // toldOf is what the page's reminder workflows were told (rs.mu held).

@@ -22,7 +22,7 @@ func TestPollsAndRemindersCarryTheRatesSendWindow(t *testing.T) {
 		in, ok := a.Args[0].(*workflows.PollInput)
 		require.True(t, ok, "the poll's input: %T", a.Args[0])
 		require.Equal(t, workflows.PollInput{Page: "github", SendWindow: workflows.SendWindowFor(rate)}, *in)
-		require.Equal(t, workflows.SendWindowFor(rate), newReminderSync(nil, cfg.TemporalTaskQueue, workflows.SendWindowFor(rate)).window)
+		require.Equal(t, workflows.SendWindowFor(rate), newReminderSync(nil, cfg).window)
 	}
 	require.Greater(t, workflows.SendWindowFor(1000), workflows.SendWindowFor(25))
 }

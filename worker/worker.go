@@ -113,7 +113,7 @@ func Run(ctx context.Context, cfg *config.Config, c client.Client, st *store.Sto
 	acts := &activities.Activities{
 		Store: st, Page: fetchers[offer.Legacy], Fetchers: fetchers, Pages: offer, Telegram: sender, Temporal: c,
 		BlindAfter: 3 * cfg.PollInterval, Cadence: pace.Set, Budget: st.NewSendBudget(cfg.TelegramRateLimit, time.Now),
-		Reminders: newReminderSync(c, cfg.TemporalTaskQueue, workflows.SendWindowFor(cfg.TelegramRateLimit)).Sync,
+		Reminders: newReminderSync(c, cfg).Sync,
 		StartSummary: func(ctx context.Context, in activities.SummaryInput) error {
 			return StartSummary(ctx, c, cfg.TemporalTaskQueue, in)
 		},
@@ -257,12 +257,16 @@ func hostOf(raw string) string {
 // scheduleSpec is a poll Schedule's spec as configured.
 func scheduleSpec(cfg *config.Config) client.ScheduleSpec { return intervalSpec(cfg.PollInterval) }
 
+// sendWindow is the sends a delivery keeps in flight at the configured
+// rate: polls and reminders alike start their deliveries with it.
+func sendWindow(cfg *config.Config) int { return workflows.SendWindowFor(cfg.TelegramRateLimit) }
+
 // scheduleAction is a page's poll (eventPage "" for the legacy page).
 func scheduleAction(cfg *config.Config, p pages.Page, eventPage string) *client.ScheduleWorkflowAction {
 	return &client.ScheduleWorkflowAction{
 		ID:                 workflows.PagePollWorkflowID(eventPage),
 		Workflow:           workflows.PollWorkflow,
-		Args:               []any{&workflows.PollInput{Page: p.Name, SendWindow: workflows.SendWindowFor(cfg.TelegramRateLimit)}},
+		Args:               []any{&workflows.PollInput{Page: p.Name, SendWindow: sendWindow(cfg)}},
 		TaskQueue:          cfg.TemporalTaskQueue,
 		WorkflowRunTimeout: PollRunTimeout(cfg.PollInterval),
 		StaticSummary:      "Poll the status page " + p.Name + " (" + hostOf(p.URL) + ")",
