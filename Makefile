@@ -138,7 +138,7 @@ docker: ## build the production image as `docker compose up --build` does: tag a
 	STATUSBOT_VERSION=$(VERSION) docker compose build worker
 
 histories: tools ## regenerate workflows/testdata replay histories from a real dev-server run
-	UPDATE_REPLAY_HISTORIES=1 go test -count=1 -run 'TestExportReplayHistories|TestMaintenanceReminders|TestHoldQuietHoursSendsOneSummaryAtWindowEnd|TestRemovedPageTellsItsChatsOnce' -v ./worker/
+	UPDATE_REPLAY_HISTORIES=1 go test -count=1 -run 'TestExportReplayHistories|TestExportFanOutHistory|TestMaintenanceReminders|TestHoldQuietHoursSendsOneSummaryAtWindowEnd|TestRemovedPageTellsItsChatsOnce' -v ./worker/
 	go test -count=1 -run TestReplay ./workflows/
 
 bench: tools ## fan-out, idle-cost and latency benchmarks on the real stack (see docs/benchmarks.md)

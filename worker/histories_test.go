@@ -146,3 +146,38 @@ func export(t *testing.T, s *testenv.Stack, id, path string) {
 	require.NoError(t, os.WriteFile(path, b, 0o644))
 	t.Logf("exported %s to %s", id, path)
 }
+
+// TestExportFanOutHistory records a delivery to more chats than a ledger
+// write takes (two windows): its ledger is written while it sends, which
+// the histories of one chat never show (versionFlushBehind changed when).
+func TestExportFanOutHistory(t *testing.T) {
+	if os.Getenv("UPDATE_REPLAY_HISTORIES") == "" {
+		t.Skip("set UPDATE_REPLAY_HISTORIES=1 (make histories) to regenerate the replay histories")
+	}
+	const chats = 200 // a ledger write (96 outcomes) with more to send after it
+	s := testenv.NewStack(t, 2*time.Second)
+	ctx := context.Background()
+	for i := range chats {
+		_, err := s.Store.Subscribe(ctx, int64(7000+i), 0, time.Now())
+		require.NoError(t, err)
+	}
+	s.StartWorker(t)
+	s.WaitForBaseline(t)
+	s.Page.SetComponent("api0000001", "API", "degraded_performance")
+	var ids []string
+	testenv.WaitFor(t, 3*time.Minute, "the fan-out's delivery to close", func() bool {
+		ids = closedDeliveries(t, s)
+		return len(ids) == 1
+	})
+	for i := range chats {
+		require.Len(t, s.Telegram.MessagesTo(int64(7000+i), 0), 1, "chat %d", 7000+i)
+	}
+	writes := 0
+	for _, e := range history(t, s, ids[0]) {
+		if a := e.GetActivityTaskScheduledEventAttributes(); a != nil && a.GetActivityType().GetName() == "RecordDelivered" {
+			writes++
+		}
+	}
+	require.GreaterOrEqual(t, writes, 2, "a ledger write while it sent, and the last")
+	export(t, s, ids[0], filepath.Join(testenv.RepoRoot(), "workflows", "testdata", "delivery_fan_out.json"))
+}

@@ -155,6 +155,11 @@ const (
 	// activity each (activities/batch.go); a send a batch hands back goes
 	// on as a Send of its own.
 	versionBatchSends = "batch-sends"
+	// versionFlushBehind: the ledger is written after the window is
+	// filled again, not before: the sends go on while it is written
+	// (before, one batch was out during every write, and on a loaded
+	// machine the write outlasted it: the fan-out stalled).
+	versionFlushBehind = "flush-behind-sends"
 )
 
 // DeliveryInput starts a delivery; State is set when it continues as new.
@@ -289,6 +294,7 @@ func DeliveryWorkflow(ctx workflow.Context, in DeliveryInput) (*Progress, error)
 	d.takeOver = d.foldLater && workflow.GetVersion(ctx, versionTakeOver, workflow.DefaultVersion, 1) == 1
 	d.handOver = d.takeOver && workflow.GetVersion(ctx, versionHandOver, workflow.DefaultVersion, 1) == 1
 	d.batched = d.handOver && workflow.GetVersion(ctx, versionBatchSends, workflow.DefaultVersion, 1) == 1
+	d.flushBehind = d.batched && workflow.GetVersion(ctx, versionFlushBehind, workflow.DefaultVersion, 1) == 1
 	if err := d.setup(ctx); err != nil {
 		return nil, err
 	}
@@ -321,6 +327,9 @@ type delivery struct {
 	// how many are out.
 	batched bool
 	batches int
+	// flushBehind: the ledger is written with the window full
+	// (versionFlushBehind).
+	flushBehind bool
 }
 
 // outcomes are the results of sends not yet written to MongoDB.
@@ -840,12 +849,24 @@ func (d *delivery) pump(ctx workflow.Context, next func() (activities.Retry, boo
 			}
 			return nextErr
 		}
-		sel.Select(ctx)
-		if d.batch.size() >= d.ledgerBatch() {
-			if err := d.flush(ctx); err != nil && nextErr == nil {
-				nextErr = err
-			}
+		if d.flushBehind {
+			d.flushDue(ctx, &nextErr) // the window full again: sends go on meanwhile
 		}
+		sel.Select(ctx)
+		if !d.flushBehind {
+			d.flushDue(ctx, &nextErr)
+		}
+	}
+}
+
+// flushDue writes the outcomes when a ledger write's worth waits; an
+// error stops the pump taking work (nextErr), what is out finishes.
+func (d *delivery) flushDue(ctx workflow.Context, nextErr *error) {
+	if d.batch.size() < d.ledgerBatch() {
+		return
+	}
+	if err := d.flush(ctx); err != nil && *nextErr == nil {
+		*nextErr = err
 	}
 }
 

@@ -70,6 +70,10 @@ type deliveryEnv struct {
 	heartbeats map[string]time.Duration
 	// batches: the size of each SendBatch, in order.
 	batches []int
+	// batchStarted and recording, when set, are told of every SendBatch
+	// as it starts and every RecordDelivered before it writes (outside mu).
+	batchStarted func()
+	recording    func(in activities.RecordInput)
 }
 
 // isSend: an activity that sends (a Send, or a batch of sends).
@@ -161,6 +165,9 @@ func newSlowDeliveryEnv(t *testing.T, sendTime time.Duration) *deliveryEnv {
 	// every later call back (the delivery's timer, then a Send).
 	env.OnActivity(d.a.SendBatch, mock.Anything, mock.Anything).After(sendTime).Return(
 		func(ctx context.Context, in activities.SendBatchInput) (*activities.SendBatchResult, error) {
+			if d.batchStarted != nil {
+				d.batchStarted()
+			}
 			d.mu.Lock()
 			d.batches = append(d.batches, len(in.Sends))
 			d.mu.Unlock()
@@ -173,6 +180,9 @@ func newSlowDeliveryEnv(t *testing.T, sendTime time.Duration) *deliveryEnv {
 		})
 	env.OnActivity(d.a.RecordDelivered, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in activities.RecordInput) error {
+			if d.recording != nil {
+				d.recording(in)
+			}
 			d.mu.Lock()
 			defer d.mu.Unlock()
 			d.recorded = append(d.recorded, in.Keys...)

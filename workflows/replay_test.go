@@ -42,7 +42,10 @@ func TestReplayRecordedHistories(t *testing.T) {
 		"delivery_took_hand_over.json", "delivery_offered_hand_over.json",
 		// Deliveries from before their sends went out in batches
 		// (batch-sends): a Send per subscriber.
-		"delivery_429_then_success_before_batch_sends.json", "delivery_403_removed_before_batch_sends.json"} {
+		"delivery_429_then_success_before_batch_sends.json", "delivery_403_removed_before_batch_sends.json",
+		// A fan-out to 200 chats, its ledger written with the window full
+		// (flush-behind-sends), and one from before, written first.
+		"delivery_fan_out.json", "delivery_fan_out_before_flush_behind.json"} {
 		require.Contains(t, files, filepath.Join("testdata", want))
 	}
 	for _, f := range files {
