@@ -107,7 +107,10 @@ func runFanOut(b *testing.B, s *testenv.Stack, n int) { runFanOutMode(b, s, n, "
 //
 // BENCH_WORKERS lists the numbers of workers (default 1,2) and
 // BENCH_WORKERS_SUBSCRIBERS the chats (default 1000): issue 29's run is
-// BENCH_WORKERS=1,2,5 BENCH_WORKERS_SUBSCRIBERS=10000.
+// BENCH_WORKERS=1,2,5 BENCH_WORKERS_SUBSCRIBERS=10000. BENCH_PARTITIONS=default
+// runs it on a Temporal server of its own at its defaults (four partitions
+// of every task queue, as on Temporal Cloud) instead of the one with a
+// single partition.
 func BenchmarkFanOutWorkers(b *testing.B) {
 	n := envInt("BENCH_WORKERS_SUBSCRIBERS", 1000)
 	for _, w := range strings.Split(cmp.Or(os.Getenv("BENCH_WORKERS"), "1,2"), ",") {
@@ -116,10 +119,26 @@ func BenchmarkFanOutWorkers(b *testing.B) {
 			b.Fatalf("BENCH_WORKERS=%q: a list of numbers of workers, such as 1,2,5", os.Getenv("BENCH_WORKERS"))
 		}
 		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
-			s := testenv.NewStack(b, time.Hour)
+			s := benchStack(b)
 			s.Telegram.RealLimits()
 			runFanOutWith(b, s, n, "", workers)
 		})
+	}
+}
+
+// benchStack is a benchmark's stack, on a Temporal server at its defaults
+// when BENCH_PARTITIONS=default.
+func benchStack(b *testing.B) *testenv.Stack {
+	switch p := os.Getenv("BENCH_PARTITIONS"); p {
+	case "":
+		return testenv.NewStack(b, time.Hour)
+	case "default":
+		tmp := testenv.StartOwnTemporalAtDefaults(b)
+		b.Logf("Temporal: a server of its own at its defaults (four partitions of every task queue)")
+		return testenv.NewStackWith(b, time.Hour, testenv.StackOptions{TemporalAddress: tmp.Addr, TemporalNamespace: tmp.Namespace})
+	default:
+		b.Fatalf("BENCH_PARTITIONS=%q: \"default\" (a server at its defaults) or unset (one partition)", p)
+		return nil
 	}
 }
 

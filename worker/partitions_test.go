@@ -18,7 +18,7 @@ import (
 // component change out to 200 chats at TELEGRAM_RATE_LIMIT=25 against a
 // fake Telegram at Telegram's limits: every chat gets it once, no second
 // holds more than the rate, Telegram refuses nothing. How near the rate the
-// fan-out runs is a benchmark's figure (BenchmarkFanOutWorkers/partitions=4,
+// fan-out runs is a benchmark's figure (BenchmarkFanOutWorkers with BENCH_PARTITIONS=default,
 // docs/benchmarks.md), not this test's.
 func TestFanOutAtDefaultPartitionsKeepsTheLimit(t *testing.T) {
 	if testing.Short() {
