@@ -78,6 +78,17 @@ type batchProgress struct {
 	Acc  []SendOutcome `json:"acc"`
 }
 
+// left is how many sends are still to finish.
+func (p *batchProgress) left() int {
+	n := 0
+	for _, done := range p.Done {
+		if !done {
+			n++
+		}
+	}
+	return n
+}
+
 // SendBatch sends each of in.Sends (see above).
 func (a *Activities) SendBatch(ctx context.Context, in SendBatchInput) (*SendBatchResult, error) {
 	n := len(in.Sends)
@@ -99,6 +110,11 @@ func (a *Activities) SendBatch(ctx context.Context, in SendBatchInput) (*SendBat
 	defer stopBeat()
 	defer fates.write(ctx, a)
 	bctx := context.WithValue(inBatch(ctx), fatesKey{}, fates)
+	if a.Budget != nil { // the batch's sends lease together
+		var done func()
+		bctx, done = a.Budget.Expect(bctx, p.left())
+		defer done()
+	}
 	stop := activity.GetWorkerStopChannel(ctx)
 	var wg sync.WaitGroup
 	for i := range n {

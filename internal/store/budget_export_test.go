@@ -32,3 +32,6 @@ func HeldUntilForTest(b *SendBudget) time.Time {
 	}
 	return b.slotTime(b.free[len(b.free)-1])
 }
+
+// ExpectedForTest is how many slots b's batches still say they will take.
+func ExpectedForTest(b *SendBudget) int64 { return b.demand.Load() }

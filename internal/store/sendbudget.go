@@ -56,6 +56,9 @@ type SendBudget struct {
 	fetch sync.Mutex // one lease in flight per process
 	// waiting counts the sends waiting for the lease in flight.
 	waiting atomic.Int64
+	// demand counts the slots this process's batches said they will take
+	// in a moment (Expect) and have not taken yet.
+	demand atomic.Int64
 }
 
 type takenLease struct {
@@ -141,6 +144,16 @@ func (b *SendBudget) Take(ctx context.Context) (slot Slot, ok bool, retryAt time
 // chat's turn to claim): its slot starts lead from now at the earliest,
 // so that the call is not late for it; the slots sooner go to others.
 func (b *SendBudget) TakeAhead(ctx context.Context, lead time.Duration) (slot Slot, ok bool, retryAt time.Time, err error) {
+	slot, ok, retryAt, err = b.takeAhead(ctx, lead)
+	if ok {
+		if d, _ := ctx.Value(demandKey{}).(*demand); d != nil {
+			d.took()
+		}
+	}
+	return slot, ok, retryAt, err
+}
+
+func (b *SendBudget) takeAhead(ctx context.Context, lead time.Duration) (slot Slot, ok bool, retryAt time.Time, err error) {
 	lead = min(max(lead, 0), maxLeaseLead)
 	if b.interval <= 0 {
 		return Slot{At: b.clock()}, true, time.Time{}, nil
@@ -169,6 +182,47 @@ func (b *SendBudget) TakeAhead(ctx context.Context, lead time.Duration) (slot Sl
 		}
 	}
 	return Slot{}, false, b.clock().Add(time.Second), nil
+}
+
+// Expect tells the budget that n sends will each take a slot in a moment
+// (a batch's start); the context returned carries it to their Takes. The
+// lease they start is sized for all of them, in one insert. Without it
+// the first send leased for itself (half a second's slots) and the
+// sends after it leased again once those were handed out: two inserts a
+// batch, each a quarter of a second at a load of 6, and on two workers
+// a third when the first lost its race. done forgets the sends that
+// took none (their chat's turn had not come).
+func (b *SendBudget) Expect(ctx context.Context, n int) (_ context.Context, done func()) {
+	if b.interval <= 0 || n <= 0 {
+		return ctx, func() {}
+	}
+	d := &demand{b: b}
+	d.left.Store(int64(n))
+	b.demand.Add(int64(n))
+	return context.WithValue(ctx, demandKey{}, d), func() { b.demand.Add(-d.left.Swap(0)) }
+}
+
+// demand is one batch's sends (Expect) that have not taken a slot yet.
+type demand struct {
+	b    *SendBudget
+	left atomic.Int64
+}
+
+type demandKey struct{}
+
+// took counts one slot taken by the batch's sends (a send that takes
+// more, a pin after its message, counts once more at most n in all).
+func (d *demand) took() {
+	for {
+		l := d.left.Load()
+		if l <= 0 {
+			return
+		}
+		if d.left.CompareAndSwap(l, l-1) {
+			d.b.demand.Add(-1)
+			return
+		}
+	}
 }
 
 // Give returns a slot taken and not called: a later send of this process
@@ -258,10 +312,13 @@ func (b *SendBudget) leaseMore(ctx context.Context) (far time.Time, err error) {
 		// taken; after a lease lost to another process, a few at once:
 		// the others that lost it race for the next too.
 		j := max(first/b.lease, b.next)
-		// As many as the sends waiting for a slot need (a batch's start
-		// together: one insert, and their claims together after it).
-		need := (b.waiting.Load() + b.lease) / b.lease
-		k := min(max(int64(1+lost), need), 3)
+		// As many as the sends waiting for a slot need, or the batches
+		// under way say they will (Expect), beyond the slots held: a
+		// batch's start together in one insert, the lease under way
+		// counted for the slots it has left.
+		want := max(b.waiting.Load()+1, b.demand.Load()-int64(len(b.free)))
+		k := leasesFor(want, b.lease, max(first, j*b.lease)-j*b.lease)
+		k = min(max(int64(1+lost), k), 3)
 		start := time.Unix(0, j*b.lease*int64(b.interval)).Add(-b.offset)
 		b.mu.Unlock()
 		if start.Sub(now) > budgetWithin {
@@ -303,6 +360,16 @@ func (b *SendBudget) leaseMore(ctx context.Context) (far time.Time, err error) {
 		}
 	}
 	return time.Time{}, nil
+}
+
+// leasesFor is how many leases from the one under way hold want slots,
+// when past of its slots are gone already.
+func leasesFor(want, lease, past int64) int64 {
+	k := int64(1)
+	if rest := want - (lease - past); rest > 0 {
+		k += (rest + lease - 1) / lease
+	}
+	return k
 }
 
 func leaseID(j int64) string { return "l" + strconv.FormatInt(j, 10) }

@@ -21,3 +21,24 @@ func TestLeaseSizeDividesABatch(t *testing.T) {
 		}
 	}
 }
+
+// leasesFor counts the slots the lease under way has left.
+func TestLeasesForCountsTheLeaseUnderWay(t *testing.T) {
+	for _, c := range []struct{ want, lease, past, k int64 }{
+		{1, 12, 0, 1},
+		{12, 12, 0, 1},
+		{13, 12, 0, 2},
+		{24, 12, 0, 2},
+		{24, 12, 1, 3},
+		{12, 12, 11, 2},
+		{1, 12, 11, 1},
+		{25, 12, 0, 3},
+		{0, 12, 5, 1},
+		{24, 480, 400, 1},
+		{100, 480, 400, 2},
+	} {
+		if got := leasesFor(c.want, c.lease, c.past); got != c.k {
+			t.Errorf("leasesFor(want %d, lease %d, past %d) = %d, want %d", c.want, c.lease, c.past, got, c.k)
+		}
+	}
+}

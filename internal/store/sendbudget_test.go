@@ -218,3 +218,54 @@ func TestRepliesGoFirstInTheClustersBudget(t *testing.T) {
 	require.LessOrEqual(t, fakesBusiest(calls), rate, "calls in any second")
 	require.Positive(t, ahead, "replies asked for while notices were held ahead")
 }
+
+// Issue 29 item 7: a batch's sends lease their slots together. A batch
+// of 24 that says so (Expect) gets all 24 slots with one insert, its
+// process's slots of before long past; the slots are distinct, and the
+// budget expects nothing once the batch is done. Without Expect (the
+// build before) the first send leased for itself and the others leased
+// again after it: 2 or 3 inserts a batch, each a quarter of a second at
+// a load of 6, which on two workers stalled the fan-out (0.938 of the
+// rate, docs/benchmarks.md).
+func TestABatchLeasesItsSlotsInOneInsert(t *testing.T) {
+	st := testenv.Store(t)
+	ctx := context.Background()
+	const rate, sends = 25, 24
+	b := st.NewSendBudget(rate, time.Now)
+	first, ok, _, err := b.Take(ctx) // the clock measured, a lease held
+	require.NoError(t, err)
+	require.True(t, ok)
+	time.Sleep(time.Until(store.HeldUntilForTest(b)) + 100*time.Millisecond) // its slots past
+	inserts := func() int64 { return st.RoundTripsBy()["insert call_slots"] }
+	before := inserts()
+
+	bctx, done := b.Expect(ctx, sends)
+	slots := make([]int64, sends)
+	var wg sync.WaitGroup
+	for i := range sends {
+		wg.Go(func() {
+			slot, ok, retryAt, err := b.Take(bctx)
+			if err != nil || !ok {
+				t.Errorf("send %d: no slot (come back in %v): %v", i, time.Until(retryAt), err)
+				return
+			}
+			slots[i] = store.SlotNumberForTest(slot)
+		})
+	}
+	wg.Wait()
+	done()
+	require.Equal(t, int64(1), inserts()-before, "lease inserts for a batch of %d", sends)
+	seen := map[int64]bool{store.SlotNumberForTest(first): true}
+	for _, n := range slots {
+		require.False(t, seen[n], "slot %d handed out twice", n)
+		seen[n] = true
+	}
+	require.Zero(t, store.ExpectedForTest(b), "slots expected after the batch")
+
+	// A batch whose sends took none (their chats' turns had not come)
+	// leaves nothing expected either.
+	_, done = b.Expect(ctx, sends)
+	require.Equal(t, int64(sends), store.ExpectedForTest(b))
+	done()
+	require.Zero(t, store.ExpectedForTest(b))
+}
