@@ -35,3 +35,14 @@ func HeldUntilForTest(b *SendBudget) time.Time {
 
 // ExpectedForTest is how many slots b's batches still say they will take.
 func ExpectedForTest(b *SendBudget) int64 { return b.demand.Load() }
+
+// ReadChatPruneForTest is a prune at now in two steps: it reads now, and
+// deletes what it read when the func returned is called.
+func ReadChatPruneForTest(ctx context.Context, s *Store, now time.Time) (func() (int64, error), error) {
+	docs, err := s.chatPruneCandidates(ctx, now)
+	if err != nil {
+		return nil, err
+	}
+	ids := quietChats(docs, now)
+	return func() (int64, error) { return s.deleteQuietChats(ctx, ids, now) }, nil
+}

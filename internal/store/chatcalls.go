@@ -286,6 +286,12 @@ func (s *Store) changeChat(ctx context.Context, chatID int64, now time.Time, cha
 			if cur, err = s.newestVersion(ctx, chatID); err != nil {
 				return err
 			}
+			if restartable(cur, now) {
+				if err := s.restartChain(ctx, cur, now); err != nil {
+					return err
+				}
+				cur = chatState{Chat: chatID}
+			}
 			known = true
 		}
 		turns, write := change(slices.Clone(cur.Turns))
@@ -307,6 +313,59 @@ func (s *Store) changeChat(ctx context.Context, chatID int64, now time.Time, cha
 		return nil
 	}
 	return fmt.Errorf("write the turns of a chat: %d other writers first", claimAttempts)
+}
+
+// chatRestartMargin is how much sooner than a prune a claim takes a
+// chat's chain for one a prune may be deleting (restartable).
+const chatRestartMargin = time.Minute
+
+// restartByID is the longest chain restartChain deletes by _id.
+const restartByID = 256
+
+// restartable: the chat's newest version is old enough that a prune may
+// be deleting the chain now (ChatCallsQuiet, less chatRestartMargin), and
+// nothing in it counts any more (no call within keepCalls, no turn
+// waiting). A version written after it could outlive the chain: a prune
+// deletes the versions it read, and the next process that knows nothing
+// of the chat would insert version 1 beside the survivor, two chains each
+// spacing only its own calls (a 429). So such a chat starts again.
+func restartable(st chatState, now time.Time) bool {
+	if st.V == 0 || now.Sub(st.At) < ChatCallsQuiet-chatRestartMargin {
+		return false
+	}
+	for _, t := range st.Turns {
+		if t.Until.After(now) {
+			return false
+		}
+	}
+	return true
+}
+
+// restartChain deletes the chain of st, its newest version (restartable),
+// so that the chat starts again at version 1. A version of a chain
+// started again meanwhile by another process is younger than
+// chatMemoryFor and stays; the old chain gets no versions after st (every
+// process that reads it starts again too, and none remembers it).
+// By _id, one statement a version in one command, as pruneChats does
+// (FerretDB hands an _id equality to its storage and scans for anything
+// else); a chain longer than restartByID in one filtered delete.
+func (s *Store) restartChain(ctx context.Context, st chatState, now time.Time) error {
+	col := s.db.Collection(colChatCalls)
+	old := bson.D{{Key: "$lte", Value: now.Add(-chatMemoryFor)}}
+	var err error
+	if st.V > restartByID {
+		_, err = col.DeleteMany(ctx, bson.D{{Key: "chat", Value: st.Chat}, {Key: "v", Value: bson.D{{Key: "$lte", Value: st.V}}}, {Key: "at", Value: old}})
+	} else {
+		models := make([]mongo.WriteModel, st.V)
+		for v := range st.V {
+			models[v] = mongo.NewDeleteOneModel().SetFilter(bson.D{{Key: "_id", Value: chatVersionID(st.Chat, v+1)}, {Key: "at", Value: old}})
+		}
+		_, err = col.BulkWrite(ctx, models, options.BulkWrite().SetOrdered(false))
+	}
+	if err != nil {
+		return fmt.Errorf("start the turns of a quiet chat again: %w", err)
+	}
+	return nil
 }
 
 func chatVersionID(chatID int64, v int64) string {
@@ -386,7 +445,13 @@ func (s *Store) pruneChats(ctx context.Context, now time.Time) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	ids := quietChats(docs, now)
+	return s.deleteQuietChats(ctx, quietChats(docs, now), now)
+}
+
+// deleteQuietChats deletes the versions ids that pruneChats read at now,
+// each only while it is as old as it was then: a chat started again at
+// version 1 meanwhile (restartChain) keeps its new version 1.
+func (s *Store) deleteQuietChats(ctx context.Context, ids []any, now time.Time) (int64, error) {
 	if len(ids) == 0 {
 		return 0, nil
 	}
@@ -395,9 +460,10 @@ func (s *Store) pruneChats(ctx context.Context, now time.Time) (int64, error) {
 	// by FerretDB itself against every document (each against every ID: at
 	// a fan-out's hundred messages a second that was seconds of FerretDB's
 	// CPU every prune).
+	cut := now.Add(-ChatCallsQuiet)
 	models := make([]mongo.WriteModel, len(ids))
 	for i, id := range ids {
-		models[i] = mongo.NewDeleteOneModel().SetFilter(bson.D{{Key: "_id", Value: id}})
+		models[i] = mongo.NewDeleteOneModel().SetFilter(bson.D{{Key: "_id", Value: id}, {Key: "at", Value: bson.D{{Key: "$lte", Value: cut}}}})
 	}
 	res, err := s.db.Collection(colChatCalls).BulkWrite(ctx, models, options.BulkWrite().SetOrdered(false))
 	if err != nil {
@@ -446,12 +512,15 @@ func quietChats(docs []chatState, now time.Time) []any {
 			newest[d.Chat] = d
 		}
 	}
+	// A turn that waited counts a while past its time (chatRestartMargin):
+	// a claim that read the chat a moment before this prune's read took it
+	// for a live chain (restartable), and its version may be on its way.
 	quiet := func(st chatState) bool {
 		if now.Sub(st.At) < ChatCallsQuiet {
 			return false
 		}
 		for _, t := range st.Turns {
-			if t.Until.After(now) {
+			if t.Until.After(now.Add(-chatRestartMargin)) {
 				return false
 			}
 		}

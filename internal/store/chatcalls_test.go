@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/openai-status-bot/statusbot/internal/store"
 	"github.com/openai-status-bot/statusbot/internal/telegram"
@@ -278,6 +279,56 @@ func TestQuietChatsArePrunedWhole(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, c.OK, "spaced from the other process's call")
 	require.Equal(t, later.Add(telegram.BudgetOf(quiet).Interval), c.RetryAt)
+}
+
+// A prune that reads a quiet chat, then deletes what it read while another
+// process claims the chat in between, leaves the chat one chain: the
+// claim is spaced from by every process after it. On the code before, the
+// claim wrote version 4 after the 3 the prune had read; the prune deleted
+// versions 1-3, and a third process that knew nothing of the chat
+// inserted version 1 beside version 4 and called 100 ms after the claim
+// (two chains, each spacing only its own calls: a 429 from Telegram).
+func TestAPruneRacingAClaimLeavesTheChatOneChain(t *testing.T) {
+	a, b, db := twoProcesses(t)
+	c, err := store.Open(context.Background(), testenv.MongoURI(t), db.Name())
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.Close(5 * time.Second) })
+	ctx := context.Background()
+	const chat = int64(506)
+	budget := telegram.BudgetOf(chat)
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	for i := range 3 {
+		cl, err := a.ClaimCall(ctx, chat, fmt.Sprintf("q%d", i), budget, now.Add(time.Duration(i)*2*time.Second))
+		require.NoError(t, err)
+		require.True(t, cl.OK)
+	}
+	later := now.Add(store.ChatCallsQuiet + time.Minute)
+	deleteRead, err := store.ReadChatPruneForTest(ctx, a, later) // the prune reads the quiet chat
+	require.NoError(t, err)
+	cl, err := b.ClaimCall(ctx, chat, "b0", budget, later) // a claim between its read and its delete
+	require.NoError(t, err)
+	require.True(t, cl.OK)
+	_, err = deleteRead()
+	require.NoError(t, err)
+
+	cl, err = c.ClaimCall(ctx, chat, "c0", budget, later.Add(100*time.Millisecond))
+	require.NoError(t, err)
+	require.False(t, cl.OK, "a process that knew nothing of the chat called 100 ms after b")
+	require.Equal(t, later.Add(budget.Interval), cl.RetryAt)
+	var left []struct {
+		ID string `bson:"_id"`
+	}
+	cur, err := db.Collection("chat_calls").Find(ctx, bson.D{{Key: "chat", Value: chat}}, options.Find().SetSort(bson.D{{Key: "v", Value: 1}}))
+	require.NoError(t, err)
+	require.NoError(t, cur.All(ctx, &left))
+	require.Len(t, left, 2, "the chat's versions: %v", left)
+	require.Equal(t, "506#1", left[0].ID, "the chain started again at version 1 (b's call), then c's turn")
+
+	// The chain started again (b's call, c's turn waiting) is pruned
+	// whole once quiet, as any.
+	deleted, _, err := a.PruneBatch(ctx, later.Add(store.ChatCallsQuiet+2*time.Minute), 100)
+	require.NoError(t, err)
+	require.Equal(t, int64(2), deleted)
 }
 
 // A burst's first claim in a quiet chat waits gather for the others to
