@@ -44,5 +44,5 @@ func ReadChatPruneForTest(ctx context.Context, s *Store, now time.Time) (func() 
 		return nil, err
 	}
 	ids := quietChats(docs, now)
-	return func() (int64, error) { return s.deleteQuietChats(ctx, ids, now) }, nil
+	return func() (int64, error) { return s.deleteVersions(ctx, ids, now.Add(-ChatCallsQuiet)) }, nil
 }

@@ -319,9 +319,6 @@ func (s *Store) changeChat(ctx context.Context, chatID int64, now time.Time, cha
 // chat's chain for one a prune may be deleting (restartable).
 const chatRestartMargin = time.Minute
 
-// restartByID is the longest chain restartChain deletes by _id.
-const restartByID = 256
-
 // restartable: the chat's newest version is old enough that a prune may
 // be deleting the chain now (ChatCallsQuiet, less chatRestartMargin), and
 // nothing in it counts any more (no call within keepCalls, no turn
@@ -346,23 +343,12 @@ func restartable(st chatState, now time.Time) bool {
 // started again meanwhile by another process is younger than
 // chatMemoryFor and stays; the old chain gets no versions after st (every
 // process that reads it starts again too, and none remembers it).
-// By _id, one statement a version in one command, as pruneChats does
-// (FerretDB hands an _id equality to its storage and scans for anything
-// else); a chain longer than restartByID in one filtered delete.
 func (s *Store) restartChain(ctx context.Context, st chatState, now time.Time) error {
-	col := s.db.Collection(colChatCalls)
-	old := bson.D{{Key: "$lte", Value: now.Add(-chatMemoryFor)}}
-	var err error
-	if st.V > restartByID {
-		_, err = col.DeleteMany(ctx, bson.D{{Key: "chat", Value: st.Chat}, {Key: "v", Value: bson.D{{Key: "$lte", Value: st.V}}}, {Key: "at", Value: old}})
-	} else {
-		models := make([]mongo.WriteModel, st.V)
-		for v := range st.V {
-			models[v] = mongo.NewDeleteOneModel().SetFilter(bson.D{{Key: "_id", Value: chatVersionID(st.Chat, v+1)}, {Key: "at", Value: old}})
-		}
-		_, err = col.BulkWrite(ctx, models, options.BulkWrite().SetOrdered(false))
+	ids := make([]any, st.V)
+	for v := range st.V {
+		ids[v] = chatVersionID(st.Chat, v+1)
 	}
-	if err != nil {
+	if _, err := s.deleteVersions(ctx, ids, now.Add(-chatMemoryFor)); err != nil {
 		return fmt.Errorf("start the turns of a quiet chat again: %w", err)
 	}
 	return nil
@@ -445,13 +431,18 @@ func (s *Store) pruneChats(ctx context.Context, now time.Time) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return s.deleteQuietChats(ctx, quietChats(docs, now), now)
+	n, err := s.deleteVersions(ctx, quietChats(docs, now), now.Add(-ChatCallsQuiet))
+	if err != nil {
+		return 0, fmt.Errorf("mongodb: prune the chats' turns: %w", err)
+	}
+	return n, nil
 }
 
-// deleteQuietChats deletes the versions ids that pruneChats read at now,
-// each only while it is as old as it was then: a chat started again at
-// version 1 meanwhile (restartChain) keeps its new version 1.
-func (s *Store) deleteQuietChats(ctx context.Context, ids []any, now time.Time) (int64, error) {
+// deleteVersions deletes the versions ids of chat_calls that were written
+// at or before notAfter: one read before, they may have been deleted and
+// written again since by a chat started again at version 1
+// (restartChain), and such a version stays.
+func (s *Store) deleteVersions(ctx context.Context, ids []any, notAfter time.Time) (int64, error) {
 	if len(ids) == 0 {
 		return 0, nil
 	}
@@ -460,14 +451,13 @@ func (s *Store) deleteQuietChats(ctx context.Context, ids []any, now time.Time) 
 	// by FerretDB itself against every document (each against every ID: at
 	// a fan-out's hundred messages a second that was seconds of FerretDB's
 	// CPU every prune).
-	cut := now.Add(-ChatCallsQuiet)
 	models := make([]mongo.WriteModel, len(ids))
 	for i, id := range ids {
-		models[i] = mongo.NewDeleteOneModel().SetFilter(bson.D{{Key: "_id", Value: id}, {Key: "at", Value: bson.D{{Key: "$lte", Value: cut}}}})
+		models[i] = mongo.NewDeleteOneModel().SetFilter(bson.D{{Key: "_id", Value: id}, {Key: "at", Value: bson.D{{Key: "$lte", Value: notAfter}}}})
 	}
 	res, err := s.db.Collection(colChatCalls).BulkWrite(ctx, models, options.BulkWrite().SetOrdered(false))
 	if err != nil {
-		return 0, fmt.Errorf("mongodb: prune the chats' turns: %w", err)
+		return 0, err
 	}
 	return res.DeletedCount, nil
 }
