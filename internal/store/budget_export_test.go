@@ -44,5 +44,23 @@ func ReadChatPruneForTest(ctx context.Context, s *Store, now time.Time) (func() 
 		return nil, err
 	}
 	ids := quietChats(docs, now)
-	return func() (int64, error) { return s.deleteVersions(ctx, ids, now.Add(-ChatCallsQuiet)) }, nil
+	return func() (int64, error) { return s.deleteVersions(ctx, ids) }, nil
+}
+
+// CloseQuietChatsForTest runs the close of quiet chats a write at now
+// would start.
+func CloseQuietChatsForTest(ctx context.Context, s *Store, now time.Time) (int64, error) {
+	return s.closeQuietChats(ctx, now)
+}
+
+// InsertClosingsForTest is a close at now cut after its inserts: the
+// chats' empty versions are in, their chains not deleted.
+func InsertClosingsForTest(ctx context.Context, s *Store, now time.Time) error {
+	quiet := s.chats.takeQuiet(now)
+	chats := make([]int64, 0, len(quiet))
+	for chat := range quiet {
+		chats = append(chats, chat)
+	}
+	_, err := s.insertClosings(ctx, chats, quiet)
+	return err
 }

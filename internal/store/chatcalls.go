@@ -36,9 +36,16 @@ import (
 //   - a chat it knows nothing of is claimed by inserting version 1: a
 //     chat with no recent calls has no versions at all, because
 //   - a chat's versions are deleted together once its newest is
-//     ChatCallsQuiet old (pruneChats, every chatPruneEvery, reading only
-//     the versions that old and their chats' newer ones): the collection
-//     holds the chats of the last minutes, not every chat ever told.
+//     ChatCallsQuiet old, by the process that wrote that version
+//     (closeQuietChats, every chatPruneEvery): it inserts the version
+//     after it, an empty one as old (the insert fails when anyone wrote
+//     after it, and any process that reads it starts the chat again),
+//     then deletes the chain by _id. Nothing is read: FerretDB hands an
+//     insert and an _id equality to its storage, and decodes every
+//     document for anything else (a range, a $in). A chain whose writer
+//     died is pruned by the maintenance prune (pruneChats). The
+//     collection holds the chats of the last minutes, not every chat
+//     ever told.
 //
 // Versions of the first design ("<chat>|<v>" and "<chat>|head") are not
 // read; they go with the hourly prune.
@@ -309,6 +316,7 @@ func (s *Store) changeChat(ctx context.Context, chatID int64, now time.Time, cha
 			return fmt.Errorf("write the turns of a chat: %w", err)
 		}
 		s.chats.remember(st)
+		s.chats.wrote(st)
 		s.pruneChatsEvery(now)
 		return nil
 	}
@@ -339,19 +347,40 @@ func restartable(st chatState, now time.Time) bool {
 }
 
 // restartChain deletes the chain of st, its newest version (restartable),
-// so that the chat starts again at version 1. A version of a chain
-// started again meanwhile by another process is younger than
-// chatMemoryFor and stays; the old chain gets no versions after st (every
-// process that reads it starts again too, and none remembers it).
-func (s *Store) restartChain(ctx context.Context, st chatState, now time.Time) error {
-	ids := make([]any, st.V)
-	for v := range st.V {
-		ids[v] = chatVersionID(st.Chat, v+1)
-	}
-	if _, err := s.deleteVersions(ctx, ids, now.Add(-chatMemoryFor)); err != nil {
+// so that the chat starts again at version 1. The old chain gets no
+// versions after st (every process that reads it starts again too, and
+// none remembers it), and its versions were written by st.At (give or
+// take the clocks' skew, chatClockSkew). A chain started again meanwhile
+// by another process was started after st was restartable, minutes after
+// st.At, and stays whole: even where a close's empty version (v after
+// the old chain's newest) hides it from the read for a moment.
+func (s *Store) restartChain(ctx context.Context, st chatState, _ time.Time) error {
+	if _, err := s.deleteVersions(ctx, chainVersions(st.Chat, st.V, st.At.Add(chatClockSkew))); err != nil {
 		return fmt.Errorf("start the turns of a quiet chat again: %w", err)
 	}
 	return nil
+}
+
+// chatClockSkew bounds how far the clocks of two processes that write a
+// chat's versions may be apart: a version written after another may say
+// it is older by that much.
+const chatClockSkew = 30 * time.Second
+
+// versionDelete is one version of chat_calls to delete, if it was
+// written at or before NotAfter: an older read found it, and it may have
+// been deleted and written again since, by a chat started again.
+type versionDelete struct {
+	ID       string
+	NotAfter time.Time
+}
+
+// chainVersions are the deletes of a chat's versions 1 to upTo.
+func chainVersions(chatID, upTo int64, notAfter time.Time) []versionDelete {
+	out := make([]versionDelete, upTo)
+	for v := range upTo {
+		out[v] = versionDelete{ID: chatVersionID(chatID, v+1), NotAfter: notAfter}
+	}
+	return out
 }
 
 func chatVersionID(chatID int64, v int64) string {
@@ -361,10 +390,78 @@ func chatVersionID(chatID int64, v int64) string {
 // chatMemory is what a process knows of chats' newest versions: the one
 // it last read or wrote of each, while that is recent (chatMemoryFor).
 type chatMemory struct {
-	mu     sync.Mutex
-	chats  map[int64]chatState
-	pruned atomic.Int64 // unix nanoseconds of the last pruneChats started
-	gap    atomic.Int64 // nanoseconds until the next may start (chatPruneGap); 0: chatPruneEvery
+	mu    sync.Mutex
+	chats map[int64]chatState
+	// written is the version this process wrote last of each chat, until
+	// it closes the chat once quiet (closeQuietChats).
+	written map[int64]writtenVersion
+	pruned  atomic.Int64 // unix nanoseconds of the last close started
+	gap     atomic.Int64 // nanoseconds until the next may start (chatPruneGap); 0: chatPruneEvery
+}
+
+// writtenVersion is what a close needs of a version written.
+type writtenVersion struct {
+	V     int64
+	At    time.Time
+	Until time.Time // the latest its waiting turns keep their place
+}
+
+// maxWritten bounds the versions a process keeps to close: those of the
+// last minutes (ChatCallsQuiet and a prune's gap), 210,000 at 1,000 calls
+// a second. Past it, chats are left to the maintenance prune.
+const maxWritten = 500_000
+
+// wrote keeps st, a version this process wrote, to close its chat.
+func (m *chatMemory) wrote(st chatState) {
+	w := writtenVersion{V: st.V, At: st.At}
+	for _, t := range st.Turns {
+		if t.Until.After(w.Until) {
+			w.Until = t.Until
+		}
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.written == nil {
+		m.written = map[int64]writtenVersion{}
+	}
+	if old, ok := m.written[st.Chat]; ok && old.V > w.V {
+		return
+	}
+	if _, ok := m.written[st.Chat]; !ok && len(m.written) >= maxWritten {
+		return
+	}
+	m.written[st.Chat] = w
+}
+
+// takeQuiet returns, and forgets, the chats whose version written last is
+// quiet at now (quietVersion).
+func (m *chatMemory) takeQuiet(now time.Time) map[int64]writtenVersion {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := map[int64]writtenVersion{}
+	for chat, w := range m.written {
+		if quietVersion(w.At, w.Until, now) {
+			out[chat] = w
+			delete(m.written, chat)
+		}
+	}
+	return out
+}
+
+// giveBack keeps versions to close again (a close that failed).
+func (m *chatMemory) giveBack(ws map[int64]writtenVersion) {
+	for chat, w := range ws {
+		m.wrote(chatState{Chat: chat, V: w.V, At: w.At, Turns: []chatTurn{{Until: w.Until}}})
+	}
+}
+
+// quietVersion: a chat whose newest version was written at, with turns
+// waiting until until, may be deleted at now. A turn that waited counts a
+// while past its time (chatRestartMargin): a claim that read the chat a
+// moment before took it for a live chain (restartable), and its version
+// may be on its way.
+func quietVersion(at, until, now time.Time) bool {
+	return now.Sub(at) >= ChatCallsQuiet && !until.After(now.Add(-chatRestartMargin))
 }
 
 // recall returns the newest version known of the chat, and whether it may
@@ -391,7 +488,7 @@ func (m *chatMemory) remember(st chatState) {
 	}
 }
 
-// pruneChatsEvery starts pruneChats when the last was chatPruneGap ago.
+// pruneChatsEvery starts closeQuietChats when the last was chatPruneGap ago.
 func (s *Store) pruneChatsEvery(now time.Time) {
 	last := s.chats.pruned.Load()
 	if last == 0 { // a process's first prune a while after it starts
@@ -406,44 +503,103 @@ func (s *Store) pruneChatsEvery(now time.Time) {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
 		start := time.Now()
-		_, _ = s.pruneChats(ctx, now) // best effort: the hourly prune does it too
+		_, _ = s.closeQuietChats(ctx, now) // best effort: the maintenance prune does it too
 		s.chats.gap.Store(int64(chatPruneGap(time.Since(start))))
 	}()
 }
 
-// chatPruneGap is how long after a prune that took took the next may
-// start: chatPruneEvery, or ten times as long as it took. FerretDB reads
-// the at range by decoding every version (no range reaches its storage):
-// at 100,000 chats a prune every 30 s took a good share of the store's
-// time from a fan-out; this keeps it to a tenth or less.
+// chatPruneGap is how long after a close that took took the next may
+// start: chatPruneEvery, or ten times as long as it took, so that closes
+// take a tenth of the store's time or less however slow it is. (When
+// they read the at range, which FerretDB decodes in full, a prune every
+// 30 s at 100,000 chats took a good share of the store's time from a
+// fan-out.)
 func chatPruneGap(took time.Duration) time.Duration {
 	return max(chatPruneEvery, 10*took)
 }
 
-// pruneChats deletes the versions of every chat whose newest version is
-// ChatCallsQuiet old and has no turn waiting past now. It reads no more
-// than it may delete (once it read the whole collection, every 30 s in
-// every process): the versions older than that (by the at index), then,
-// of their chats, the versions since (by the chat and v index), and
-// deletes the chats that have none and no turn waiting.
+// closeQuietChats deletes the chains of the chats this process wrote last
+// and that are quiet now (quietVersion), in two round trips whatever their
+// number, reading nothing. For each it inserts version v+1 after the v it
+// wrote: empty, and as old as v. The insert fails when another process
+// wrote v+1 first (the chat lives on: that process closes it). Once it is
+// in, no process writes after it: one that remembers v does so for
+// chatMemoryFor only, and one that reads it starts the chat again
+// (restartable). Then it deletes versions 1 to v+1 by _id, those written
+// by v's time (a chain started again since was started minutes later).
+func (s *Store) closeQuietChats(ctx context.Context, now time.Time) (int64, error) {
+	quiet := s.chats.takeQuiet(now)
+	if len(quiet) == 0 {
+		return 0, nil
+	}
+	chats := make([]int64, 0, len(quiet))
+	for chat := range quiet {
+		chats = append(chats, chat)
+	}
+	slices.Sort(chats)
+	closed, err := s.insertClosings(ctx, chats, quiet)
+	if err != nil {
+		s.chats.giveBack(quiet)
+		return 0, err
+	}
+	var dels []versionDelete
+	for _, chat := range closed {
+		w := quiet[chat]
+		dels = append(dels, chainVersions(chat, w.V+1, w.At.Add(chatClockSkew))...)
+	}
+	n, err := s.deleteVersions(ctx, dels)
+	if err != nil {
+		return 0, fmt.Errorf("mongodb: close the turns of quiet chats: %w", err)
+	}
+	return n, nil
+}
+
+// insertClosings inserts each chat's empty version after the one written
+// last (closeQuietChats) and returns the chats whose insert went in.
+func (s *Store) insertClosings(ctx context.Context, chats []int64, quiet map[int64]writtenVersion) ([]int64, error) {
+	var closed []int64
+	for part := range slices.Chunk(chats, maxGroupInsert) {
+		docs := make([]any, len(part))
+		for i, chat := range part {
+			w := quiet[chat]
+			docs[i] = chatState{ID: chatVersionID(chat, w.V+1), Chat: chat, V: w.V + 1, At: w.At}
+		}
+		_, err := s.db.Collection(colChatCalls).InsertMany(ctx, docs, options.InsertMany().SetOrdered(false))
+		for i, err := range perDocument(err, len(part)) {
+			switch {
+			case err == nil:
+				closed = append(closed, part[i])
+			case !mongo.IsDuplicateKeyError(err):
+				return nil, fmt.Errorf("mongodb: close the turns of quiet chats: %w", err)
+			}
+		}
+	}
+	return closed, nil
+}
+
+// pruneChats, run by the maintenance prune, deletes the versions of every
+// chat whose newest version is ChatCallsQuiet old and has no turn waiting
+// past now: chains no process closed (closeQuietChats) because it
+// stopped or forgot them. It reads no more than it may delete: the
+// versions older than that (by the at index), then, of their chats, the
+// versions since (by the chat and v index), and deletes the chats that
+// have none and no turn waiting.
 func (s *Store) pruneChats(ctx context.Context, now time.Time) (int64, error) {
 	docs, err := s.chatPruneCandidates(ctx, now)
 	if err != nil {
 		return 0, err
 	}
-	n, err := s.deleteVersions(ctx, quietChats(docs, now), now.Add(-ChatCallsQuiet))
+	n, err := s.deleteVersions(ctx, quietChats(docs, now))
 	if err != nil {
 		return 0, fmt.Errorf("mongodb: prune the chats' turns: %w", err)
 	}
 	return n, nil
 }
 
-// deleteVersions deletes the versions ids of chat_calls that were written
-// at or before notAfter: one read before, they may have been deleted and
-// written again since by a chat started again at version 1
-// (restartChain), and such a version stays.
-func (s *Store) deleteVersions(ctx context.Context, ids []any, notAfter time.Time) (int64, error) {
-	if len(ids) == 0 {
+// deleteVersions deletes the versions of chat_calls dels names that were
+// written at or before their NotAfter.
+func (s *Store) deleteVersions(ctx context.Context, dels []versionDelete) (int64, error) {
+	if len(dels) == 0 {
 		return 0, nil
 	}
 	// One delete statement per version, by _id, in one command: FerretDB
@@ -451,9 +607,9 @@ func (s *Store) deleteVersions(ctx context.Context, ids []any, notAfter time.Tim
 	// by FerretDB itself against every document (each against every ID: at
 	// a fan-out's hundred messages a second that was seconds of FerretDB's
 	// CPU every prune).
-	models := make([]mongo.WriteModel, len(ids))
-	for i, id := range ids {
-		models[i] = mongo.NewDeleteOneModel().SetFilter(bson.D{{Key: "_id", Value: id}, {Key: "at", Value: bson.D{{Key: "$lte", Value: notAfter}}}})
+	models := make([]mongo.WriteModel, len(dels))
+	for i, d := range dels {
+		models[i] = mongo.NewDeleteOneModel().SetFilter(bson.D{{Key: "_id", Value: d.ID}, {Key: "at", Value: bson.D{{Key: "$lte", Value: d.NotAfter}}}})
 	}
 	res, err := s.db.Collection(colChatCalls).BulkWrite(ctx, models, options.BulkWrite().SetOrdered(false))
 	if err != nil {
@@ -488,11 +644,12 @@ func (s *Store) chatPruneCandidates(ctx context.Context, now time.Time) ([]chatS
 	return append(old, recent...), err
 }
 
-// quietChats are the IDs of the versions of chats whose newest version is
-// ChatCallsQuiet before now with no turn waiting past now: all of a
-// chat's versions, or none (a chat is claimed by inserting version 1
-// when it has none). Versions of the first design are not among them.
-func quietChats(docs []chatState, now time.Time) []any {
+// quietChats are the deletes of the versions of chats whose newest
+// version is quiet at now (quietVersion): all of a chat's versions, or
+// none (a chat is claimed by inserting version 1 when it has none), each
+// while as old as the prune's cut. Versions of the first design are not
+// among them.
+func quietChats(docs []chatState, now time.Time) []versionDelete {
 	newest := map[int64]chatState{}
 	for _, d := range docs {
 		if !strings.Contains(d.ID, "#") {
@@ -502,27 +659,22 @@ func quietChats(docs []chatState, now time.Time) []any {
 			newest[d.Chat] = d
 		}
 	}
-	// A turn that waited counts a while past its time (chatRestartMargin):
-	// a claim that read the chat a moment before this prune's read took it
-	// for a live chain (restartable), and its version may be on its way.
 	quiet := func(st chatState) bool {
-		if now.Sub(st.At) < ChatCallsQuiet {
-			return false
-		}
+		var until time.Time
 		for _, t := range st.Turns {
-			if t.Until.After(now.Add(-chatRestartMargin)) {
-				return false
+			if t.Until.After(until) {
+				until = t.Until
 			}
 		}
-		return true
+		return quietVersion(st.At, until, now)
 	}
-	var ids []any
+	var out []versionDelete
 	for _, d := range docs {
 		if n, ok := newest[d.Chat]; ok && strings.Contains(d.ID, "#") && quiet(n) {
-			ids = append(ids, d.ID)
+			out = append(out, versionDelete{ID: d.ID, NotAfter: now.Add(-ChatCallsQuiet)})
 		}
 	}
-	return ids
+	return out
 }
 
 // turnDecision is what a claim of turns[mine] gets.

@@ -525,3 +525,133 @@ func TestClaimsOfAProcessAtOnceAreWrittenTogether(t *testing.T) {
 	require.False(t, claims[25].OK, "chat 25: the other process's call was first")
 	require.LessOrEqual(t, inserts, int64(13), "claims at once are written together")
 }
+
+// chatVersions are the _ids of the chat's versions in chat_calls, by v.
+func chatVersions(t *testing.T, db *mongo.Database, chat int64) []string {
+	t.Helper()
+	cur, err := db.Collection("chat_calls").Find(context.Background(), bson.D{{Key: "chat", Value: chat}}, options.Find().SetSort(bson.D{{Key: "v", Value: 1}}))
+	require.NoError(t, err)
+	var docs []struct {
+		ID string `bson:"_id"`
+	}
+	require.NoError(t, cur.All(context.Background(), &docs))
+	ids := make([]string, len(docs))
+	for i, d := range docs {
+		ids[i] = d.ID
+	}
+	return ids
+}
+
+// Issue 29 item 2 on FerretDB: the process that wrote a chat's newest
+// version deletes the chain once the chat is quiet, reading nothing (an
+// insert and deletes by _id, which FerretDB hands to its storage; a read
+// of the versions by age, or of chats with $in, it decodes in full: 3 s
+// at 20,000 versions under load). The chats that called a moment ago
+// keep theirs. On the code before, the prune a write started read
+// chat_calls twice.
+func TestQuietChatsAreClosedByTheirWriterReadingNothing(t *testing.T) {
+	a, b, db := twoProcesses(t)
+	ctx := context.Background()
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	const quiet, trigger = int64(507), int64(508)
+	for i := range 3 {
+		c, err := a.ClaimCall(ctx, quiet, fmt.Sprintf("q%d", i), telegram.BudgetOf(quiet), now.Add(time.Duration(i)*2*time.Second))
+		require.NoError(t, err)
+		require.True(t, c.OK)
+	}
+	later := now.Add(store.ChatCallsQuiet + time.Minute)
+	for i := range 20 {
+		chat := int64(20_000 + i)
+		c, err := b.ClaimCall(ctx, chat, "b0", telegram.BudgetOf(chat), later.Add(-10*time.Second))
+		require.NoError(t, err)
+		require.True(t, c.OK)
+	}
+	before := a.RoundTripsBy()
+	c, err := a.ClaimCall(ctx, trigger, "t0", telegram.BudgetOf(trigger), later) // starts the close
+	require.NoError(t, err)
+	require.True(t, c.OK)
+	require.Eventually(t, func() bool { return len(chatVersions(t, db, quiet)) == 0 }, 30*time.Second, 20*time.Millisecond,
+		"the quiet chat's versions are deleted")
+	time.Sleep(100 * time.Millisecond) // the close's last answer counted
+	after := a.RoundTripsBy()
+	require.Zero(t, after["find chat_calls"]-before["find chat_calls"], "reads of chat_calls")
+	require.Equal(t, int64(2), after["insert chat_calls"]-before["insert chat_calls"], "the trigger's claim and the close's one insert")
+	require.Equal(t, int64(1), after["delete chat_calls"]-before["delete chat_calls"], "the close's one delete")
+	n, err := db.Collection("chat_calls").CountDocuments(ctx, bson.D{})
+	require.NoError(t, err)
+	require.Equal(t, int64(21), n, "the busy chats' versions and the trigger's stay")
+}
+
+// A close finds out, by its insert, that another process wrote after the
+// version it wrote last: the chat lives on, nothing is deleted, and the
+// other process closes it once quiet.
+func TestACloseLeavesAChatThatLivesOnWhole(t *testing.T) {
+	a, b, db := twoProcesses(t)
+	ctx := context.Background()
+	const chat = int64(509)
+	budget := telegram.BudgetOf(chat)
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	for i := range 3 {
+		c, err := a.ClaimCall(ctx, chat, fmt.Sprintf("a%d", i), budget, now.Add(time.Duration(i)*2*time.Second))
+		require.NoError(t, err)
+		require.True(t, c.OK)
+	}
+	bAt := now.Add(90 * time.Second)
+	c, err := b.ClaimCall(ctx, chat, "b0", budget, bAt) // reads version 3, writes 4
+	require.NoError(t, err)
+	require.True(t, c.OK)
+
+	deleted, err := store.CloseQuietChatsForTest(ctx, a, now.Add(store.ChatCallsQuiet+30*time.Second))
+	require.NoError(t, err)
+	require.Zero(t, deleted, "a's version 3 is not the chat's newest")
+	require.Equal(t, []string{"509#1", "509#2", "509#3", "509#4"}, chatVersions(t, db, chat))
+
+	deleted, err = store.CloseQuietChatsForTest(ctx, b, bAt.Add(store.ChatCallsQuiet+30*time.Second))
+	require.NoError(t, err)
+	require.Equal(t, int64(5), deleted, "the chain and the close's own version")
+	require.Empty(t, chatVersions(t, db, chat))
+}
+
+// A close cut after its insert leaves an empty version after the old
+// chain's newest; where the chat was started again meanwhile (by a
+// claim that found it quiet enough), that version hides the new chain
+// from a read. A claim that reads it starts the chat again, deleting
+// only what the old chain wrote: the new chain stays whole and spaces
+// the claim from its call. On the code before, the claim deleted the
+// versions older than a minute, the new chain's version 1 among them,
+// and called 100 ms after the other process (two chains, a 429).
+func TestAChainStartedAgainOutlivesTheOldChainsClose(t *testing.T) {
+	a, b, db := twoProcesses(t)
+	c, err := store.Open(context.Background(), testenv.MongoURI(t), db.Name())
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.Close(5 * time.Second) })
+	ctx := context.Background()
+	const chat = int64(510)
+	budget := telegram.BudgetOf(chat)
+	t0 := time.Now().UTC().Truncate(time.Millisecond)
+	for i := range 3 {
+		cl, err := a.ClaimCall(ctx, chat, fmt.Sprintf("a%d", i), budget, t0.Add(time.Duration(i)*2*time.Second))
+		require.NoError(t, err)
+		require.True(t, cl.OK)
+	}
+	// b finds the chain quiet enough and starts it again; a minute and a
+	// bit later it calls again (its version 2 of the new chain).
+	cl, err := b.ClaimCall(ctx, chat, "b0", budget, t0.Add(150*time.Second))
+	require.NoError(t, err)
+	require.True(t, cl.OK)
+	bAt := t0.Add(228 * time.Second)
+	cl, err = b.ClaimCall(ctx, chat, "b1", budget, bAt)
+	require.NoError(t, err)
+	require.True(t, cl.OK)
+	require.Equal(t, []string{"510#1", "510#2"}, chatVersions(t, db, chat))
+
+	// a closes its chain (version 3): its empty version 4 goes in.
+	require.NoError(t, store.InsertClosingsForTest(ctx, a, bAt))
+	require.Equal(t, []string{"510#1", "510#2", "510#4"}, chatVersions(t, db, chat))
+
+	cl, err = c.ClaimCall(ctx, chat, "c0", budget, bAt.Add(100*time.Millisecond))
+	require.NoError(t, err)
+	require.False(t, cl.OK, "a process that knew nothing of the chat called 100 ms after b")
+	require.Equal(t, bAt.Add(budget.Interval), cl.RetryAt)
+	require.Equal(t, []string{"510#1", "510#2", "510#3"}, chatVersions(t, db, chat), "the new chain, c's turn waiting last")
+}
