@@ -252,12 +252,7 @@ func TestQuietChatsArePrunedWhole(t *testing.T) {
 	ctx := context.Background()
 	now := time.Now().UTC().Truncate(time.Millisecond)
 	const quiet, busy = int64(501), int64(-502)
-	for i := range 3 {
-		at := now.Add(time.Duration(i) * 2 * time.Second)
-		c, err := a.ClaimCall(ctx, quiet, fmt.Sprintf("q%d", i), telegram.BudgetOf(quiet), at)
-		require.NoError(t, err)
-		require.True(t, c.OK)
-	}
+	callThreeTimes(t, a, quiet, "q", now)
 	later := now.Add(store.ChatCallsQuiet + time.Minute)
 	c, err := a.ClaimCall(ctx, busy, "b0", telegram.BudgetOf(busy), later.Add(-time.Minute))
 	require.NoError(t, err)
@@ -289,19 +284,10 @@ func TestQuietChatsArePrunedWhole(t *testing.T) {
 // inserted version 1 beside version 4 and called 100 ms after the claim
 // (two chains, each spacing only its own calls: a 429 from Telegram).
 func TestAPruneRacingAClaimLeavesTheChatOneChain(t *testing.T) {
-	a, b, db := twoProcesses(t)
-	c, err := store.Open(context.Background(), testenv.MongoURI(t), db.Name())
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = c.Close(5 * time.Second) })
-	ctx := context.Background()
 	const chat = int64(506)
+	a, b, c, db, now := threeProcessesAfterThreeCalls(t, chat)
+	ctx := context.Background()
 	budget := telegram.BudgetOf(chat)
-	now := time.Now().UTC().Truncate(time.Millisecond)
-	for i := range 3 {
-		cl, err := a.ClaimCall(ctx, chat, fmt.Sprintf("q%d", i), budget, now.Add(time.Duration(i)*2*time.Second))
-		require.NoError(t, err)
-		require.True(t, cl.OK)
-	}
 	later := now.Add(store.ChatCallsQuiet + time.Minute)
 	deleteRead, err := store.ReadChatPruneForTest(ctx, a, later) // the prune reads the quiet chat
 	require.NoError(t, err)
@@ -429,10 +415,49 @@ func fakesBusiest(at []time.Time) int {
 // have, and a plain handle on it.
 func twoProcesses(t *testing.T) (*store.Store, *store.Store, *mongo.Database) {
 	a, db := testenv.StoreAndDatabase(t)
-	b, err := store.Open(context.Background(), testenv.MongoURI(t), db.Name())
+	return a, anotherProcess(t, db), db
+}
+
+// anotherProcess is one more process's store on db.
+func anotherProcess(t *testing.T, db *mongo.Database) *store.Store {
+	t.Helper()
+	st, err := store.Open(context.Background(), testenv.MongoURI(t), db.Name())
 	require.NoError(t, err)
-	t.Cleanup(func() { _ = b.Close(5 * time.Second) })
-	return a, b, db
+	t.Cleanup(func() { _ = st.Close(5 * time.Second) })
+	return st
+}
+
+// callInChats makes a call of st in each of n chats from first on, at at.
+func callInChats(t *testing.T, st *store.Store, first int64, n int, at time.Time) {
+	t.Helper()
+	for i := range int64(n) {
+		c, err := st.ClaimCall(context.Background(), first+i, "b0", telegram.BudgetOf(first+i), at)
+		require.NoError(t, err)
+		require.True(t, c.OK, "chat %d", first+i)
+	}
+}
+
+// threeProcessesAfterThreeCalls are three processes' stores on one
+// database, and when the first of them made three calls in the chat
+// (callThreeTimes).
+func threeProcessesAfterThreeCalls(t *testing.T, chat int64) (a, b, c *store.Store, db *mongo.Database, at time.Time) {
+	t.Helper()
+	a, b, db = twoProcesses(t)
+	c = anotherProcess(t, db)
+	at = time.Now().UTC().Truncate(time.Millisecond)
+	callThreeTimes(t, a, chat, "q", at)
+	return a, b, c, db, at
+}
+
+// callThreeTimes makes three calls of st in the chat, 2 s apart from at
+// (tickets prefix0-2): versions 1-3 of the chat's turns.
+func callThreeTimes(t *testing.T, st *store.Store, chat int64, prefix string, at time.Time) {
+	t.Helper()
+	for i := range 3 {
+		c, err := st.ClaimCall(context.Background(), chat, fmt.Sprintf("%s%d", prefix, i), telegram.BudgetOf(chat), at.Add(time.Duration(i)*2*time.Second))
+		require.NoError(t, err)
+		require.True(t, c.OK, "call %d", i)
+	}
 }
 
 // Issue 29 item 2: a process that knows nothing of a chat (after a
@@ -472,18 +497,9 @@ func TestChatPruneReadsOnlyWhatMayGo(t *testing.T) {
 	ctx := context.Background()
 	now := time.Now().UTC().Truncate(time.Millisecond)
 	const quiet = int64(504)
-	for i := range 3 {
-		c, err := st.ClaimCall(ctx, quiet, fmt.Sprintf("q%d", i), telegram.BudgetOf(quiet), now.Add(time.Duration(i)*2*time.Second))
-		require.NoError(t, err)
-		require.True(t, c.OK)
-	}
+	callThreeTimes(t, st, quiet, "q", now)
 	later := now.Add(store.ChatCallsQuiet + time.Minute)
-	for i := range 60 {
-		chat := int64(10_000 + i)
-		c, err := b.ClaimCall(ctx, chat, "b0", telegram.BudgetOf(chat), later.Add(-10*time.Second))
-		require.NoError(t, err)
-		require.True(t, c.OK)
-	}
+	callInChats(t, b, 10_000, 60, later.Add(-10*time.Second))
 	read, err := store.ChatPruneReadsForTest(ctx, st, later)
 	require.NoError(t, err)
 	require.Equal(t, 3, read, "versions a prune reads")
@@ -554,18 +570,9 @@ func TestQuietChatsAreClosedByTheirWriterReadingNothing(t *testing.T) {
 	ctx := context.Background()
 	now := time.Now().UTC().Truncate(time.Millisecond)
 	const quiet, trigger = int64(507), int64(508)
-	for i := range 3 {
-		c, err := a.ClaimCall(ctx, quiet, fmt.Sprintf("q%d", i), telegram.BudgetOf(quiet), now.Add(time.Duration(i)*2*time.Second))
-		require.NoError(t, err)
-		require.True(t, c.OK)
-	}
+	callThreeTimes(t, a, quiet, "q", now)
 	later := now.Add(store.ChatCallsQuiet + time.Minute)
-	for i := range 20 {
-		chat := int64(20_000 + i)
-		c, err := b.ClaimCall(ctx, chat, "b0", telegram.BudgetOf(chat), later.Add(-10*time.Second))
-		require.NoError(t, err)
-		require.True(t, c.OK)
-	}
+	callInChats(t, b, 20_000, 20, later.Add(-10*time.Second))
 	before := a.RoundTripsBy()
 	c, err := a.ClaimCall(ctx, trigger, "t0", telegram.BudgetOf(trigger), later) // starts the close
 	require.NoError(t, err)
@@ -591,11 +598,7 @@ func TestACloseLeavesAChatThatLivesOnWhole(t *testing.T) {
 	const chat = int64(509)
 	budget := telegram.BudgetOf(chat)
 	now := time.Now().UTC().Truncate(time.Millisecond)
-	for i := range 3 {
-		c, err := a.ClaimCall(ctx, chat, fmt.Sprintf("a%d", i), budget, now.Add(time.Duration(i)*2*time.Second))
-		require.NoError(t, err)
-		require.True(t, c.OK)
-	}
+	callThreeTimes(t, a, chat, "a", now)
 	bAt := now.Add(90 * time.Second)
 	c, err := b.ClaimCall(ctx, chat, "b0", budget, bAt) // reads version 3, writes 4
 	require.NoError(t, err)
@@ -621,19 +624,10 @@ func TestACloseLeavesAChatThatLivesOnWhole(t *testing.T) {
 // versions older than a minute, the new chain's version 1 among them,
 // and called 100 ms after the other process (two chains, a 429).
 func TestAChainStartedAgainOutlivesTheOldChainsClose(t *testing.T) {
-	a, b, db := twoProcesses(t)
-	c, err := store.Open(context.Background(), testenv.MongoURI(t), db.Name())
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = c.Close(5 * time.Second) })
-	ctx := context.Background()
 	const chat = int64(510)
+	a, b, c, db, t0 := threeProcessesAfterThreeCalls(t, chat)
+	ctx := context.Background()
 	budget := telegram.BudgetOf(chat)
-	t0 := time.Now().UTC().Truncate(time.Millisecond)
-	for i := range 3 {
-		cl, err := a.ClaimCall(ctx, chat, fmt.Sprintf("a%d", i), budget, t0.Add(time.Duration(i)*2*time.Second))
-		require.NoError(t, err)
-		require.True(t, cl.OK)
-	}
 	// b finds the chain quiet enough and starts it again; a minute and a
 	// bit later it calls again (its version 2 of the new chain).
 	cl, err := b.ClaimCall(ctx, chat, "b0", budget, t0.Add(150*time.Second))
