@@ -35,7 +35,7 @@ var chatRecords = map[string]chatRule{
 	colHeld:          {byKey: (*Store).moveHeld},
 	colFates:         {byKey: (*Store).moveFates},
 	colChatCalls: {why: "the old chat's queue of calls: each call waiting in it is to a chat that no longer takes messages; " +
-		"it answers \"migrated\" and its delivery takes a turn in the supergroup's queue; the old versions age out (pruneChats)"},
+		"it answers \"migrated\" and its delivery takes a turn in the supergroup's queue; the old versions go once quiet (closeQuietChats)"},
 	colCleanup: {byChat: (*Store).dropDeletions},
 	colCards: {why: "the card's message is in the old group, whose message IDs the supergroup does not share: " +
 		"the supergroup gets a fresh card (activities.movedTo); the old one ages out"},

@@ -25,7 +25,7 @@ var expiring = []struct {
 	{colHistory, HistoryRetention},
 	{colTold, ToldRetention},          // from the story's last step
 	{colPageNotices, LedgerRetention}, // a page change's notice and its chats' claims
-	// chat_calls: a chat's versions go together (pruneChats).
+	// chat_calls: a chat's versions go together, closed by their writer once quiet (closeQuietChats) or, where it stopped, by pruneChats.
 }
 
 // PruneBatch deletes at most batch expired documents of each collection
