@@ -72,3 +72,40 @@ func TestAClaimStartsAChatAgainBeforeAPruneMayDeleteIt(t *testing.T) {
 		}
 	}
 }
+
+// A process closes each chat it wrote from the version it wrote last,
+// once that is quiet (quietVersion), and once: a later version it wrote
+// replaces an earlier one, and an older one written late (a write
+// answered after a newer) does not.
+func TestAProcessClosesTheVersionItWroteLast(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0)
+	var m chatMemory
+	m.wrote(chatState{Chat: 1, V: 2, At: now.Add(-4 * time.Minute)})
+	m.wrote(chatState{Chat: 1, V: 1, At: now.Add(-5 * time.Minute)}) // older, answered late
+	m.wrote(chatState{Chat: 2, V: 1, At: now.Add(-4 * time.Minute)})
+	m.wrote(chatState{Chat: 2, V: 2, At: now.Add(-time.Minute)}) // chat 2 called a minute ago
+	m.wrote(chatState{Chat: 3, V: 5, At: now.Add(-4 * time.Minute), Turns: []chatTurn{{Ticket: "t", Until: now.Add(-30 * time.Second)}}})
+	m.wrote(chatState{Chat: 4, V: 1, At: now.Add(-4 * time.Minute), Turns: []chatTurn{{Ticket: "t", Until: now.Add(-2 * time.Minute)}}})
+
+	got := m.takeQuiet(now)
+	want := map[int64]int64{1: 2, 4: 1} // chat: the version closed
+	if len(got) != len(want) {
+		t.Fatalf("closed %v, want the chats of %v", got, want)
+	}
+	for chat, v := range want {
+		if got[chat].V != v {
+			t.Errorf("chat %d: closed from version %d, want %d", chat, got[chat].V, v)
+		}
+	}
+	if again := m.takeQuiet(now); len(again) != 0 {
+		t.Errorf("closed twice: %v", again)
+	}
+	later := m.takeQuiet(now.Add(3 * time.Minute)) // chat 2 quiet now, chat 3's turn long past
+	if len(later) != 2 || later[2].V != 2 || later[3].V != 5 {
+		t.Errorf("three minutes on: closed %v, want chat 2 from version 2 and chat 3 from 5", later)
+	}
+	m.giveBack(later) // a close that failed is tried again
+	if back := m.takeQuiet(now.Add(3 * time.Minute)); len(back) != 2 {
+		t.Errorf("given back: closed %v again, want both", back)
+	}
+}
