@@ -116,7 +116,7 @@ func (b *SendBudget) waitGate(ctx context.Context, slot Slot) bool {
 	if g == nil {
 		return true // not a lease of this process's (a test's slot)
 	}
-	t := time.NewTimer(time.Until(slot.At.Add(MaxLate)))
+	t := time.NewTimer(time.Until(slot.At.Add(b.maxLate)))
 	defer t.Stop()
 	select {
 	case <-g.done:
@@ -133,7 +133,7 @@ func (b *SendBudget) waitGate(ctx context.Context, slot Slot) bool {
 // TakeReply claims a slot of the cluster's budget for a command reply,
 // ahead of every notice not yet checked in: the slot starts within about
 // replyGateLead + replyClaimMargin + a lease from now. The caller waits
-// until slot.At and calls within MaxLate of it (Late: else it claims
+// until slot.At and calls within its lateness (Late: else it claims
 // again).
 func (b *SendBudget) TakeReply(ctx context.Context) (Slot, error) {
 	if b.interval <= 0 {

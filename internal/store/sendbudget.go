@@ -29,9 +29,11 @@ import (
 //     of the lease's number (call_slots, "l<number>": unique, so one
 //     process gets it), and hands them to its sends in order: about one
 //     round trip for half a second's budget, whatever the sends in flight.
-//   - A call starts within MaxLate of its slot, or the slot is dropped and
+//   - A call starts within lateFor of its slot, or the slot is dropped and
 //     the call takes the next (a GC pause, a slow store): with the slots
-//     (1 + MaxLate) / rate apart, no real second holds more than the rate.
+//     (1 + gridMargin) / rate apart, no real second holds more than the
+//     rate, at Telegram too (what lateness leaves of the margin is for the
+//     calls' transport: lateFor).
 //   - A slot taken and not called (the chat's turn has not come) goes back
 //     to the process's free slots (Give).
 //
@@ -59,6 +61,8 @@ type SendBudget struct {
 	// demand counts the slots this process's batches said they will take
 	// in a moment (Expect) and have not taken yet.
 	demand atomic.Int64
+	// maxLate is how late after its slot a call may start (lateFor).
+	maxLate time.Duration
 }
 
 type takenLease struct {
@@ -70,10 +74,36 @@ type takenLease struct {
 // insert's own time.
 const maxLeaseLead = 250 * time.Millisecond
 
-// MaxLate is how late after its slot a call may start; a later one takes
-// another slot. It is the grid's margin: the slots are (1+MaxLate)/rate
-// apart, so a rate of 25 leases 24.04 calls a second.
-const MaxLate = 40 * time.Millisecond
+// MaxLate is the most a call may start after its slot; a later one
+// takes another slot. A call may start a slot's spacing late (lateFor),
+// so at high rates much less.
+const MaxLate = 30 * time.Millisecond
+
+// minLate is the least lateness allowed: a timer's wake-up and a
+// scheduler's delay on a busy machine.
+const minLate = 10 * time.Millisecond
+
+// gridMargin is how much longer than a second the slots of a second's
+// rate span, so that a rate of 25 leases 24.04 calls a second: a call
+// started late and one a second's rate of slots after it on time, the
+// later quicker to Telegram by what lateness leaves of the margin
+// (transportReserve and more), are a second apart when they arrive.
+const gridMargin = 40 * time.Millisecond
+
+// transportReserve is the least of the margin left for the time a call
+// takes from its start to Telegram varying from call to call.
+const transportReserve = gridMargin - MaxLate
+
+// lateFor is how late after its slot a call may start at a slot spacing
+// of interval: one slot's spacing, within minLate and MaxLate. At 1000 a
+// second with 40 ms for lateness, 14-30 calls of 10,000 reached the fake
+// in a second that held 1000 already (a 429 each), and 2-10 with 30 ms:
+// up to 40 calls could start in one slot's time, and a few ms of
+// transport put some in the second after. With 10 ms (30 ms for
+// transport), none, and the same rate.
+func lateFor(interval time.Duration) time.Duration {
+	return min(max(interval, minLate), MaxLate)
+}
 
 // budgetSyncEvery is how often a process measures its clock against the
 // server's (three hellos, the quickest answer counting).
@@ -92,7 +122,8 @@ const leaseKept = time.Minute
 func (s *Store) NewSendBudget(perSecond float64, clock func() time.Time) *SendBudget {
 	b := &SendBudget{st: s, clock: clock}
 	if perSecond > 0 {
-		b.interval = time.Duration(float64(time.Second) * (1 + MaxLate.Seconds()) / perSecond)
+		b.interval = time.Duration(float64(time.Second) * (1 + gridMargin.Seconds()) / perSecond)
+		b.maxLate = lateFor(b.interval)
 		b.lease = leaseSize(perSecond)
 	}
 	return b
@@ -239,9 +270,9 @@ func (b *SendBudget) Give(slot Slot) {
 }
 
 // Late reports whether a call about to start now is too late for its
-// slot (by more than MaxLate): it must take another.
+// slot (by more than lateFor its spacing): it must take another.
 func (b *SendBudget) Late(slot Slot) bool {
-	return b.interval > 0 && b.clock().Sub(slot.At) > MaxLate
+	return b.interval > 0 && b.clock().Sub(slot.At) > b.maxLate
 }
 
 // Ready reports whether a call may start now in its slot: not too late
@@ -265,10 +296,10 @@ func (b *SendBudget) pop(lead time.Duration) (Slot, bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	now := b.clock()
-	from := now.Add(lead - MaxLate/2)
+	from := now.Add(lead - b.maxLate/2)
 	for i := 0; i < len(b.free); {
 		at := b.slotTime(b.free[i])
-		if now.Sub(at) > MaxLate/2 { // past
+		if now.Sub(at) > b.maxLate/2 { // past
 			b.free = slices.Delete(b.free, i, i+1)
 			continue
 		}
