@@ -424,7 +424,9 @@ func (m *chatMemory) wrote(st chatState) {
 	if m.written == nil {
 		m.written = map[int64]writtenVersion{}
 	}
-	if old, ok := m.written[st.Chat]; ok && old.V > w.V {
+	// A lower version is an answer that came late, unless it is the
+	// version 1 of the chat started again (restartChain).
+	if old, ok := m.written[st.Chat]; ok && old.V > w.V && (w.V != 1 || !w.At.After(old.At)) {
 		return
 	}
 	if _, ok := m.written[st.Chat]; !ok && len(m.written) >= maxWritten {

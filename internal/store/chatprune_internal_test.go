@@ -76,7 +76,8 @@ func TestAClaimStartsAChatAgainBeforeAPruneMayDeleteIt(t *testing.T) {
 // A process closes each chat it wrote from the version it wrote last,
 // once that is quiet (quietVersion), and once: a later version it wrote
 // replaces an earlier one, and an older one written late (a write
-// answered after a newer) does not.
+// answered after a newer) does not, but for the version 1 of a chat
+// started again.
 func TestAProcessClosesTheVersionItWroteLast(t *testing.T) {
 	now := time.Unix(1_800_000_000, 0)
 	var m chatMemory
@@ -86,9 +87,11 @@ func TestAProcessClosesTheVersionItWroteLast(t *testing.T) {
 	m.wrote(chatState{Chat: 2, V: 2, At: now.Add(-time.Minute)}) // chat 2 called a minute ago
 	m.wrote(chatState{Chat: 3, V: 5, At: now.Add(-4 * time.Minute), Turns: []chatTurn{{Ticket: "t", Until: now.Add(-30 * time.Second)}}})
 	m.wrote(chatState{Chat: 4, V: 1, At: now.Add(-4 * time.Minute), Turns: []chatTurn{{Ticket: "t", Until: now.Add(-2 * time.Minute)}}})
+	m.wrote(chatState{Chat: 5, V: 7, At: now.Add(-20 * time.Minute)})
+	m.wrote(chatState{Chat: 5, V: 1, At: now.Add(-4 * time.Minute)}) // the chat started again
 
 	got := m.takeQuiet(now)
-	want := map[int64]int64{1: 2, 4: 1} // chat: the version closed
+	want := map[int64]int64{1: 2, 4: 1, 5: 1} // chat: the version closed
 	if len(got) != len(want) {
 		t.Fatalf("closed %v, want the chats of %v", got, want)
 	}
