@@ -56,11 +56,6 @@ func CloseQuietChatsForTest(ctx context.Context, s *Store, now time.Time) (int64
 // InsertClosingsForTest is a close at now cut after its inserts: the
 // chats' empty versions are in, their chains not deleted.
 func InsertClosingsForTest(ctx context.Context, s *Store, now time.Time) error {
-	quiet := s.chats.takeQuiet(now)
-	chats := make([]int64, 0, len(quiet))
-	for chat := range quiet {
-		chats = append(chats, chat)
-	}
-	_, err := s.insertClosings(ctx, chats, quiet)
+	_, err := s.insertClosings(ctx, s.chats.takeQuiet(now))
 	return err
 }

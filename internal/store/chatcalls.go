@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -294,7 +295,7 @@ func (s *Store) changeChat(ctx context.Context, chatID int64, now time.Time, cha
 				return err
 			}
 			if restartable(cur, now) {
-				if err := s.restartChain(ctx, cur, now); err != nil {
+				if err := s.restartChain(ctx, cur); err != nil {
 					return err
 				}
 				cur = chatState{Chat: chatID}
@@ -354,7 +355,7 @@ func restartable(st chatState, now time.Time) bool {
 // by another process was started after st was restartable, minutes after
 // st.At, and stays whole: even where a close's empty version (v after
 // the old chain's newest) hides it from the read for a moment.
-func (s *Store) restartChain(ctx context.Context, st chatState, _ time.Time) error {
+func (s *Store) restartChain(ctx context.Context, st chatState) error {
 	if _, err := s.deleteVersions(ctx, chainVersions(st.Chat, st.V, st.At.Add(chatClockSkew))); err != nil {
 		return fmt.Errorf("start the turns of a quiet chat again: %w", err)
 	}
@@ -401,6 +402,7 @@ type chatMemory struct {
 
 // writtenVersion is what a close needs of a version written.
 type writtenVersion struct {
+	Chat  int64
 	V     int64
 	At    time.Time
 	Until time.Time // the latest its waiting turns keep their place
@@ -413,7 +415,7 @@ const maxWritten = 500_000
 
 // wrote keeps st, a version this process wrote, to close its chat.
 func (m *chatMemory) wrote(st chatState) {
-	w := writtenVersion{V: st.V, At: st.At}
+	w := writtenVersion{Chat: st.Chat, V: st.V, At: st.At}
 	for _, t := range st.Turns {
 		if t.Until.After(w.Until) {
 			w.Until = t.Until
@@ -421,39 +423,48 @@ func (m *chatMemory) wrote(st chatState) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.keep(w)
+}
+
+// keep makes w the version to close of its chat (m.mu held).
+func (m *chatMemory) keep(w writtenVersion) {
 	if m.written == nil {
 		m.written = map[int64]writtenVersion{}
 	}
 	// A lower version is an answer that came late, unless it is the
 	// version 1 of the chat started again (restartChain).
-	if old, ok := m.written[st.Chat]; ok && old.V > w.V && (w.V != 1 || !w.At.After(old.At)) {
+	old, ok := m.written[w.Chat]
+	if ok && old.V > w.V && (w.V != 1 || !w.At.After(old.At)) {
 		return
 	}
-	if _, ok := m.written[st.Chat]; !ok && len(m.written) >= maxWritten {
+	if !ok && len(m.written) >= maxWritten {
 		return
 	}
-	m.written[st.Chat] = w
+	m.written[w.Chat] = w
 }
 
-// takeQuiet returns, and forgets, the chats whose version written last is
-// quiet at now (quietVersion).
-func (m *chatMemory) takeQuiet(now time.Time) map[int64]writtenVersion {
+// takeQuiet returns, and forgets, the versions written last that are
+// quiet at now (quietVersion), by chat.
+func (m *chatMemory) takeQuiet(now time.Time) []writtenVersion {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	out := map[int64]writtenVersion{}
+	var out []writtenVersion
 	for chat, w := range m.written {
 		if quietVersion(w.At, w.Until, now) {
-			out[chat] = w
+			out = append(out, w)
 			delete(m.written, chat)
 		}
 	}
+	slices.SortFunc(out, func(a, b writtenVersion) int { return cmp.Compare(a.Chat, b.Chat) })
 	return out
 }
 
 // giveBack keeps versions to close again (a close that failed).
-func (m *chatMemory) giveBack(ws map[int64]writtenVersion) {
-	for chat, w := range ws {
-		m.wrote(chatState{Chat: chat, V: w.V, At: w.At, Turns: []chatTurn{{Until: w.Until}}})
+func (m *chatMemory) giveBack(ws []writtenVersion) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, w := range ws {
+		m.keep(w)
 	}
 }
 
@@ -534,20 +545,14 @@ func (s *Store) closeQuietChats(ctx context.Context, now time.Time) (int64, erro
 	if len(quiet) == 0 {
 		return 0, nil
 	}
-	chats := make([]int64, 0, len(quiet))
-	for chat := range quiet {
-		chats = append(chats, chat)
-	}
-	slices.Sort(chats)
-	closed, err := s.insertClosings(ctx, chats, quiet)
+	closed, err := s.insertClosings(ctx, quiet)
 	if err != nil {
 		s.chats.giveBack(quiet)
 		return 0, err
 	}
 	var dels []versionDelete
-	for _, chat := range closed {
-		w := quiet[chat]
-		dels = append(dels, chainVersions(chat, w.V+1, w.At.Add(chatClockSkew))...)
+	for _, w := range closed {
+		dels = append(dels, chainVersions(w.Chat, w.V+1, w.At.Add(chatClockSkew))...)
 	}
 	n, err := s.deleteVersions(ctx, dels)
 	if err != nil {
@@ -556,15 +561,14 @@ func (s *Store) closeQuietChats(ctx context.Context, now time.Time) (int64, erro
 	return n, nil
 }
 
-// insertClosings inserts each chat's empty version after the one written
-// last (closeQuietChats) and returns the chats whose insert went in.
-func (s *Store) insertClosings(ctx context.Context, chats []int64, quiet map[int64]writtenVersion) ([]int64, error) {
-	var closed []int64
-	for part := range slices.Chunk(chats, maxGroupInsert) {
+// insertClosings inserts, after each version written last, its chat's
+// empty version (closeQuietChats), and returns those whose insert went in.
+func (s *Store) insertClosings(ctx context.Context, quiet []writtenVersion) ([]writtenVersion, error) {
+	var closed []writtenVersion
+	for part := range slices.Chunk(quiet, maxGroupInsert) {
 		docs := make([]any, len(part))
-		for i, chat := range part {
-			w := quiet[chat]
-			docs[i] = chatState{ID: chatVersionID(chat, w.V+1), Chat: chat, V: w.V + 1, At: w.At}
+		for i, w := range part {
+			docs[i] = chatState{ID: chatVersionID(w.Chat, w.V+1), Chat: w.Chat, V: w.V + 1, At: w.At}
 		}
 		_, err := s.db.Collection(colChatCalls).InsertMany(ctx, docs, options.InsertMany().SetOrdered(false))
 		for i, err := range perDocument(err, len(part)) {

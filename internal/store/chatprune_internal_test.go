@@ -90,7 +90,7 @@ func TestAProcessClosesTheVersionItWroteLast(t *testing.T) {
 	m.wrote(chatState{Chat: 5, V: 7, At: now.Add(-20 * time.Minute)})
 	m.wrote(chatState{Chat: 5, V: 1, At: now.Add(-4 * time.Minute)}) // the chat started again
 
-	got := m.takeQuiet(now)
+	got := byChat(m.takeQuiet(now))
 	want := map[int64]int64{1: 2, 4: 1, 5: 1} // chat: the version closed
 	if len(got) != len(want) {
 		t.Fatalf("closed %v, want the chats of %v", got, want)
@@ -103,12 +103,22 @@ func TestAProcessClosesTheVersionItWroteLast(t *testing.T) {
 	if again := m.takeQuiet(now); len(again) != 0 {
 		t.Errorf("closed twice: %v", again)
 	}
-	later := m.takeQuiet(now.Add(3 * time.Minute)) // chat 2 quiet now, chat 3's turn long past
+	laterTaken := m.takeQuiet(now.Add(3 * time.Minute))
+	later := byChat(laterTaken) // chat 2 quiet now, chat 3's turn long past
 	if len(later) != 2 || later[2].V != 2 || later[3].V != 5 {
 		t.Errorf("three minutes on: closed %v, want chat 2 from version 2 and chat 3 from 5", later)
 	}
-	m.giveBack(later) // a close that failed is tried again
+	m.giveBack(laterTaken) // a close that failed is tried again
 	if back := m.takeQuiet(now.Add(3 * time.Minute)); len(back) != 2 {
 		t.Errorf("given back: closed %v again, want both", back)
 	}
+}
+
+// byChat are versions to close by their chat.
+func byChat(ws []writtenVersion) map[int64]writtenVersion {
+	out := map[int64]writtenVersion{}
+	for _, w := range ws {
+		out[w.Chat] = w
+	}
+	return out
 }
